@@ -1,0 +1,847 @@
+"""Bethel Woods: the compiled rules.
+
+A position is one flat int32 array ``s`` of S_SIZE entries (layout below); the rules data is the
+int32 array ``p`` made by ``Rules.params``. Every function is ``@njit(cache=True)``, takes plain
+arrays and allocates nothing, so the batch runner can play millions of games without leaving
+compiled code.
+
+    setup(s, p, n_players, n_spies, chars, key) -> next chance counter
+    legal_mask(s, p, mask) -> number of legal decision actions (mask is bool[N_ACTIONS])
+    apply(s, p, a)            a legal decision action
+    chance_outcome(s, key, counter) -> the outcome of the pending chance event
+    apply_chance(s, p, outcome)
+
+The decision and chance structure is documented in actions.py and docs/bethel_woods.md.
+"""
+import numpy as np
+from numba import njit
+
+from ..rng import below
+from .actions import (
+    A_DROP, A_END_TURN, A_ENTER, A_ENTER_NOVA, A_FIX, A_HARRIS, A_JUNAS, A_LINNY, A_PAY, A_PICK,
+    A_RONE, A_SELECT, A_STOP_FIXING, A_UNCOVER, A_UNCOVER_FARE_CCW, A_UNCOVER_FARE_CW,
+    A_UNCOVER_FENN, A_VIOLET, N_ACTIONS, OUT_BAG_EMPTY, OUT_FOUR_CRITICAL, OUT_ONGOING,
+    OUT_SIX_SPIES, OUT_WIN, PH_CHANCE_MALF, PH_CHANCE_SPY, PH_FIX, PH_HARRIS_FROM, PH_HARRIS_TO,
+    PH_LINNY, PH_MOVE, PH_PAY, PH_POST, PH_PRE, PH_TERMINAL,
+)
+from .rules import (
+    E_ABILITY, E_CONSTRUCT, E_EXTRA, E_LIMIT6, E_REDIRECT, E_UNCOVER, FARE, FENN, HARRIS, JUNAS,
+    LINNY, NOVA, P_CRIT_ABOVE, P_CRIT_LIMIT, P_LIMIT, P_MACHINE_TYPES, P_MALF_COUNTS, P_OPENING,
+    P_PER_TURN, P_SECTION_TYPES, RONE, VIOLET, VIOLET_REDUCTION,
+)
+
+# ---- state layout: s is int32[S_SIZE] ---------------------------------------------------------
+BOARD = 0        # 144: malfunctions lying at machine loc of printed kind k: s[BOARD + 24*loc + k]
+BAG = 144        # 24: malfunctions of each kind in the bag
+DISCARD = 168    # 24: the face-up discard pile, by kind
+KNOW = 192       # 96: knowledge tokens of player q by kind: s[KNOW + 24*q + k]
+WORK = 288       # 24: workers of type t on machine m: s[WORK + 4*m + t]
+ORPH = 312       # 6: type of the worker in Orphanage section i, -1 empty
+SPY = 318        # 6: 1 if spy i is on its machine i
+STACK = 324      # 6: the spy stack, STACK[0] the top, -1 past its end
+TILE = 330       # 6: the critical effect (rules.E_*) of the tile beside machine m
+CHAR = 336       # 4: character of seat q, -1 for an empty seat
+HAND = 340       # 4: workers in hand by type
+NEED = 344       # 4: the pending payment: tokens of each type required
+PAID = 348       # 4: the pending payment: tokens of each type paid so far
+NP = 352         # number of players
+CUR = 353        # seat whose turn it is
+FIRST = 354      # the starting seat
+PHASE = 355      # actions.PH_*
+TURN = 356       # player turns completed
+OUTCOME = 357    # actions.OUT_*
+ABIL_USED = 358  # the current player has used the character ability this turn
+POS = 359        # machine where the group in hand stands
+DIR = 360        # +1 clockwise, -1 anticlockwise
+LAST_T = 361     # type of the worker dropped last
+FIX_LEFT = 362   # activated workers that may still fix
+LASTM = 363      # machine of the last worker of the turn, -1 if none yet or it entered the Orphanage
+UNCOVERED = 364  # a spy was uncovered this turn
+VIOLET_RED = 365 # malfunctions fewer after this turn (Violet)
+RONE_M = 366     # machine protected after this turn (Rone), -1 none
+PLACE_LEFT = 367 # malfunctions still to draw in this placement
+EXTRA_DONE = 368 # the extra-malfunction tile already added its malfunction in this placement
+WENT_CRIT = 369  # some machine went critical in this placement
+PAYER = 370      # the pending payment: who pays
+ANY_N = 371      #   tokens of any type required
+SUB = 372        #   1 if one required token may be of another type (Nova, Fenn)
+DEST = 373       #   -1 discard pile, else the seat receiving the tokens (Junas)
+PAID_N = 374     #   tokens paid so far
+CONT = 375       #   what happens when it is complete (C_*)
+CARG = 376       #   arguments of the continuation
+CARG2 = 377
+WINDOW = 378     # the phase (PRE or POST) an ability returns to
+LIM_IDX = 379    # discard-down round: seats checked so far (from the current seat)
+LIM_L = 380      #   the limit discarded down to
+LIM_RET = 381    #   what follows the round (R_*)
+ST_FIXED = 382   # statistics: malfunctions fixed
+ST_UNCOV = 383   #   spies uncovered
+ST_DECISIONS = 384  # decisions taken
+STACK_N = 385    # spies in the stack
+S_SIZE = 388
+
+C_ENTER, C_UNCOVER, C_HARRIS, C_JUNAS_GIVE, C_JUNAS_DISCARD, C_LINNY, C_VIOLET, C_RONE, C_WINDOW, C_LIMIT = range(10)
+R_BEGIN_PLACEMENT, R_CONTINUE_PLACEMENT, R_AFTER_SPY = range(3)
+
+CRITICAL_LOSS_AT = 4  # rulebook: "4 or more critical Machines"
+N_SECTIONS = 6
+
+
+# ---- small queries ------------------------------------------------------------------------------
+@njit(cache=True)
+def malfunctions_at(s, m):
+    t = 0
+    for k in range(24):
+        t += s[BOARD + 24 * m + k]
+    return t
+
+
+@njit(cache=True)
+def is_critical(s, p, m):
+    return malfunctions_at(s, m) + s[SPY + m] > p[P_CRIT_ABOVE]
+
+
+@njit(cache=True)
+def n_critical(s, p):
+    n = 0
+    for m in range(6):
+        if is_critical(s, p, m):
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def effect_active(s, p, e):
+    """A critical tile's effect is active while its machine is critical (the tile is face up)."""
+    for m in range(6):
+        if s[TILE + m] == e:
+            return 1 if is_critical(s, p, m) else 0
+    return 0
+
+
+@njit(cache=True)
+def knowledge_total(s, q):
+    t = 0
+    for k in range(24):
+        t += s[KNOW + 24 * q + k]
+    return t
+
+
+@njit(cache=True)
+def have_types(s, q):
+    h0 = 0
+    h1 = 0
+    h2 = 0
+    h3 = 0
+    base = KNOW + 24 * q
+    for m in range(6):
+        h0 += s[base + 4 * m]
+        h1 += s[base + 4 * m + 1]
+        h2 += s[base + 4 * m + 2]
+        h3 += s[base + 4 * m + 3]
+    return (h0, h1, h2, h3)
+
+
+@njit(cache=True)
+def knowledge_limit(s, p):
+    if effect_active(s, p, E_LIMIT6):
+        return p[P_CRIT_LIMIT]
+    return p[P_LIMIT]
+
+
+@njit(cache=True)
+def orphanage_count(s):
+    n = 0
+    for i in range(N_SECTIONS):
+        if s[ORPH + i] >= 0:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def hand_total(s):
+    return s[HAND] + s[HAND + 1] + s[HAND + 2] + s[HAND + 3]
+
+
+@njit(cache=True)
+def fixable_at(s, m, t):
+    n = 0
+    for pm in range(6):
+        n += s[BOARD + 24 * m + 4 * pm + t]
+    return n
+
+
+@njit(cache=True)
+def decider(s):
+    if s[PHASE] == PH_PAY:
+        return s[PAYER]
+    return s[CUR]
+
+
+# ---- payment feasibility --------------------------------------------------------------------------
+@njit(cache=True)
+def feasible(need, any_n, sub, paid, paid_n, have):
+    """Can tokens still to be paid from ``have`` complete a payment that already holds ``paid``?
+
+    The payment is complete when it holds sum(need) + any_n tokens with at most ``sub`` of the
+    required per-type tokens missing (a missing one is then covered by a token of another type).
+    """
+    total = need[0] + need[1] + need[2] + need[3] + any_n
+    slots = total - paid_n
+    if slots < 0:
+        return False
+    rem_sum = 0
+    fill = 0
+    have_sum = 0
+    for t in range(4):
+        r = need[t] - paid[t]
+        if r < 0:
+            r = 0
+        rem_sum += r
+        fill += min(have[t], r)
+        have_sum += have[t]
+    return have_sum >= slots and fill >= rem_sum - sub and rem_sum - sub <= slots
+
+
+@njit(cache=True)
+def can_pay(have, need, any_n, sub):
+    return feasible(need, any_n, sub, (0, 0, 0, 0), 0, have)
+
+
+@njit(cache=True)
+def _need1(t, c):
+    return (c if t == 0 else 0, c if t == 1 else 0, c if t == 2 else 0, c if t == 3 else 0)
+
+
+@njit(cache=True)
+def _need2(a, b):
+    return ((a == 0) + (b == 0), (a == 1) + (b == 1), (a == 2) + (b == 2), (a == 3) + (b == 3))
+
+
+# ---- setup -----------------------------------------------------------------------------------------
+@njit(cache=True)
+def _shuffle6(s, off, key, c):
+    """Fisher-Yates shuffle of s[off:off+6] (already filled); returns the next counter."""
+    for i in range(5, 0, -1):
+        j = below(key, c, i + 1)
+        c += 1
+        tmp = s[off + i]
+        s[off + i] = s[off + j]
+        s[off + j] = tmp
+    return c
+
+
+@njit(cache=True)
+def bag_total(s):
+    t = 0
+    for k in range(24):
+        t += s[BAG + k]
+    return t
+
+
+@njit(cache=True)
+def kind_at(s, r):
+    """The kind of the r-th malfunction in the bag, counting kinds in index order."""
+    for k in range(24):
+        r -= s[BAG + k]
+        if r < 0:
+            return k
+    return -1
+
+
+@njit(cache=True)
+def setup(s, p, n_players, n_spies, chars, key):
+    """Set up a game. chars[q] is the character of seat q, or -1 in chars[0] to deal at random.
+
+    Draw order on the chance stream: critical tiles, spy stack, opening malfunctions (with
+    redraws), characters (when dealt), first player. Returns the next chance counter."""
+    s[:] = 0
+    c = 0
+    s[NP] = n_players
+    for m in range(6):
+        s[TILE + m] = m
+    c = _shuffle6(s, TILE, key, c)
+    for m in range(6):
+        s[WORK + 4 * m + p[P_MACHINE_TYPES + 2 * m]] += 1
+        s[WORK + 4 * m + p[P_MACHINE_TYPES + 2 * m + 1]] += 1
+        s[ORPH + m] = -1
+        s[STACK + m] = m
+    c = _shuffle6(s, STACK, key, c)
+    s[STACK_N] = 6
+    for _ in range(n_spies):
+        _pop_spy_onto_board(s)
+    for k in range(24):
+        s[BAG + k] = p[P_MALF_COUNTS + k]
+    placed = 0
+    while placed < p[P_OPENING]:
+        k = kind_at(s, below(key, c, bag_total(s)))
+        c += 1
+        m = k // 4
+        # setup step 7 (and 7b): at most 3 on a machine, at most 2 on a machine with a spy
+        if malfunctions_at(s, m) + 1 + s[SPY + m] <= p[P_CRIT_ABOVE]:
+            s[BAG + k] -= 1
+            s[BOARD + 24 * m + k] += 1
+            placed += 1
+    for q in range(4):
+        s[CHAR + q] = -1
+    if chars[0] < 0:
+        # deal: a partial Fisher-Yates shuffle of the 8 characters
+        # (the 8 payment slots NEED..PAID serve as the deck; they are cleared after)
+        for i in range(8):
+            s[NEED + i] = i
+        for q in range(n_players):
+            j = q + below(key, c, 8 - q)
+            c += 1
+            tmp = s[NEED + q]
+            s[NEED + q] = s[NEED + j]
+            s[NEED + j] = tmp
+            s[CHAR + q] = s[NEED + q]
+        for i in range(8):
+            s[NEED + i] = 0
+    else:
+        for q in range(n_players):
+            s[CHAR + q] = chars[q]
+    s[FIRST] = below(key, c, n_players)
+    c += 1
+    s[CUR] = s[FIRST]
+    _start_turn(s)
+    return c
+
+
+@njit(cache=True)
+def _pop_spy_onto_board(s):
+    top = s[STACK]
+    for i in range(5):
+        s[STACK + i] = s[STACK + i + 1]
+    s[STACK + 5] = -1
+    s[STACK_N] -= 1
+    s[SPY + top] = 1
+    return top
+
+
+@njit(cache=True)
+def _start_turn(s):
+    s[PHASE] = PH_PRE
+    s[ABIL_USED] = 0
+    s[LASTM] = -1
+    s[UNCOVERED] = 0
+    s[VIOLET_RED] = 0
+    s[RONE_M] = -1
+    s[POS] = -1
+    s[DIR] = 0
+    s[LAST_T] = -1
+    s[FIX_LEFT] = 0
+
+
+# ---- legal actions ----------------------------------------------------------------------------------
+@njit(cache=True)
+def legal_mask(s, p, mask):
+    """Fill mask (bool[N_ACTIONS]) with the legal decision actions; return how many there are.
+    Chance and terminal phases have none."""
+    mask[:] = False
+    ph = s[PHASE]
+    n = 0
+    cur = s[CUR]
+    if ph == PH_PRE:
+        for m in range(6):
+            if s[WORK + 4 * m] + s[WORK + 4 * m + 1] + s[WORK + 4 * m + 2] + s[WORK + 4 * m + 3] > 0:
+                mask[A_PICK + 2 * m] = True
+                mask[A_PICK + 2 * m + 1] = True
+                n += 2
+        n += _ability_mask(s, p, mask)
+    elif ph == PH_MOVE:
+        for t in range(4):
+            if s[HAND + t] > 0:
+                mask[A_DROP + t] = True
+                n += 1
+        if hand_total(s) == 1 and s[ORPH + s[POS]] < 0:
+            t = 0
+            for t2 in range(4):
+                if s[HAND + t2] > 0:
+                    t = t2
+            if p[P_SECTION_TYPES + 2 * s[POS]] == t or p[P_SECTION_TYPES + 2 * s[POS] + 1] == t:
+                cost = orphanage_count(s) + 1 + effect_active(s, p, E_CONSTRUCT)
+                have = have_types(s, cur)
+                if can_pay(have, _need1(t, cost), 0, 0):
+                    mask[A_ENTER] = True
+                    n += 1
+                if s[CHAR + cur] == NOVA and s[ABIL_USED] == 0:
+                    if can_pay(have, _need1(t, cost), effect_active(s, p, E_ABILITY), 1):
+                        mask[A_ENTER_NOVA] = True
+                        n += 1
+    elif ph == PH_FIX:
+        m = s[POS]
+        t = s[LAST_T]
+        for pm in range(6):
+            if s[BOARD + 24 * m + 4 * pm + t] > 0:
+                mask[A_FIX + 4 * pm + t] = True
+                n += 1
+        mask[A_STOP_FIXING] = True
+        n += 1
+    elif ph == PH_POST:
+        mask[A_END_TURN] = True
+        n += 1
+        lm = s[LASTM]
+        if lm >= 0 and s[UNCOVERED] == 0:
+            have = have_types(s, cur)
+            extra = effect_active(s, p, E_UNCOVER)
+            tax = effect_active(s, p, E_ABILITY)
+            free = s[ABIL_USED] == 0
+            ch = s[CHAR + cur]
+            if s[SPY + lm] == 1:
+                need = _need2(p[P_MACHINE_TYPES + 2 * lm], p[P_MACHINE_TYPES + 2 * lm + 1])
+                if can_pay(have, need, extra, 0):
+                    mask[A_UNCOVER] = True
+                    n += 1
+                if ch == FENN and free and can_pay(have, need, extra + tax, 1):
+                    mask[A_UNCOVER_FENN] = True
+                    n += 1
+            if ch == FARE and free:
+                for d in range(2):
+                    m2 = (lm + 1) % 6 if d == 0 else (lm + 5) % 6
+                    if s[SPY + m2] == 1:
+                        need = _need2(p[P_MACHINE_TYPES + 2 * m2], p[P_MACHINE_TYPES + 2 * m2 + 1])
+                        if can_pay(have, need, extra + 1 + tax, 0):
+                            mask[A_UNCOVER_FARE_CW + d] = True
+                            n += 1
+        n += _ability_mask(s, p, mask)
+    elif ph == PH_PAY:
+        q = s[PAYER]
+        have = have_types(s, q)
+        need = (s[NEED], s[NEED + 1], s[NEED + 2], s[NEED + 3])
+        for k in range(24):
+            if s[KNOW + 24 * q + k] > 0:
+                t = k % 4
+                h2 = (have[0] - (t == 0), have[1] - (t == 1), have[2] - (t == 2), have[3] - (t == 3))
+                p2 = (s[PAID] + (t == 0), s[PAID + 1] + (t == 1), s[PAID + 2] + (t == 2), s[PAID + 3] + (t == 3))
+                if feasible(need, s[ANY_N], s[SUB], p2, s[PAID_N] + 1, h2):
+                    mask[A_PAY + k] = True
+                    n += 1
+    elif ph == PH_HARRIS_FROM:
+        t = s[CARG]
+        for m in range(6):
+            if s[WORK + 4 * m + t] > 0:
+                mask[A_SELECT + m] = True
+                n += 1
+    elif ph == PH_HARRIS_TO:
+        for m in range(6):
+            if m != s[CARG2]:
+                mask[A_SELECT + m] = True
+                n += 1
+    elif ph == PH_LINNY:
+        pm = s[CARG]
+        for loc in range(6):
+            for t in range(4):
+                if s[BOARD + 24 * loc + 4 * pm + t] > 0:
+                    mask[A_SELECT + 4 * loc + t] = True
+                    n += 1
+    return n
+
+
+@njit(cache=True)
+def _ability_mask(s, p, mask):
+    """The active abilities (Harris, Junas, Linny, Violet, Rone) legal in the PRE/POST windows."""
+    cur = s[CUR]
+    if s[ABIL_USED] != 0:
+        return 0
+    ch = s[CHAR + cur]
+    n = 0
+    if ch != HARRIS and ch != JUNAS and ch != LINNY and ch != VIOLET and ch != RONE:
+        return 0
+    tax = effect_active(s, p, E_ABILITY)
+    have = have_types(s, cur)
+    total = have[0] + have[1] + have[2] + have[3]
+    if ch == HARRIS:
+        for t in range(4):
+            if can_pay(have, _need1(t, 1), tax, 0):
+                for m in range(6):
+                    if s[WORK + 4 * m + t] > 0:
+                        mask[A_HARRIS + t] = True
+                        n += 1
+                        break
+    elif ch == JUNAS:
+        for t in range(4):
+            for g in range(1, 3):
+                if have[t] >= 1 + g and total >= 1 + g + tax:
+                    for off in range(1, s[NP]):
+                        mask[A_JUNAS + 6 * t + 3 * (g - 1) + off - 1] = True
+                        n += 1
+    elif ch == LINNY:
+        if total >= 1 + tax:
+            for k in range(24):
+                if s[KNOW + 24 * cur + k] > 0:
+                    pm = k // 4
+                    on_board = 0
+                    for loc in range(6):
+                        for t in range(4):
+                            on_board += s[BOARD + 24 * loc + 4 * pm + t]
+                    if on_board > 0:
+                        mask[A_LINNY + k] = True
+                        n += 1
+    elif ch == VIOLET:
+        for t in range(4):
+            if can_pay(have, _need1(t, VIOLET_REDUCTION), tax, 0):
+                mask[A_VIOLET + t] = True
+                n += 1
+    else:  # RONE
+        i = 0
+        for t1 in range(4):
+            for t2 in range(t1 + 1, 4):
+                if can_pay(have, _need2(t1, t2), tax, 0):
+                    for m in range(6):
+                        mask[A_RONE + 6 * m + i] = True
+                        n += 1
+                i += 1
+    return n
+
+
+# ---- applying a decision ---------------------------------------------------------------------------------
+@njit(cache=True)
+def _start_payment(s, p, payer, need, any_n, sub, dest, cont, carg, carg2):
+    s[PAYER] = payer
+    for t in range(4):
+        s[NEED + t] = need[t]
+        s[PAID + t] = 0
+    s[ANY_N] = any_n
+    s[SUB] = sub
+    s[DEST] = dest
+    s[PAID_N] = 0
+    s[CONT] = cont
+    s[CARG] = carg
+    s[CARG2] = carg2
+    s[PHASE] = PH_PAY  # callers never start an empty payment
+
+
+@njit(cache=True)
+def _finish_payment(s, p):
+    cont = s[CONT]
+    cur = s[CUR]
+    if cont == C_ENTER:
+        for t in range(4):
+            if s[HAND + t] > 0:
+                s[HAND + t] = 0
+                s[ORPH + s[POS]] = t
+        s[LASTM] = -1
+        if orphanage_count(s) == N_SECTIONS:
+            s[OUTCOME] = OUT_WIN
+            s[PHASE] = PH_TERMINAL
+        else:
+            s[PHASE] = PH_POST
+    elif cont == C_UNCOVER:
+        m = s[CARG]
+        s[SPY + m] = 0
+        s[STACK + s[STACK_N]] = m  # the uncovered spy goes to the bottom of the stack
+        s[STACK_N] += 1
+        s[UNCOVERED] = 1
+        s[ST_UNCOV] += 1
+        s[PHASE] = PH_POST
+    elif cont == C_HARRIS:
+        s[PHASE] = PH_HARRIS_FROM
+    elif cont == C_JUNAS_GIVE:
+        # Junas gave his tokens; now he discards the one that pays for the ability (+ any tax)
+        _start_payment(s, p, cur, _need1(s[CARG2], 1), effect_active(s, p, E_ABILITY), 0, -1,
+                       C_JUNAS_DISCARD, s[CARG], 0)
+    elif cont == C_JUNAS_DISCARD:
+        q = s[CARG]
+        over = knowledge_total(s, q) - knowledge_limit(s, p)
+        if over > 0:
+            _start_payment(s, p, q, (0, 0, 0, 0), over, 0, -1, C_WINDOW, 0, 0)
+        else:
+            s[PHASE] = s[WINDOW]
+    elif cont == C_LINNY:
+        s[PHASE] = PH_LINNY
+    elif cont == C_VIOLET:
+        s[VIOLET_RED] = VIOLET_REDUCTION
+        s[PHASE] = s[WINDOW]
+    elif cont == C_RONE:
+        s[RONE_M] = s[CARG]
+        s[PHASE] = s[WINDOW]
+    elif cont == C_WINDOW:
+        s[PHASE] = s[WINDOW]
+    else:  # C_LIMIT
+        _limit_round(s, p)
+
+
+@njit(cache=True)
+def _limit_round(s, p):
+    """Each seat in turn from the current one discards down to LIM_L; then continue per LIM_RET."""
+    while s[LIM_IDX] < s[NP]:
+        q = (s[CUR] + s[LIM_IDX]) % s[NP]
+        s[LIM_IDX] += 1
+        over = knowledge_total(s, q) - s[LIM_L]
+        if over > 0:
+            _start_payment(s, p, q, (0, 0, 0, 0), over, 0, -1, C_LIMIT, 0, 0)
+            return
+    r = s[LIM_RET]
+    if r == R_BEGIN_PLACEMENT:
+        _begin_placement(s, p)
+    elif r == R_CONTINUE_PLACEMENT:
+        _placement_next(s, p)
+    else:
+        _next_turn(s)
+
+
+@njit(cache=True)
+def _discard_round(s, p, limit, ret):
+    s[LIM_IDX] = 0
+    s[LIM_L] = limit
+    s[LIM_RET] = ret
+    _limit_round(s, p)
+
+
+@njit(cache=True)
+def _after_drop(s):
+    if hand_total(s) == 0:
+        s[LASTM] = s[POS]
+        s[PHASE] = PH_POST
+    else:
+        s[PHASE] = PH_MOVE
+
+
+@njit(cache=True)
+def _end_turn(s, p):
+    if n_critical(s, p) >= CRITICAL_LOSS_AT:
+        s[OUTCOME] = OUT_FOUR_CRITICAL
+        s[PHASE] = PH_TERMINAL
+        return
+    _discard_round(s, p, knowledge_limit(s, p), R_BEGIN_PLACEMENT)
+
+
+@njit(cache=True)
+def _begin_placement(s, p):
+    n = p[P_PER_TURN] - s[VIOLET_RED]
+    extra = effect_active(s, p, E_EXTRA)
+    if extra:
+        n += 1
+    s[PLACE_LEFT] = n
+    s[EXTRA_DONE] = extra
+    s[WENT_CRIT] = 0
+    _placement_next(s, p)
+
+
+@njit(cache=True)
+def _placement_next(s, p):
+    if s[PLACE_LEFT] > 0:
+        if bag_total(s) == 0:
+            s[OUTCOME] = OUT_BAG_EMPTY
+            s[PHASE] = PH_TERMINAL
+        else:
+            s[PHASE] = PH_CHANCE_MALF
+    elif s[WENT_CRIT]:
+        s[PHASE] = PH_CHANCE_SPY
+    else:
+        _next_turn(s)
+
+
+@njit(cache=True)
+def _next_turn(s):
+    s[CUR] = (s[CUR] + 1) % s[NP]
+    s[TURN] += 1
+    _start_turn(s)
+
+
+@njit(cache=True)
+def apply(s, p, a):
+    """Apply a legal decision action (not checked here: the Python face checks)."""
+    cur = s[CUR]
+    s[ST_DECISIONS] += 1
+    if a < A_DROP:  # PICK
+        m = a // 2
+        for t in range(4):
+            s[HAND + t] = s[WORK + 4 * m + t]
+            s[WORK + 4 * m + t] = 0
+        s[POS] = m
+        s[DIR] = 1 if a % 2 == 0 else -1
+        s[PHASE] = PH_MOVE
+    elif a < A_ENTER:  # DROP
+        t = a - A_DROP
+        s[HAND + t] -= 1
+        m = (s[POS] + s[DIR]) % 6
+        s[POS] = m
+        s[WORK + 4 * m + t] += 1
+        s[LAST_T] = t
+        s[FIX_LEFT] = s[WORK + 4 * m + t]  # every worker of this type here is activated
+        if fixable_at(s, m, t) > 0:
+            s[PHASE] = PH_FIX
+        else:
+            _after_drop(s)
+    elif a == A_ENTER or a == A_ENTER_NOVA:
+        t = 0
+        for t2 in range(4):
+            if s[HAND + t2] > 0:
+                t = t2
+        cost = orphanage_count(s) + 1 + effect_active(s, p, E_CONSTRUCT)
+        if a == A_ENTER:
+            _start_payment(s, p, cur, _need1(t, cost), 0, 0, -1, C_ENTER, 0, 0)
+        else:
+            s[ABIL_USED] = 1
+            _start_payment(s, p, cur, _need1(t, cost), effect_active(s, p, E_ABILITY), 1, -1, C_ENTER, 0, 0)
+    elif a < A_STOP_FIXING:  # FIX
+        k = a - A_FIX
+        m = s[POS]
+        s[BOARD + 24 * m + k] -= 1
+        s[KNOW + 24 * cur + k] += 1
+        s[ST_FIXED] += 1
+        s[FIX_LEFT] -= 1
+        if s[FIX_LEFT] == 0 or fixable_at(s, m, s[LAST_T]) == 0:
+            _after_drop(s)
+    elif a == A_STOP_FIXING:
+        _after_drop(s)
+    elif a <= A_UNCOVER_FARE_CCW:
+        lm = s[LASTM]
+        extra = effect_active(s, p, E_UNCOVER)
+        if a == A_UNCOVER:
+            m, any_n, sub = lm, extra, 0
+        else:
+            s[ABIL_USED] = 1
+            tax = effect_active(s, p, E_ABILITY)
+            if a == A_UNCOVER_FENN:
+                m, any_n, sub = lm, extra + tax, 1
+            elif a == A_UNCOVER_FARE_CW:
+                m, any_n, sub = (lm + 1) % 6, extra + 1 + tax, 0
+            else:
+                m, any_n, sub = (lm + 5) % 6, extra + 1 + tax, 0
+        need = _need2(p[P_MACHINE_TYPES + 2 * m], p[P_MACHINE_TYPES + 2 * m + 1])
+        _start_payment(s, p, cur, need, any_n, sub, -1, C_UNCOVER, m, 0)
+    elif a == A_END_TURN:
+        _end_turn(s, p)
+    elif a < A_SELECT:  # PAY
+        k = a - A_PAY
+        q = s[PAYER]
+        s[KNOW + 24 * q + k] -= 1
+        if s[DEST] < 0:
+            s[DISCARD + k] += 1
+        else:
+            s[KNOW + 24 * s[DEST] + k] += 1
+        s[PAID + k % 4] += 1
+        s[PAID_N] += 1
+        if s[PAID_N] == s[NEED] + s[NEED + 1] + s[NEED + 2] + s[NEED + 3] + s[ANY_N]:
+            _finish_payment(s, p)
+    elif a < A_HARRIS:  # SELECT
+        i = a - A_SELECT
+        ph = s[PHASE]
+        if ph == PH_HARRIS_FROM:
+            s[CARG2] = i
+            s[PHASE] = PH_HARRIS_TO
+        elif ph == PH_HARRIS_TO:
+            t = s[CARG]
+            s[WORK + 4 * s[CARG2] + t] -= 1
+            s[WORK + 4 * i + t] += 1
+            s[PHASE] = s[WINDOW]
+        else:  # PH_LINNY: i = location*4 + type, of printed machine CARG
+            k = 4 * s[CARG] + i % 4
+            s[BOARD + 24 * (i // 4) + k] -= 1
+            s[DISCARD + k] += 1
+            s[PHASE] = s[WINDOW]
+    else:  # the active abilities
+        s[ABIL_USED] = 1
+        s[WINDOW] = s[PHASE]
+        tax = effect_active(s, p, E_ABILITY)
+        if a < A_JUNAS:
+            t = a - A_HARRIS
+            _start_payment(s, p, cur, _need1(t, 1), tax, 0, -1, C_HARRIS, t, 0)
+        elif a < A_LINNY:
+            i = a - A_JUNAS
+            t = i // 6
+            g = (i % 6) // 3 + 1
+            target = (cur + i % 3 + 1) % s[NP]
+            _start_payment(s, p, cur, _need1(t, g), 0, 0, target, C_JUNAS_GIVE, target, t)
+        elif a < A_VIOLET:
+            k = a - A_LINNY
+            s[KNOW + 24 * cur + k] -= 1
+            s[DISCARD + k] += 1
+            if tax:
+                _start_payment(s, p, cur, (0, 0, 0, 0), tax, 0, -1, C_LINNY, k // 4, 0)
+            else:
+                s[CARG] = k // 4
+                s[PHASE] = PH_LINNY
+        elif a < A_RONE:
+            t = a - A_VIOLET
+            _start_payment(s, p, cur, _need1(t, VIOLET_REDUCTION), tax, 0, -1, C_VIOLET, 0, 0)
+        else:
+            i = a - A_RONE
+            m = i // 6
+            pair = i % 6
+            t1 = 0 if pair < 3 else (1 if pair < 5 else 2)
+            t2 = (1, 2, 3, 2, 3, 3)[pair]
+            _start_payment(s, p, cur, _need2(t1, t2), tax, 0, -1, C_RONE, m, 0)
+
+
+# ---- chance ------------------------------------------------------------------------------------------------
+@njit(cache=True)
+def chance_outcome(s, key, counter):
+    """Draw the outcome of the pending chance event: a malfunction kind, uniform over the tokens
+    in the bag; or the spy on top of the stack (probability 1)."""
+    if s[PHASE] == PH_CHANCE_MALF:
+        return kind_at(s, below(key, counter, bag_total(s)))
+    return s[STACK]
+
+
+@njit(cache=True)
+def chance_probabilities(s, out):
+    """out[i] = probability of chance outcome i (24 malfunction kinds, or 6 spies)."""
+    out[:] = 0.0
+    if s[PHASE] == PH_CHANCE_MALF:
+        tot = bag_total(s)
+        for k in range(24):
+            out[k] = s[BAG + k] / tot
+    elif s[PHASE] == PH_CHANCE_SPY:
+        out[s[STACK]] = 1.0
+
+
+@njit(cache=True)
+def apply_chance(s, p, outcome):
+    if s[PHASE] == PH_CHANCE_MALF:
+        k = outcome
+        s[BAG + k] -= 1
+        s[PLACE_LEFT] -= 1
+        n = k // 4
+        if s[RONE_M] == n:
+            s[DISCARD + k] += 1  # Rone: drawn for the protected machine, straight to the discard
+            _placement_next(s, p)
+            return
+        target = n
+        if s[TILE + n] == E_REDIRECT and is_critical(s, p, n):
+            for i in range(1, 6):
+                m = (n + i) % 6
+                if not is_critical(s, p, m):
+                    target = m
+                    break
+            # every machine critical: it stays where it was drawn for (assumption)
+        was = is_critical(s, p, target)
+        s[BOARD + 24 * target + k] += 1
+        if not was and is_critical(s, p, target):
+            s[WENT_CRIT] = 1
+            e = s[TILE + target]
+            if e == E_EXTRA and s[EXTRA_DONE] == 0:
+                s[EXTRA_DONE] = 1
+                s[PLACE_LEFT] += 1
+            elif e == E_LIMIT6:
+                _discard_round(s, p, p[P_CRIT_LIMIT], R_CONTINUE_PLACEMENT)
+                return
+        _placement_next(s, p)
+    else:
+        spy = _pop_spy_onto_board(s)
+        on_board = 0
+        for m in range(6):
+            on_board += s[SPY + m]
+        if on_board == 6:
+            s[OUTCOME] = OUT_SIX_SPIES
+            s[PHASE] = PH_TERMINAL
+            return
+        # the spy may turn its machine critical; the extra-malfunction tile then adds nothing
+        if malfunctions_at(s, spy) + 1 > p[P_CRIT_ABOVE] and malfunctions_at(s, spy) <= p[P_CRIT_ABOVE]:
+            if s[TILE + spy] == E_LIMIT6:
+                _discard_round(s, p, p[P_CRIT_LIMIT], R_AFTER_SPY)
+                return
+        _next_turn(s)
+
+
+@njit(cache=True)
+def is_terminal(s):
+    return s[PHASE] == PH_TERMINAL
+
+
+@njit(cache=True)
+def is_chance(s):
+    return s[PHASE] == PH_CHANCE_MALF or s[PHASE] == PH_CHANCE_SPY

@@ -1,0 +1,239 @@
+"""Bethel Woods rules data: the fixed facts of the game and every labelled assumption.
+
+The rulebook's pictures are missing, so some component data is not known. Every such value is an
+ASSUMPTION below, written up in docs/bethel_woods.md, and can be overridden by a user's TOML rules
+file (see ``load_rules``). The compiled engine reads the rules as one small int32 array
+(``Rules.params``), so an override needs no recompilation.
+
+Indices used everywhere:
+    types     0 Mechanical (Mechanic)   1 Structural (Engineer)
+              2 Digital (Technician)    3 Electrical (Electrician)
+    machines  0..5 are the printed Machines 1..6; index + 1 is the next machine clockwise
+    kinds     a malfunction or knowledge token is a kind = printed machine * 4 + type (24 kinds)
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+TYPES = ("Mechanical", "Structural", "Digital", "Electrical")
+WORKERS = ("Mechanic", "Engineer", "Technician", "Electrician")
+N_TYPES = 4
+N_MACHINES = 6
+N_KINDS = N_MACHINES * N_TYPES
+N_SPIES = 6
+N_SECTIONS = 6
+MAX_PLAYERS = 4
+MIN_PLAYERS = 2
+MAX_SPIES_AT_SETUP = 5
+
+CHARACTERS = ("Nova", "Harris", "Junas", "Linny", "Violet", "Fenn", "Rone", "Fare")
+NOVA, HARRIS, JUNAS, LINNY, VIOLET, FENN, RONE, FARE = range(8)
+
+# The six critical tiles, in the order the rulebook lists them.
+CRITICAL_EFFECTS = (
+    "knowledge_limit_6",   # players retain at most 6 knowledge; all discard down to 6 when revealed
+    "redirect",            # further malfunctions for this machine go to the next non-critical one clockwise
+    "construct_plus_1",    # constructing the Daydreamer needs 1 more knowledge of the worker's type
+    "uncover_plus_1",      # uncovering a spy needs 1 more knowledge of any type
+    "ability_tax",         # discard any 1 knowledge before using a character ability
+    "extra_malfunction",   # place 1 more malfunction (not in the placement whose spy revealed it)
+)
+E_LIMIT6, E_REDIRECT, E_CONSTRUCT, E_UNCOVER, E_ABILITY, E_EXTRA = range(6)
+
+LOSS_REASONS = ("bag_empty", "four_critical", "six_spies")
+
+# ---- ASSUMPTIONS (override in a rules file) -------------------------------------------------
+# ASSUMPTION machine_types: the two types shown beside each machine. They are the machine's two
+# starting workers, its spy's cost and (by default) its Orphanage section's accepted types.
+# M1, M5 and M6 follow from the rulebook's examples (M5 gets an Engineer and an Electrician; the
+# M6 spy costs Mechanical + Digital; M1's workers are a Technician and an Electrician);
+# M2, M3, M4 are assumed so that every worker type appears on exactly 3 machines.
+DEFAULT_MACHINE_TYPES = (
+    ("Digital", "Electrical"),      # Machine 1
+    ("Mechanical", "Structural"),   # Machine 2 (assumed)
+    ("Mechanical", "Electrical"),   # Machine 3 (assumed)
+    ("Structural", "Digital"),      # Machine 4 (assumed)
+    ("Structural", "Electrical"),   # Machine 5
+    ("Mechanical", "Digital"),      # Machine 6
+)
+# ASSUMPTION malfunction_counts: for each machine, 4 of each of its two types and 3 of each other
+# type: 14 per machine, 21 per type, 84 in all (the rulebook gives only the total).
+# ASSUMPTION orphanage_types: section i is reached from machine i and accepts machine i's types.
+# (malfunctions_per_turn is at least 3 so that Violet's "2 fewer" still draws one: every turn
+# empties the bag by at least one malfunction, which bounds the length of a game.)
+# ASSUMPTION (fixed, documented) spy i belongs to machine i and costs that machine's two types.
+DEFAULT_KNOWLEDGE_LIMIT = 7          # rulebook: "a maximum of 7 Knowledge"
+DEFAULT_CRITICAL_KNOWLEDGE_LIMIT = 6 # rulebook: the first critical tile
+DEFAULT_MALFUNCTIONS_PER_TURN = 3    # rulebook: "3 Malfunctions are taken at random"
+DEFAULT_CRITICAL_ABOVE = 3           # rulebook: critical with more than 3 malfunctions + spies
+DEFAULT_OPENING_MALFUNCTIONS = 6     # rulebook setup step 7
+VIOLET_REDUCTION = 2                 # rulebook: "place 2 fewer Malfunctions"
+
+# ---- the params array read by the compiled engine --------------------------------------------
+P_MACHINE_TYPES = 0      # 12: machine m -> types at [2m], [2m+1]
+P_SECTION_TYPES = 12     # 12: section i -> accepted types at [2i], [2i+1]
+P_MALF_COUNTS = 24       # 24: malfunctions of each kind in the game
+P_LIMIT = 48
+P_CRIT_LIMIT = 49
+P_PER_TURN = 50
+P_CRIT_ABOVE = 51
+P_OPENING = 52
+N_PARAMS = 56
+
+
+class RulesError(ValueError):
+    """A rules file or value that cannot be used; the message is one line for the user."""
+
+
+def default_malfunction_counts(machine_types):
+    counts = np.full((N_MACHINES, N_TYPES), 3, dtype=np.int64)
+    for m, (a, b) in enumerate(machine_types):
+        counts[m, a] = 4
+        counts[m, b] = 4
+    return counts
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Validated rules data. ``machine_types`` etc. hold type indices."""
+
+    machine_types: tuple = field(default_factory=lambda: _types_to_idx(DEFAULT_MACHINE_TYPES, "machine_types"))
+    section_types: tuple = None
+    malfunction_counts: tuple = None   # 6 x 4, per printed machine and type
+    knowledge_limit: int = DEFAULT_KNOWLEDGE_LIMIT
+    critical_knowledge_limit: int = DEFAULT_CRITICAL_KNOWLEDGE_LIMIT
+    malfunctions_per_turn: int = DEFAULT_MALFUNCTIONS_PER_TURN
+    source: str = "defaults"
+
+    def __post_init__(self):
+        if self.section_types is None:
+            object.__setattr__(self, "section_types", self.machine_types)
+        if self.malfunction_counts is None:
+            c = default_malfunction_counts(self.machine_types)
+            object.__setattr__(self, "malfunction_counts", tuple(tuple(int(x) for x in r) for r in c))
+        _validate(self)
+
+    @property
+    def params(self) -> np.ndarray:
+        p = np.zeros(N_PARAMS, dtype=np.int32)
+        for m in range(N_MACHINES):
+            p[P_MACHINE_TYPES + 2 * m: P_MACHINE_TYPES + 2 * m + 2] = self.machine_types[m]
+            p[P_SECTION_TYPES + 2 * m: P_SECTION_TYPES + 2 * m + 2] = self.section_types[m]
+            for t in range(N_TYPES):
+                p[P_MALF_COUNTS + m * N_TYPES + t] = self.malfunction_counts[m][t]
+        p[P_LIMIT] = self.knowledge_limit
+        p[P_CRIT_LIMIT] = self.critical_knowledge_limit
+        p[P_PER_TURN] = self.malfunctions_per_turn
+        p[P_CRIT_ABOVE] = DEFAULT_CRITICAL_ABOVE
+        p[P_OPENING] = DEFAULT_OPENING_MALFUNCTIONS
+        return p
+
+    def to_dict(self) -> dict:
+        return {
+            "machine_types": [[TYPES[a], TYPES[b]] for a, b in self.machine_types],
+            "orphanage_types": [[TYPES[a], TYPES[b]] for a, b in self.section_types],
+            "malfunction_counts": [list(r) for r in self.malfunction_counts],
+            "knowledge_limit": self.knowledge_limit,
+            "critical_knowledge_limit": self.critical_knowledge_limit,
+            "malfunctions_per_turn": self.malfunctions_per_turn,
+        }
+
+
+def _types_to_idx(pairs, key):
+    if not isinstance(pairs, (list, tuple)) or len(pairs) != N_MACHINES:
+        raise RulesError(f"{key}: expected a list of 6 pairs of types (one per machine 1-6), got {pairs!r}")
+    out = []
+    for i, pair in enumerate(pairs):
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise RulesError(f"{key}[{i + 1}]: expected a pair of types, got {pair!r}")
+        idx = []
+        for name in pair:
+            if name not in TYPES:
+                raise RulesError(f"{key}[{i + 1}]: unknown type {name!r}; allowed: {', '.join(TYPES)}")
+            idx.append(TYPES.index(name))
+        if idx[0] == idx[1]:
+            raise RulesError(f"{key}[{i + 1}]: the two types must differ, got {pair!r}")
+        out.append(tuple(idx))
+    return tuple(out)
+
+
+def _validate(r: Rules):
+    per_type = [0] * N_TYPES
+    for a, b in r.machine_types:
+        per_type[a] += 1
+        per_type[b] += 1
+    if per_type != [3, 3, 3, 3]:
+        raise RulesError(
+            "machine_types: each type must appear on exactly 3 machines (there are 3 workers of "
+            f"each type, 2 per machine); got counts {dict(zip(TYPES, per_type))}")
+    c = r.malfunction_counts
+    if len(c) != N_MACHINES or any(len(row) != N_TYPES for row in c):
+        raise RulesError("malfunction_counts: expected 6 rows (machines 1-6) of 4 counts "
+                         "(Mechanical, Structural, Digital, Electrical)")
+    for m, row in enumerate(c):
+        for t, x in enumerate(row):
+            if not isinstance(x, int) or isinstance(x, bool) or not 0 <= x <= 40:
+                raise RulesError(f"malfunction_counts[{m + 1}][{TYPES[t]}]: {x!r} is not an integer from 0 to 40")
+    # With 5 spies at setup five machines take at most 2 opening malfunctions: the redraw rule
+    # must be able to place all 6, whatever machines the spies are on.
+    room = sorted(min(sum(row), 3) for row in c)
+    if sum(min(x, 2) for x in room[1:]) + room[0] < DEFAULT_OPENING_MALFUNCTIONS:
+        raise RulesError("malfunction_counts: too few malfunctions spread over the machines to "
+                         "place the 6 opening malfunctions (at most 2 on a machine with a spy)")
+    for name, lo, hi in (("knowledge_limit", 1, 40), ("critical_knowledge_limit", 0, 40),
+                         ("malfunctions_per_turn", 3, 10)):
+        x = getattr(r, name)
+        if not isinstance(x, int) or isinstance(x, bool) or not lo <= x <= hi:
+            raise RulesError(f"{name}: {x!r} is not an integer from {lo} to {hi}")
+    if r.critical_knowledge_limit > r.knowledge_limit:
+        raise RulesError(f"critical_knowledge_limit: {r.critical_knowledge_limit} exceeds "
+                         f"knowledge_limit {r.knowledge_limit}")
+
+
+_KEYS = {"machine_types", "orphanage_types", "malfunction_counts", "knowledge_limit",
+         "critical_knowledge_limit", "malfunctions_per_turn"}
+
+
+def rules_from_mapping(d: dict, source: str = "mapping") -> Rules:
+    """Rules from a mapping with the keys of the ``[bethel_woods]`` table of a rules file."""
+    unknown = set(d) - _KEYS
+    if unknown:
+        raise RulesError(f"unknown key {sorted(unknown)[0]!r} in [bethel_woods]; allowed: {', '.join(sorted(_KEYS))}")
+    kw = {"source": source}
+    if "machine_types" in d:
+        kw["machine_types"] = _types_to_idx(d["machine_types"], "machine_types")
+    if "orphanage_types" in d:
+        kw["section_types"] = _types_to_idx(d["orphanage_types"], "orphanage_types")
+    if "malfunction_counts" in d:
+        rows = d["malfunction_counts"]
+        if not isinstance(rows, list):
+            raise RulesError("malfunction_counts: expected 6 rows of 4 counts")
+        kw["malfunction_counts"] = tuple(tuple(row) if isinstance(row, list) else (row,) for row in rows)
+    for k in ("knowledge_limit", "critical_knowledge_limit", "malfunctions_per_turn"):
+        if k in d:
+            kw[k] = d[k]
+    return Rules(**kw)
+
+
+def load_rules(path=None) -> Rules:
+    """The default rules, or the defaults overridden by the ``[bethel_woods]`` table of a TOML file.
+
+    Raises RulesError with a one-line message for a missing, unreadable or invalid file."""
+    if path is None:
+        return Rules()
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except FileNotFoundError:
+        raise RulesError(f"rules file {str(path)!r} does not exist") from None
+    except tomllib.TOMLDecodeError as e:
+        raise RulesError(f"rules file {str(path)!r} is not valid TOML: {e}") from None
+    except OSError as e:
+        raise RulesError(f"rules file {str(path)!r} cannot be read: {e.strerror}") from None
+    table = data.get("bethel_woods", {})
+    if not isinstance(table, dict):
+        raise RulesError(f"rules file {str(path)!r}: [bethel_woods] must be a table")
+    return rules_from_mapping(table, source=str(path))
