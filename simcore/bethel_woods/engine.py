@@ -320,7 +320,41 @@ def _pop_spy_onto_board(s):
 
 
 @njit(cache=True)
+def _clear_payment(s):
+    s[PAYER] = -1
+    for t in range(4):
+        s[NEED + t] = 0
+        s[PAID + t] = 0
+    s[ANY_N] = 0
+    s[SUB] = 0
+    s[DEST] = -1
+    s[PAID_N] = 0
+    s[CONT] = -1
+    s[CARG] = -1
+    s[CARG2] = -1
+
+
+@njit(cache=True)
+def _return_window(s):
+    s[PHASE] = s[WINDOW]
+    s[WINDOW] = -1
+    s[CARG] = -1
+    s[CARG2] = -1
+
+
+@njit(cache=True)
 def _start_turn(s):
+    """Every transient field back to its neutral value: a position has one encoding."""
+    _clear_payment(s)
+    s[WINDOW] = -1
+    s[LIM_IDX] = 0
+    s[LIM_L] = 0
+    s[LIM_RET] = -1
+    s[PLACE_LEFT] = 0
+    s[EXTRA_DONE] = 0
+    s[WENT_CRIT] = 0
+    for t in range(4):
+        s[HAND + t] = 0
     s[PHASE] = PH_PRE
     s[ABIL_USED] = 0
     s[LASTM] = -1
@@ -515,7 +549,10 @@ def _start_payment(s, p, payer, need, any_n, sub, dest, cont, carg, carg2):
 @njit(cache=True)
 def _finish_payment(s, p):
     cont = s[CONT]
+    carg = s[CARG]
+    carg2 = s[CARG2]
     cur = s[CUR]
+    _clear_payment(s)
     if cont == C_ENTER:
         for t in range(4):
             if s[HAND + t] > 0:
@@ -528,7 +565,7 @@ def _finish_payment(s, p):
         else:
             s[PHASE] = PH_POST
     elif cont == C_UNCOVER:
-        m = s[CARG]
+        m = carg
         s[SPY + m] = 0
         s[STACK + s[STACK_N]] = m  # the uncovered spy goes to the bottom of the stack
         s[STACK_N] += 1
@@ -536,28 +573,30 @@ def _finish_payment(s, p):
         s[ST_UNCOV] += 1
         s[PHASE] = PH_POST
     elif cont == C_HARRIS:
+        s[CARG] = carg
         s[PHASE] = PH_HARRIS_FROM
     elif cont == C_JUNAS_GIVE:
         # Junas gave his tokens; now he discards the one that pays for the ability (+ any tax)
-        _start_payment(s, p, cur, _need1(s[CARG2], 1), effect_active(s, p, E_ABILITY), 0, -1,
-                       C_JUNAS_DISCARD, s[CARG], 0)
+        _start_payment(s, p, cur, _need1(carg2, 1), effect_active(s, p, E_ABILITY), 0, -1,
+                       C_JUNAS_DISCARD, carg, -1)
     elif cont == C_JUNAS_DISCARD:
-        q = s[CARG]
+        q = carg
         over = knowledge_total(s, q) - knowledge_limit(s, p)
         if over > 0:
-            _start_payment(s, p, q, (0, 0, 0, 0), over, 0, -1, C_WINDOW, 0, 0)
+            _start_payment(s, p, q, (0, 0, 0, 0), over, 0, -1, C_WINDOW, -1, -1)
         else:
-            s[PHASE] = s[WINDOW]
+            _return_window(s)
     elif cont == C_LINNY:
+        s[CARG] = carg
         s[PHASE] = PH_LINNY
     elif cont == C_VIOLET:
         s[VIOLET_RED] = VIOLET_REDUCTION
-        s[PHASE] = s[WINDOW]
+        _return_window(s)
     elif cont == C_RONE:
-        s[RONE_M] = s[CARG]
-        s[PHASE] = s[WINDOW]
+        s[RONE_M] = carg
+        _return_window(s)
     elif cont == C_WINDOW:
-        s[PHASE] = s[WINDOW]
+        _return_window(s)
     else:  # C_LIMIT
         _limit_round(s, p)
 
@@ -570,9 +609,12 @@ def _limit_round(s, p):
         s[LIM_IDX] += 1
         over = knowledge_total(s, q) - s[LIM_L]
         if over > 0:
-            _start_payment(s, p, q, (0, 0, 0, 0), over, 0, -1, C_LIMIT, 0, 0)
+            _start_payment(s, p, q, (0, 0, 0, 0), over, 0, -1, C_LIMIT, -1, -1)
             return
     r = s[LIM_RET]
+    s[LIM_IDX] = 0
+    s[LIM_L] = 0
+    s[LIM_RET] = -1
     if r == R_BEGIN_PLACEMENT:
         _begin_placement(s, p)
     elif r == R_CONTINUE_PLACEMENT:
@@ -591,6 +633,7 @@ def _discard_round(s, p, limit, ret):
 
 @njit(cache=True)
 def _after_drop(s):
+    s[FIX_LEFT] = 0
     if hand_total(s) == 0:
         s[LASTM] = s[POS]
         s[PHASE] = PH_POST
@@ -672,10 +715,10 @@ def apply(s, p, a):
                 t = t2
         cost = orphanage_count(s) + 1 + effect_active(s, p, E_CONSTRUCT)
         if a == A_ENTER:
-            _start_payment(s, p, cur, _need1(t, cost), 0, 0, -1, C_ENTER, 0, 0)
+            _start_payment(s, p, cur, _need1(t, cost), 0, 0, -1, C_ENTER, -1, -1)
         else:
             s[ABIL_USED] = 1
-            _start_payment(s, p, cur, _need1(t, cost), effect_active(s, p, E_ABILITY), 1, -1, C_ENTER, 0, 0)
+            _start_payment(s, p, cur, _need1(t, cost), effect_active(s, p, E_ABILITY), 1, -1, C_ENTER, -1, -1)
     elif a < A_STOP_FIXING:  # FIX
         k = a - A_FIX
         m = s[POS]
@@ -702,7 +745,7 @@ def apply(s, p, a):
             else:
                 m, any_n, sub = (lm + 5) % 6, extra + 1 + tax, 0
         need = _need2(p[P_MACHINE_TYPES + 2 * m], p[P_MACHINE_TYPES + 2 * m + 1])
-        _start_payment(s, p, cur, need, any_n, sub, -1, C_UNCOVER, m, 0)
+        _start_payment(s, p, cur, need, any_n, sub, -1, C_UNCOVER, m, -1)
     elif a == A_END_TURN:
         _end_turn(s, p)
     elif a < A_SELECT:  # PAY
@@ -727,19 +770,19 @@ def apply(s, p, a):
             t = s[CARG]
             s[WORK + 4 * s[CARG2] + t] -= 1
             s[WORK + 4 * i + t] += 1
-            s[PHASE] = s[WINDOW]
+            _return_window(s)
         else:  # PH_LINNY: i = location*4 + type, of printed machine CARG
             k = 4 * s[CARG] + i % 4
             s[BOARD + 24 * (i // 4) + k] -= 1
             s[DISCARD + k] += 1
-            s[PHASE] = s[WINDOW]
+            _return_window(s)
     else:  # the active abilities
         s[ABIL_USED] = 1
         s[WINDOW] = s[PHASE]
         tax = effect_active(s, p, E_ABILITY)
         if a < A_JUNAS:
             t = a - A_HARRIS
-            _start_payment(s, p, cur, _need1(t, 1), tax, 0, -1, C_HARRIS, t, 0)
+            _start_payment(s, p, cur, _need1(t, 1), tax, 0, -1, C_HARRIS, t, -1)
         elif a < A_LINNY:
             i = a - A_JUNAS
             t = i // 6
@@ -751,20 +794,20 @@ def apply(s, p, a):
             s[KNOW + 24 * cur + k] -= 1
             s[DISCARD + k] += 1
             if tax:
-                _start_payment(s, p, cur, (0, 0, 0, 0), tax, 0, -1, C_LINNY, k // 4, 0)
+                _start_payment(s, p, cur, (0, 0, 0, 0), tax, 0, -1, C_LINNY, k // 4, -1)
             else:
                 s[CARG] = k // 4
                 s[PHASE] = PH_LINNY
         elif a < A_RONE:
             t = a - A_VIOLET
-            _start_payment(s, p, cur, _need1(t, VIOLET_REDUCTION), tax, 0, -1, C_VIOLET, 0, 0)
+            _start_payment(s, p, cur, _need1(t, VIOLET_REDUCTION), tax, 0, -1, C_VIOLET, -1, -1)
         else:
             i = a - A_RONE
             m = i // 6
             pair = i % 6
             t1 = 0 if pair < 3 else (1 if pair < 5 else 2)
             t2 = (1, 2, 3, 2, 3, 3)[pair]
-            _start_payment(s, p, cur, _need2(t1, t2), tax, 0, -1, C_RONE, m, 0)
+            _start_payment(s, p, cur, _need2(t1, t2), tax, 0, -1, C_RONE, m, -1)
 
 
 # ---- chance ------------------------------------------------------------------------------------------------
