@@ -1,0 +1,112 @@
+"""`boardsim bethel-woods ...`: simulate many games, or play and record one."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from simcore.bethel_woods.batch import simulate as run_simulation
+from simcore.bethel_woods.rules import load_rules
+from simcore.bethel_woods.trace import record_game, write_trace
+
+from .errors import user_errors
+from .progress import ProgressBar
+from .stats import wilson
+
+app = typer.Typer(no_args_is_help=True, help="Bethel Woods (cooperative, 2-4 players).")
+
+Players = Annotated[int, typer.Option(help="Number of players, 2 to 4.")]
+Spies = Annotated[int, typer.Option(help="Spies added at setup (difficulty), 0 to 5.")]
+Characters = Annotated[Optional[str], typer.Option(
+    help="Comma-separated characters, one per seat (Nova, Harris, Junas, Linny, Violet, Fenn, Rone, Fare); "
+         "default: dealt at random in every game.")]
+Policy = Annotated[str, typer.Option(help="Policy for every seat: random.")]
+Seed = Annotated[int, typer.Option(help="Master seed: the same seed gives the same games.")]
+RulesFile = Annotated[Optional[Path], typer.Option("--rules", help="TOML rules file overriding the assumptions.")]
+
+
+def summary_dict(s, rules):
+    lo, hi = wilson(s.wins, s.games)
+    return {
+        "game": "bethel_woods", "games": s.games, "players": s.players, "spies": s.spies,
+        "characters": s.characters or "random", "policy": s.policy,
+        "wins": s.wins, "win_rate": s.win_rate, "ci95": [lo, hi],
+        "losses": dict(s.losses),
+        "loss_ci95": {r: list(wilson(n, s.games)) for r, n in s.losses.items()},
+        "mean_turns": s.mean_turns, "mean_daydreamer_built": s.built / s.games,
+        "mean_spies_uncovered": s.uncovered / s.games, "mean_malfunctions_fixed": s.fixed / s.games,
+        "games_per_second": s.games_per_second, "decisions_per_second": s.decisions_per_second,
+        "seconds": s.seconds, "threads": s.threads, "seed": s.seed, "rules": rules.source,
+    }
+
+
+def summary_text(d):
+    def pct(x):
+        return f"{100 * x:.3f}%"
+    chars = d["characters"] if d["characters"] == "random" else ",".join(d["characters"])
+    lines = [
+        f"Bethel Woods: {d['players']} players, {d['spies']} spies, characters {chars}, "
+        f"policy {d['policy']}, seed {d['seed']}, rules {d['rules']}",
+        f"games        {d['games']:,}",
+        f"wins         {d['wins']:,}   win rate {pct(d['win_rate'])}  "
+        f"(95% CI {pct(d['ci95'][0])} to {pct(d['ci95'][1])})",
+    ]
+    for r, n in d["losses"].items():
+        lo, hi = d["loss_ci95"][r]
+        lines.append(f"lost: {r:<14} {n:,}   {pct(n / d['games'])}  (95% CI {pct(lo)} to {pct(hi)})")
+    lines += [
+        f"mean turns   {d['mean_turns']:.2f}   (Daydreamer pieces {d['mean_daydreamer_built']:.2f}, "
+        f"spies uncovered {d['mean_spies_uncovered']:.2f}, malfunctions fixed {d['mean_malfunctions_fixed']:.2f})",
+        f"speed        {d['games_per_second']:,.0f} games/s, {d['decisions_per_second']:,.0f} decisions/s "
+        f"on {d['threads']} threads ({d['seconds']:.2f} s)",
+    ]
+    return "\n".join(lines)
+
+
+@app.command()
+@user_errors
+def simulate(
+    players: Players = 3,
+    spies: Spies = 0,
+    characters: Characters = None,
+    policy: Policy = "random",
+    games: Annotated[int, typer.Option(help="Number of games.")] = 100_000,
+    seed: Seed = 7,
+    threads: Annotated[Optional[int], typer.Option(help="Worker threads (default: all cores).")] = None,
+    rules: RulesFile = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
+    records: Annotated[Optional[Path], typer.Option(help="Also write one row per game to this CSV file.")] = None,
+):
+    """Play many games and report the win rate (95% Wilson interval), losses by reason and speed."""
+    r = load_rules(rules)
+    s = run_simulation(players, spies, characters, policy, games, seed, threads, r,
+                       keep_records=records is not None, progress=ProgressBar())
+    d = summary_dict(s, r)
+    if records is not None:
+        tmp = records.with_name(records.name + ".tmp")
+        s.records.to_csv(tmp, index=False)
+        tmp.replace(records)
+    typer.echo(json.dumps(d) if json_out else summary_text(d))
+
+
+@app.command()
+@user_errors
+def play(
+    players: Players = 3,
+    spies: Spies = 0,
+    characters: Characters = None,
+    policy: Policy = "random",
+    seed: Seed = 7,
+    game_index: Annotated[int, typer.Option(help="Which game of the run with this seed to play.")] = 0,
+    rules: RulesFile = None,
+    trace: Annotated[Path, typer.Option(help="Write the game's trace (JSON Lines) here.")] = Path("game.jsonl"),
+):
+    """Play one game (the same as game GAME_INDEX of `simulate` with this seed) and record its trace."""
+    r = load_rules(rules)
+    lines = record_game(players, spies, characters, policy, seed, game_index, r)
+    write_trace(lines, trace)
+    end = lines[-1]
+    typer.echo(f"{end['outcome']} after {end['turns']} turns, {end['daydreamer_built']} Daydreamer pieces; "
+               f"{len(lines)} trace lines written to {trace}")

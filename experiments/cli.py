@@ -1,0 +1,59 @@
+"""The `boardsim` command line: one command group per game, plus `replay`."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+try:  # typer >= 0.20 vendors click; older releases depend on it
+    from typer._click.exceptions import UsageError
+except ImportError:  # pragma: no cover
+    from click.exceptions import UsageError
+
+from . import bethel_woods_cli
+from .errors import user_errors
+
+app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
+                  help="boardsim: Monte Carlo balance analysis for Bethel Woods and Benevolent.")
+app.add_typer(bethel_woods_cli.app, name="bethel-woods")
+
+
+@app.command()
+@user_errors
+def replay(trace: Annotated[Path, typer.Argument(help="A trace written by `play --trace`.")]):
+    """Tell a recorded game turn by turn in plain words (checking it against the rules)."""
+    from simcore.bethel_woods.trace import read_trace, replay_lines
+    lines = read_trace(trace)
+    game = lines[0].get("game") if lines else None
+    if game == "bethel_woods":
+        story = replay_lines(lines)
+    else:
+        raise ValueError(f"{trace}: unknown game {game!r} in the trace's first line")
+    for line in story:
+        typer.echo(line)
+
+
+def main(argv=None) -> int:
+    """Entry point: usage errors become one line on stderr with exit code 2."""
+    try:
+        rv = app(args=argv, standalone_mode=False)
+        if isinstance(rv, int):  # an Exit raised inside a command comes back as its code
+            return rv
+    except UsageError as e:
+        typer.echo(f"error: {e.format_message()}", err=True)
+        return 2
+    except typer.Exit as e:
+        return e.exit_code
+    except BrokenPipeError:  # the reader (e.g. `| head`) went away: not an error
+        sys.stderr.close()
+        return 0
+    except typer.Abort:
+        typer.echo("aborted", err=True)
+        return 1
+    return 0
+
+
+def _entry():
+    sys.exit(main())

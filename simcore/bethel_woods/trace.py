@@ -1,0 +1,199 @@
+"""Bethel Woods: recording one game as a JSON Lines trace, and telling it back in plain words.
+
+Trace lines (one JSON object each; the format is documented in docs/bethel_woods.md):
+    {"type": "setup", "game": "bethel_woods", "seed", "game_index", "players", "spies",
+     "policy", "rules", "position"}
+    {"type": "decision", "turn", "player", "action", "name"}
+    {"type": "chance", "turn", "outcome", "name"}
+    {"type": "position", "turn", "position"}      after every player's turn (and at the end)
+    {"type": "end", "outcome", "turns", "daydreamer_built"}
+
+``record_game`` plays the same game as game ``game_index`` of a batch run with the same seed
+(same streams, same policy), so a surprising record in a batch can be looked at turn by turn.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from policies import policy_id, random_action
+from ..rng import STREAM_POLICY, stream_key
+from . import engine as E
+from .actions import (
+    A_DROP, A_ENTER, A_FIX, A_PAY, A_PICK, A_SELECT, ACTION_NAMES, PH_CHANCE_MALF, PHASES,
+    kind_name,
+)
+from .face import Game, from_dict, to_dict
+from .rules import CHARACTERS, TYPES, WORKERS, rules_from_mapping
+
+
+def record_game(players=3, spies=0, characters=None, policy="random", seed=0, game_index=0, rules=None):
+    """Play one game; return its trace as a list of dicts."""
+    policy_id(policy)
+    g = Game(players, spies, characters, seed, game_index, rules)
+    keys = [np.uint64(stream_key(seed, game_index, STREAM_POLICY + q)) for q in range(players)]
+    counters = [0] * players
+    lines = [{"type": "setup", "game": "bethel_woods", "seed": seed, "game_index": game_index,
+              "players": players, "spies": spies, "policy": policy, "rules": g.rules.to_dict(),
+              "position": g.to_dict()}]
+    while not g.is_terminal():
+        turn = int(g.state[E.TURN])
+        if g.is_chance():
+            o, name = g.apply_chance()
+            lines.append({"type": "chance", "turn": turn, "outcome": o, "name": name})
+        else:
+            q = g.decider()
+            n = E.legal_mask(g.state, g.params, g._mask)
+            a = int(random_action(g._mask, n, keys[q], counters[q]))
+            counters[q] += 1
+            g.apply(a)
+            lines.append({"type": "decision", "turn": turn, "player": q, "action": a, "name": ACTION_NAMES[a]})
+        if g.is_terminal() or int(g.state[E.TURN]) != turn:
+            lines.append({"type": "position", "turn": turn, "position": g.to_dict()})
+    lines.append({"type": "end", "outcome": g.outcome, "turns": int(g.state[E.TURN]) + 1,
+                  "daydreamer_built": int(E.orphanage_count(g.state))})
+    return lines
+
+
+def write_trace(lines, path):
+    """Write a trace atomically: nothing is left half-written if it fails."""
+    import os
+    import tempfile
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".trace-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            for line in lines:
+                f.write(json.dumps(line) + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _who(pos, q):
+    return f"player {q + 1} ({pos['characters'][q]})"
+
+
+def describe_decision(before, after, a):
+    """A plain-words sentence for decision a, from the positions before and after it."""
+    ts = before["turn_state"]
+    if A_PICK <= a < A_DROP:
+        m = a // 2
+        hand = ", ".join(f"{n} {w}" for w, n in after["turn_state"]["hand"].items() if n)
+        return f"picks up {hand} from Machine {m + 1} and heads {'clockwise' if a % 2 == 0 else 'anticlockwise'}"
+    if A_DROP <= a < A_ENTER:
+        w = WORKERS[a - A_DROP]
+        return f"drops {'an' if w[0] in 'AEIOU' else 'a'} {w} on Machine {after['turn_state']['position']}"
+    if a == A_ENTER or a == A_ENTER + 1:
+        w = [w for w, n in ts["hand"].items() if n][0]
+        nova = " using Nova's ability" if a != A_ENTER else ""
+        return f"sends the {w} into Orphanage section {ts['position']}{nova}"
+    if A_FIX <= a < A_FIX + 24:
+        return f"fixes a malfunction {kind_name(a - A_FIX)} on Machine {ts['position']} (it becomes knowledge)"
+    if A_PAY <= a < A_SELECT:
+        pay = before["payment"]
+        to = "the discard pile" if pay["to"] is None else f"player {pay['to'] + 1}"
+        return f"hands knowledge {kind_name(a - A_PAY)} to {to} (for: {pay['then'].replace('_', ' ')})"
+    if A_SELECT <= a < A_SELECT + 24:
+        i = a - A_SELECT
+        if before["phase"] == "harris_from":
+            return f"takes the {WORKERS[before['ability_args'][0]]} from Machine {i + 1}"
+        if before["phase"] == "harris_to":
+            return f"puts it on Machine {i + 1}"
+        return f"removes a malfunction M{before['ability_args'][0] + 1} {TYPES[i % 4]} from Machine {i // 4 + 1}"
+    words = {"stop fixing": "stops fixing", "end turn": "ends the turn"}
+    return words.get(ACTION_NAMES[a], "uses " + ACTION_NAMES[a])
+
+
+def replay_lines(lines):
+    """Re-play a trace on the engine, checking every recorded position, and yield its story.
+
+    Raises ValueError if the trace is malformed or does not match the rules it names."""
+    if not lines or lines[0].get("type") != "setup" or lines[0].get("game") != "bethel_woods":
+        raise ValueError("not a Bethel Woods trace: the first line must be its setup")
+    head = lines[0]
+    rules = rules_from_mapping(head["rules"], source="trace")
+    g = Game.from_position(head["position"], rules)
+    pos = head["position"]
+    yield (f"Bethel Woods, {head['players']} players ({', '.join(pos['characters'])}), {head['spies']} spies "
+           f"at setup, policy {head['policy']}, seed {head['seed']}, game {head['game_index']}.")
+    yield (f"Critical tiles: " + ", ".join(f"M{m['machine']} {m['critical_tile']}" for m in pos["machines"]) +
+           f". Spy stack from the top: {pos['spy_stack']}. Player {pos['first_player'] + 1} starts.")
+    yield _board_line(pos)
+    last_turn = None
+    for n, line in enumerate(lines[1:], start=2):
+        kind = line.get("type")
+        if kind in ("decision", "chance") and line["turn"] != last_turn:
+            last_turn = line["turn"]
+            q = int(g.state[E.CUR])
+            yield f"-- Turn {last_turn + 1}: {_who(pos, q)}"
+        if kind == "decision":
+            before = g.to_dict()
+            try:
+                g.apply(int(line["action"]))
+            except ValueError as e:
+                raise ValueError(f"trace line {n}: {e}") from None
+            yield f"   {_who(pos, line['player'])} {describe_decision(before, g.to_dict(), int(line['action']))}"
+        elif kind == "chance":
+            before = g.to_dict()
+            g.apply_chance(int(line["outcome"]))
+            after = g.to_dict()
+            yield "   " + _chance_words(before, after, int(line["outcome"]))
+        elif kind == "position":
+            if g.to_dict() != line["position"]:
+                raise ValueError(f"trace line {n}: the recorded position differs from the replayed game")
+            yield "   " + _board_line(line["position"])
+        elif kind == "end":
+            won = line["outcome"] == "win"
+            yield (f"The players {'WIN' if won else 'LOSE (' + line['outcome'].replace('_', ' ') + ')'} "
+                   f"after {line['turns']} turns with {line['daydreamer_built']} of 6 Daydreamer pieces.")
+        else:
+            raise ValueError(f"trace line {n}: unknown line type {kind!r}")
+
+
+def _chance_words(before, after, o):
+    if before["phase"] == PHASES[PH_CHANCE_MALF]:
+        where = [m["machine"] for m, mb in zip(after["machines"], before["machines"])
+                 if m["malfunctions"] != mb["malfunctions"]]
+        if not where:
+            return f"Malfunction {kind_name(o)} drawn: Rone's protection sends it to the discard pile"
+        crit = [m["machine"] for m, mb in zip(after["machines"], before["machines"])
+                if m["critical_face_up"] and not mb["critical_face_up"]]
+        s = f"Malfunction {kind_name(o)} drawn and placed on Machine {where[0]}"
+        if where[0] != o // 4 + 1:
+            s += " (redirected)"
+        if crit:
+            tile = after["machines"][crit[0] - 1]["critical_tile"]
+            s += f"; Machine {crit[0]} goes critical: tile '{tile}' turns face up"
+        return s
+    return f"A machine went critical, so spy {o + 1} is revealed and placed on Machine {o + 1}"
+
+
+def _board_line(pos):
+    parts = []
+    for m in pos["machines"]:
+        n = sum(m["malfunctions"].values())
+        flag = "!" if m["critical_face_up"] else ""
+        spy = "+spy" if m["spy"] else ""
+        parts.append(f"M{m['machine']}:{n}{spy}{flag}")
+    know = " ".join(f"P{q + 1}:{sum(k.values())}" for q, k in enumerate(pos["knowledge"]))
+    return (f"Board {' '.join(parts)} | bag {sum(pos['bag'].values())} | Daydreamer {pos['daydreamer_built']}/6 "
+            f"| knowledge {know}")
+
+
+def read_trace(path):
+    lines = []
+    with open(path) as f:
+        for n, raw in enumerate(f, start=1):
+            if raw.strip():
+                try:
+                    lines.append(json.loads(raw))
+                except json.JSONDecodeError as e:
+                    raise ValueError(f"{path} line {n} is not JSON: {e.msg}") from None
+    return lines
+
+
+assert CHARACTERS and from_dict and to_dict
