@@ -190,3 +190,101 @@ def _run_lockstep(s, ref, p, ck, c, pk, weights, max_steps, check_every):
             E.apply(s, p, a)
             ref.apply(a)
     raise AssertionError("game did not end")
+
+
+# ---- scenarios for rule tests -------------------------------------------------------------------
+def kind(machine, type_name):
+    """The kind index of a malfunction/knowledge token: machine 1-6 and a type name."""
+    from simcore.bethel_woods.rules import TYPES
+    return 4 * (machine - 1) + TYPES.index(type_name)
+
+
+def scenario(players=2, characters=("Fenn", "Nova"), current=0, workers=None, malfunctions=None,
+             knowledge=None, spies=(), tiles=None, stack=None, orphanage=None, phase="pre", **turn_state):
+    """A position for a rule test, in the documented format, with everything named and the rest
+    as after a normal setup (the bag holds whatever is not elsewhere, so components are conserved).
+
+    workers: {machine: [worker names]} (default: the setup workers)
+    malfunctions: {machine: [(printed machine, type name), ...]} (default: none)
+    knowledge: {seat: [(printed machine, type name), ...]}
+    spies: machines with a spy; stack: the spy stack (default: the other spies in order)
+    tiles: six critical effect names for machines 1-6 (default: the rulebook's order)
+    orphanage: six worker names or None"""
+    from simcore.bethel_woods.face import Game
+    from simcore.bethel_woods.rules import CRITICAL_EFFECTS
+    from simcore.bethel_woods.actions import kind_name
+    assert tiles is None or sorted(tiles) == sorted(CRITICAL_EFFECTS), "tiles must be the six effects, once each"
+    g = Game(players, 0, list(characters), seed=1)
+    d = g.to_dict()
+    rules = Rules()
+    total = {kind_name(k): rules.malfunction_counts[k // 4][k % 4] for k in range(24)}
+    d["current_player"] = d["first_player"] = current
+    d["characters"] = list(characters)
+    for m in range(6):
+        md = d["machines"][m]
+        md["malfunctions"] = {}
+        if workers is not None:
+            md["workers"] = {w: workers.get(m + 1, []).count(w) for w in md["workers"]}
+        md["spy"] = (m + 1) in spies
+        md["critical_tile"] = (tiles or CRITICAL_EFFECTS)[m]
+    used = {}
+    for m, toks in (malfunctions or {}).items():
+        for pm, t in toks:
+            name = kind_name(kind(pm, t))
+            d["machines"][m - 1]["malfunctions"][name] = d["machines"][m - 1]["malfunctions"].get(name, 0) + 1
+            used[name] = used.get(name, 0) + 1
+    d["knowledge"] = [{} for _ in range(players)]
+    for q, toks in (knowledge or {}).items():
+        for pm, t in toks:
+            name = kind_name(kind(pm, t))
+            d["knowledge"][q][name] = d["knowledge"][q].get(name, 0) + 1
+            used[name] = used.get(name, 0) + 1
+    d["discard"] = {}
+    d["bag"] = {n: c - used.get(n, 0) for n, c in total.items() if c - used.get(n, 0) > 0}
+    d["spy_stack"] = list(stack) if stack is not None else [m for m in range(1, 7) if m not in spies]
+    d["orphanage"] = list(orphanage) if orphanage is not None else [None] * 6
+    d["daydreamer_built"] = sum(w is not None for w in d["orphanage"])
+    d["phase"] = phase
+    d["turn_state"].update(turn_state)
+    for md in d["machines"]:
+        md["critical_face_up"] = sum(md["malfunctions"].values()) + md["spy"] > 3
+    return d
+
+
+class Both:
+    """The compiled and the reference engine at the same position, driven together; every step
+    checks that they still agree."""
+
+    def __init__(self, position, rules=None):
+        from simcore.bethel_woods.face import Game
+        self.rules = rules or Rules()
+        self.g = Game.from_position(position, self.rules)
+        self.ref = ReferenceGame.from_dict(position, self.rules)
+        self.check()
+
+    def check(self):
+        a, b = self.g.to_dict(), self.ref.to_dict()
+        assert a == b, _diff(a, b)
+        if not self.g.is_chance() and not self.g.is_terminal():
+            assert self.g.legal_actions() == self.ref.legal_actions()
+
+    def legal(self):
+        return self.g.legal_action_names()
+
+    def do(self, *names):
+        for name in names:
+            a = self.g.apply(name)
+            self.ref.apply(a)
+            self.check()
+        return self
+
+    def chance(self, *outcomes):
+        for o in outcomes:
+            self.g.apply_chance(o)
+            self.ref.apply_chance(o)
+            self.check()
+        return self
+
+    @property
+    def d(self):
+        return self.g.to_dict()

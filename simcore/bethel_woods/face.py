@@ -223,9 +223,10 @@ class Game:
 
     def __init__(self, players=3, spies=0, characters=None, seed=0, game_index=0, rules: Rules | None = None):
         check_setup_args(players, spies)
-        chars = parse_characters(characters, players) if isinstance(characters, str) else characters
-        if chars is not None and len(chars) != players:
-            raise ValueError(f"{len(chars)} characters for {players} players")
+        if characters is not None and not isinstance(characters, str) and all(isinstance(c, int) for c in characters):
+            chars = parse_characters([CHARACTERS[c] for c in characters], players)
+        else:
+            chars = parse_characters(characters, players)
         self.rules = rules or Rules()
         self.params = self.rules.params
         self.key = np.uint64(stream_key(seed, game_index, STREAM_CHANCE))
