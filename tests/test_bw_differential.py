@@ -1,0 +1,76 @@
+"""The compiled engine against the plain-Python reference engine, step by step.
+
+At every step of thousands of seeded games both engines must hold the same position (the whole
+documented position format), offer the same legal actions and the same chance distribution, and
+end with the same outcome. Games start from setup (uniform random play, and an exploring policy
+that plays longer games) and from rich mid-game positions (workers in the Orphanage, knowledge in
+hand, critical machines, near-wins and nearly empty bags)."""
+import pytest
+
+import bw_helpers as H
+from simcore.bethel_woods.rules import CHARACTERS, rules_from_mapping
+
+N = 250  # games per test case; 8 cases -> 2,000 games in all
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_random_play_from_setup(players):
+    for g in range(N):
+        H.lockstep(11, g, players, g % 6)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_exploring_play_from_setup(players):
+    w = H.explore_weights()
+    for g in range(N):
+        chars = None if g % 2 else [(g + 3 * q) % 8 for q in range(players)]
+        H.lockstep(12, g, players, g % 4, chars=chars, weights=w)
+
+
+def test_rich_positions():
+    w = H.explore_weights()
+    for g in range(N):
+        d, _ = H.rich_position(13, g, 2 + g % 3, g % 4)
+        H.lockstep_from(d, 13, g, weights=w)
+
+
+def test_near_the_end():
+    w = H.explore_weights()
+    outcomes = set()
+    for g in range(N):
+        d, _ = H.rich_position(14, g, 2 + g % 3, g % 3, orphanage=5 if g % 2 else 4,
+                               bag_left=None if g % 3 else 4)
+        _, end = H.lockstep_from(d, 14, g, weights=w)
+        outcomes.add(end["outcome"])
+    assert outcomes == {"win", "bag_empty", "four_critical", "six_spies"}
+
+
+def test_every_character_in_every_seat():
+    w = H.explore_weights()
+    for g in range(64):
+        chars = [(g + q) % 8 for q in range(4)]
+        d, _ = H.rich_position(15, g, 4, 1, chars=chars)
+        H.lockstep_from(d, 15, g, weights=w)
+
+
+def test_with_overridden_rules():
+    rules = rules_from_mapping({
+        "machine_types": [["Mechanical", "Structural"], ["Digital", "Electrical"], ["Mechanical", "Digital"],
+                          ["Structural", "Electrical"], ["Mechanical", "Electrical"], ["Structural", "Digital"]],
+        "knowledge_limit": 5, "critical_knowledge_limit": 4, "malfunctions_per_turn": 4})
+    w = H.explore_weights()
+    for g in range(100):
+        H.lockstep(16, g, 2 + g % 3, g % 3, rules=rules, weights=w)
+
+
+def test_the_differential_tests_covered_every_kind_of_step():
+    """Fails if the lock-step games above stopped reaching some action or payment (they run first
+    in this module)."""
+    seen = set(H.COVERAGE)
+    need = {"pick", "drop", "fix", "stop", "end", "pay", "select", "enter Orphanage", "enter Orphanage (Nova)",
+            "uncover spy", "uncover spy (Fenn)", "uncover spy clockwise (Fare)", "uncover spy anticlockwise (Fare)",
+            "Harris", "Junas", "Linny", "Violet", "Rone"}
+    need |= {"then:" + t for t in ("enter", "uncover", "harris", "junas_give", "junas_discard", "linny", "violet",
+                                   "rone", "return", "discard_round")}
+    assert need <= seen, sorted(need - seen)
+    assert len(CHARACTERS) == 8

@@ -1,0 +1,117 @@
+"""The command line, through its real entry point: output, JSON fields, exit codes and errors."""
+import json
+
+import pytest
+
+from experiments.cli import main
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_simulate_json(capsys):
+    code, out, err = run(capsys, "bethel-woods", "simulate", "--players", "3", "--spies", "2", "--characters",
+                         "Nova,Harris,Fenn", "--games", "2000", "--seed", "7", "--threads", "2", "--json")
+    assert code == 0
+    d = json.loads(out)
+    for key in ("game", "games", "wins", "win_rate", "ci95", "losses", "mean_turns", "games_per_second",
+                "threads", "seed"):
+        assert key in d
+    assert d["game"] == "bethel_woods" and d["games"] == 2000 and d["threads"] == 2 and d["seed"] == 7
+    assert set(d["losses"]) == {"bag_empty", "four_critical", "six_spies"}
+    assert d["wins"] + sum(d["losses"].values()) == 2000
+    lo, hi = d["ci95"]
+    assert 0 <= lo <= d["win_rate"] <= hi <= 1 and hi > 0
+    assert d["characters"] == ["Nova", "Harris", "Fenn"]
+
+
+def test_simulate_table_is_reproducible(capsys):
+    code, out1, _ = run(capsys, "bethel-woods", "simulate", "--games", "1500", "--seed", "3", "--threads", "1")
+    code2, out2, _ = run(capsys, "bethel-woods", "simulate", "--games", "1500", "--seed", "3", "--threads", "2")
+    assert code == code2 == 0
+    strip = lambda t: [l for l in t.splitlines() if not l.startswith("speed")]  # noqa: E731
+    assert strip(out1) == strip(out2)
+    assert "95% CI" in out1 and "win rate" in out1
+
+
+def test_simulate_records_csv(capsys, tmp_path):
+    path = tmp_path / "games.csv"
+    code, _, _ = run(capsys, "bethel-woods", "simulate", "--games", "300", "--records", str(path))
+    assert code == 0
+    lines = path.read_text().splitlines()
+    assert len(lines) == 301 and lines[0].startswith("game,won,outcome,turns")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--players", "5"], "players 5"),
+    (["--players", "1"], "players 1"),
+    (["--spies", "9"], "spies 9"),
+    (["--characters", "Nova,Bob,Fenn"], "unknown character 'Bob'"),
+    (["--characters", "Nova,Fenn"], "2 characters for 3"),
+    (["--games", "0"], "games 0"),
+    (["--threads", "64"], "threads 64"),
+    (["--policy", "genius"], "unknown policy 'genius'"),
+    (["--players", "abc"], "'--players'"),
+    (["--rules", "/nonexistent.toml"], "does not exist"),
+])
+def test_bad_input_one_line_exit_2(capsys, args, message):
+    code, out, err = run(capsys, "bethel-woods", "simulate", "--games", "10", *args)
+    assert code == 2
+    assert message in err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert out == ""
+
+
+def test_broken_rules_file(capsys, tmp_path):
+    p = tmp_path / "r.toml"
+    p.write_text("[bethel_woods]\nknowledge_limit = -3\n")
+    code, out, err = run(capsys, "bethel-woods", "simulate", "--rules", str(p))
+    assert code == 2 and "knowledge_limit: -3" in err and err.count("\n") == 1
+
+
+def test_play_and_replay(capsys, tmp_path):
+    trace = tmp_path / "game.jsonl"
+    code, out, err = run(capsys, "bethel-woods", "play", "--seed", "7", "--players", "3", "--spies", "1",
+                         "--policy", "random", "--trace", str(trace))
+    assert code == 0 and trace.exists()
+    lines = [json.loads(l) for l in trace.read_text().splitlines()]
+    assert lines[0]["type"] == "setup" and lines[-1]["type"] == "end"
+    kinds = {l["type"] for l in lines}
+    assert kinds == {"setup", "decision", "chance", "position", "end"}
+    pos = lines[0]["position"]
+    for key in ("bag", "spy_stack", "machines", "knowledge", "discard"):
+        assert key in pos
+    assert all("critical_tile" in m and "critical_face_up" in m for m in pos["machines"])
+    code, story, err = run(capsys, "replay", str(trace))
+    assert code == 0
+    assert story.count("-- Turn") == lines[-1]["turns"]
+    assert ("LOSE" in story) or ("WIN" in story)
+
+
+def test_replay_rejects_a_tampered_trace(capsys, tmp_path):
+    trace = tmp_path / "game.jsonl"
+    run(capsys, "bethel-woods", "play", "--seed", "8", "--trace", str(trace))
+    lines = [json.loads(l) for l in trace.read_text().splitlines()]
+    i = next(i for i, l in enumerate(lines) if l["type"] == "position")
+    lines[i]["position"]["bag"] = {}
+    trace.write_text("\n".join(json.dumps(l) for l in lines) + "\n")
+    code, out, err = run(capsys, "replay", str(trace))
+    assert code == 2 and "differs" in err
+
+
+def test_replay_errors(capsys, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    code, _, err = run(capsys, "replay", str(bad))
+    assert code == 2 and "not JSON" in err
+    code, _, err = run(capsys, "replay", str(tmp_path / "missing.jsonl"))
+    assert code == 2 and err.startswith("error: ")
+
+
+def test_play_writes_nothing_on_bad_input(capsys, tmp_path):
+    trace = tmp_path / "game.jsonl"
+    code, _, err = run(capsys, "bethel-woods", "play", "--players", "7", "--trace", str(trace))
+    assert code == 2 and not trace.exists() and list(tmp_path.iterdir()) == []
