@@ -12,12 +12,13 @@ try:  # typer >= 0.20 vendors click; older releases depend on it
 except ImportError:  # pragma: no cover
     from click.exceptions import UsageError
 
-from . import bethel_woods_cli
+from . import bench_cli, bethel_woods_cli
 from .errors import user_errors
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
                   help="boardsim: Monte Carlo balance analysis for Bethel Woods and Benevolent.")
 app.add_typer(bethel_woods_cli.app, name="bethel-woods")
+app.command(name="bench")(bench_cli.bench)
 
 
 @app.command()

@@ -4,13 +4,7 @@ from numba import njit
 from simcore.rng import below
 
 
-@njit(cache=True)
-def random_action(mask, n_legal, key, counter):
-    """The r-th legal action, r uniform in [0, n_legal)."""
-    r = below(key, counter, n_legal)
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            if r == 0:
-                return a
-            r -= 1
-    return -1
+@njit(cache=True, _nrt=False)
+def random_action(acts, n_legal, key, counter):
+    """The r-th legal action in ascending order (acts[:n_legal]), r uniform in [0, n_legal)."""
+    return acts[below(key, counter, n_legal)]

@@ -130,11 +130,13 @@ def rich_position(seed, game, players, spies, chars=None, rules=None, orphanage=
         k = take_from_bag()
         m = k // 4 if r(3) else r(6)  # sometimes lying on another machine (as after a redirect)
         s[E.BOARD + 24 * m + k] += 1
+        E.recount(s)
         if E.n_critical(s, p) >= 4:
             s[E.BOARD + 24 * m + k] -= 1
             s[E.BAG + k] += 1
+            E.recount(s)
     if bag_left is not None:  # a nearly empty bag: the rest goes to the discard pile
-        while E.bag_total(s) > bag_left:
+        while s[E.BAG:E.BAG + 24].sum() > bag_left:
             s[E.DISCARD + take_from_bag()] += 1
     s[E.TURN] = r(20)
     return to_dict(s), from_dict(to_dict(s))

@@ -24,6 +24,7 @@ def play(seed, game, players, spies, chars, explore, on_step):
     s = np.zeros(E.S_SIZE, np.int32)
     c = int(E.setup(s, P, players, spies, chars_array(chars), ck))
     mask = np.zeros(N_ACTIONS, np.bool_)
+    acts = np.zeros(N_ACTIONS, np.int32)
     probs = np.zeros(24)
     w = H.explore_weights() if explore else None
     pc = 0
@@ -39,6 +40,8 @@ def play(seed, game, players, spies, chars, explore, on_step):
         else:
             n = E.legal_mask(s, P, mask)
             assert n > 0 and n == mask.sum(), "a decision step must have a legal action"
+            assert E.legal_actions(s, P, acts) == n
+            assert (acts[:n] == np.flatnonzero(mask)).all(), "the list is the mask, ascending"
             a = H.pick(mask, n, pk, pc, w)
             pc += 1
             E.apply(s, P, a)
@@ -84,6 +87,11 @@ def test_components_are_conserved_and_limits_hold(args):
         if a is not None:
             state["decisions_this_turn"] += 1
             assert state["decisions_this_turn"] < 200
+        # the derived caches equal their definitions
+        for m in range(6):
+            assert s[E.MCOUNT + m] == s[E.BOARD + 24 * m:E.BOARD + 24 * m + 24].sum()
+            assert s[E.EFFM + s[E.TILE + m]] == m
+        assert s[E.BAG_N] == s[E.BAG:E.BAG + 24].sum()
         # positions survive the JSON format unchanged
         assert (from_dict(to_dict(s)) == s).all()
 

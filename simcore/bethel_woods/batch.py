@@ -26,8 +26,8 @@ R_OUTCOME, R_TURNS, R_BUILT, R_UNCOVERED, R_FIXED, R_DECISIONS, R_FIRST, R_CHAR0
 N_REC = R_CHAR0 + 4
 
 
-@njit(cache=True)
-def play_game(s, p, mask, keys, counters, n_players, n_spies, chars, seed, game, pol):
+@njit(cache=True, _nrt=False)
+def play_game(s, p, acts, keys, counters, n_players, n_spies, chars, seed, game, pol):
     """Play one game to the end in s; return the number of decisions taken."""
     ck = stream_key(seed, game, STREAM_CHANCE)
     c = E.setup(s, p, n_players, n_spies, chars, ck)
@@ -44,9 +44,9 @@ def play_game(s, p, mask, keys, counters, n_players, n_spies, chars, seed, game,
             E.apply_chance(s, p, o)
         else:
             q = E.decider(s)
-            n = E.legal_mask(s, p, mask)
+            n = E.legal_actions(s, p, acts)
             # policy dispatch: only the random policy exists so far
-            a = random_action(mask, n, keys[q], counters[q])
+            a = random_action(acts, n, keys[q], counters[q])
             counters[q] += 1
             E.apply(s, p, a)
     return s[E.ST_DECISIONS]
@@ -57,14 +57,15 @@ def play_chunk(p, n_players, n_spies, chars, seed, start, count, pol, out):
     """Play games start..start+count-1; write one record per game into out[count, N_REC]."""
     n_blocks = (count + BLOCK - 1) // BLOCK
     for b in prange(n_blocks):
+        pb = p.copy()  # each block reads its own copy of the rules: no shared cache line between threads
         s = np.zeros(E.S_SIZE, dtype=np.int32)
-        mask = np.zeros(N_ACTIONS, dtype=np.bool_)
+        acts = np.zeros(N_ACTIONS, dtype=np.int32)
         keys = np.zeros(4, dtype=np.uint64)
         counters = np.zeros(4, dtype=np.int64)
         lo = b * BLOCK
         hi = min(count, lo + BLOCK)
         for i in range(lo, hi):
-            play_game(s, p, mask, keys, counters, n_players, n_spies, chars, seed, start + i, pol)
+            play_game(s, pb, acts, keys, counters, n_players, n_spies, chars, seed, start + i, pol)
             out[i, R_OUTCOME] = s[E.OUTCOME]
             out[i, R_TURNS] = s[E.TURN] + 1  # the turn in which the game ended counts
             out[i, R_BUILT] = E.orphanage_count(s)

@@ -1,7 +1,7 @@
 """Bethel Woods: the compiled rules.
 
 A position is one flat int32 array ``s`` of S_SIZE entries (layout below); the rules data is the
-int32 array ``p`` made by ``Rules.params``. Every function is ``@njit(cache=True)``, takes plain
+int32 array ``p`` made by ``Rules.params``. Every function is ``@njit(cache=True, _nrt=False)``, takes plain
 arrays and allocates nothing, so the batch runner can play millions of games without leaving
 compiled code.
 
@@ -12,6 +12,13 @@ compiled code.
     apply_chance(s, p, outcome)
 
 The decision and chance structure is documented in actions.py and docs/bethel_woods.md.
+
+Speed notes. The functions are compiled with ``_nrt=False`` (numba's flag for code that needs no
+runtime: none of them allocates). With the runtime on, every call between them passed its arrays
+through atomic reference counting (NRT_incref/decref); sampling with perf showed 63% of all time
+in those two ``lock incq/decq`` helpers, and turning the runtime off doubled the games per second
+(6.7 to 3.5 microseconds a game on one thread). Only ``legal_mask`` (Python-facing) allocates.
+The caches MCOUNT/BAG_N/EFFM make "is this machine critical?" O(1).
 """
 import numpy as np
 from numba import njit
@@ -78,7 +85,12 @@ ST_FIXED = 382   # statistics: malfunctions fixed
 ST_UNCOV = 383   #   spies uncovered
 ST_DECISIONS = 384  # decisions taken
 STACK_N = 385    # spies in the stack
-S_SIZE = 388
+# derived caches, kept in step with BOARD, BAG and TILE (``recount`` rebuilds them; the property
+# tests check them): they make "is this machine critical?" O(1) in the hot loop
+MCOUNT = 386     # 6: malfunctions lying at machine m (sum of its BOARD row)
+BAG_N = 392      # malfunctions in the bag
+EFFM = 393       # 6: the machine whose critical tile has effect e
+S_SIZE = 400
 
 C_ENTER, C_UNCOVER, C_HARRIS, C_JUNAS_GIVE, C_JUNAS_DISCARD, C_LINNY, C_VIOLET, C_RONE, C_WINDOW, C_LIMIT = range(10)
 R_BEGIN_PLACEMENT, R_CONTINUE_PLACEMENT, R_AFTER_SPY = range(3)
@@ -88,20 +100,32 @@ N_SECTIONS = 6
 
 
 # ---- small queries ------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def malfunctions_at(s, m):
-    t = 0
+    return s[MCOUNT + m]
+
+
+@njit(cache=True, _nrt=False)
+def recount(s):
+    """Rebuild the derived caches from BOARD, BAG and TILE (after editing those directly)."""
+    for m in range(6):
+        t = 0
+        for k in range(24):
+            t += s[BOARD + 24 * m + k]
+        s[MCOUNT + m] = t
+        s[EFFM + s[TILE + m]] = m
+    b = 0
     for k in range(24):
-        t += s[BOARD + 24 * m + k]
-    return t
+        b += s[BAG + k]
+    s[BAG_N] = b
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_critical(s, p, m):
     return malfunctions_at(s, m) + s[SPY + m] > p[P_CRIT_ABOVE]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def n_critical(s, p):
     n = 0
     for m in range(6):
@@ -110,16 +134,14 @@ def n_critical(s, p):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def effect_active(s, p, e):
     """A critical tile's effect is active while its machine is critical (the tile is face up)."""
-    for m in range(6):
-        if s[TILE + m] == e:
-            return 1 if is_critical(s, p, m) else 0
-    return 0
+    m = s[EFFM + e]
+    return 1 if s[MCOUNT + m] + s[SPY + m] > p[P_CRIT_ABOVE] else 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def knowledge_total(s, q):
     t = 0
     for k in range(24):
@@ -127,7 +149,7 @@ def knowledge_total(s, q):
     return t
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def have_types(s, q):
     h0 = 0
     h1 = 0
@@ -142,14 +164,14 @@ def have_types(s, q):
     return (h0, h1, h2, h3)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def knowledge_limit(s, p):
     if effect_active(s, p, E_LIMIT6):
         return p[P_CRIT_LIMIT]
     return p[P_LIMIT]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def orphanage_count(s):
     n = 0
     for i in range(N_SECTIONS):
@@ -158,12 +180,12 @@ def orphanage_count(s):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hand_total(s):
     return s[HAND] + s[HAND + 1] + s[HAND + 2] + s[HAND + 3]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fixable_at(s, m, t):
     n = 0
     for pm in range(6):
@@ -171,7 +193,7 @@ def fixable_at(s, m, t):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def decider(s):
     if s[PHASE] == PH_PAY:
         return s[PAYER]
@@ -179,7 +201,7 @@ def decider(s):
 
 
 # ---- payment feasibility --------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def feasible(need, any_n, sub, paid, paid_n, have):
     """Can tokens still to be paid from ``have`` complete a payment that already holds ``paid``?
 
@@ -203,23 +225,23 @@ def feasible(need, any_n, sub, paid, paid_n, have):
     return have_sum >= slots and fill >= rem_sum - sub and rem_sum - sub <= slots
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def can_pay(have, need, any_n, sub):
     return feasible(need, any_n, sub, (0, 0, 0, 0), 0, have)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _need1(t, c):
     return (c if t == 0 else 0, c if t == 1 else 0, c if t == 2 else 0, c if t == 3 else 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _need2(a, b):
     return ((a == 0) + (b == 0), (a == 1) + (b == 1), (a == 2) + (b == 2), (a == 3) + (b == 3))
 
 
 # ---- setup -----------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _shuffle6(s, off, key, c):
     """Fisher-Yates shuffle of s[off:off+6] (already filled); returns the next counter."""
     for i in range(5, 0, -1):
@@ -231,15 +253,12 @@ def _shuffle6(s, off, key, c):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bag_total(s):
-    t = 0
-    for k in range(24):
-        t += s[BAG + k]
-    return t
+    return s[BAG_N]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def kind_at(s, r):
     """The kind of the r-th malfunction in the bag, counting kinds in index order."""
     for k in range(24):
@@ -249,7 +268,7 @@ def kind_at(s, r):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def setup(s, p, n_players, n_spies, chars, key):
     """Set up a game. chars[q] is the character of seat q, or -1 in chars[0] to deal at random.
 
@@ -262,6 +281,8 @@ def setup(s, p, n_players, n_spies, chars, key):
         s[TILE + m] = m
     c = _shuffle6(s, TILE, key, c)
     for m in range(6):
+        s[EFFM + s[TILE + m]] = m
+    for m in range(6):
         s[WORK + 4 * m + p[P_MACHINE_TYPES + 2 * m]] += 1
         s[WORK + 4 * m + p[P_MACHINE_TYPES + 2 * m + 1]] += 1
         s[ORPH + m] = -1
@@ -272,6 +293,7 @@ def setup(s, p, n_players, n_spies, chars, key):
         _pop_spy_onto_board(s)
     for k in range(24):
         s[BAG + k] = p[P_MALF_COUNTS + k]
+        s[BAG_N] += p[P_MALF_COUNTS + k]
     placed = 0
     while placed < p[P_OPENING]:
         k = kind_at(s, below(key, c, bag_total(s)))
@@ -280,7 +302,9 @@ def setup(s, p, n_players, n_spies, chars, key):
         # setup step 7 (and 7b): at most 3 on a machine, at most 2 on a machine with a spy
         if malfunctions_at(s, m) + 1 + s[SPY + m] <= p[P_CRIT_ABOVE]:
             s[BAG + k] -= 1
+            s[BAG_N] -= 1
             s[BOARD + 24 * m + k] += 1
+            s[MCOUNT + m] += 1
             placed += 1
     for q in range(4):
         s[CHAR + q] = -1
@@ -308,7 +332,7 @@ def setup(s, p, n_players, n_spies, chars, key):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _pop_spy_onto_board(s):
     top = s[STACK]
     for i in range(5):
@@ -319,7 +343,7 @@ def _pop_spy_onto_board(s):
     return top
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _clear_payment(s):
     s[PAYER] = -1
     for t in range(4):
@@ -334,7 +358,7 @@ def _clear_payment(s):
     s[CARG2] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _return_window(s):
     s[PHASE] = s[WINDOW]
     s[WINDOW] = -1
@@ -342,7 +366,7 @@ def _return_window(s):
     s[CARG2] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _start_turn(s):
     """Every transient field back to its neutral value: a position has one encoding."""
     _clear_payment(s)
@@ -368,26 +392,41 @@ def _start_turn(s):
 
 
 # ---- legal actions ----------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def _add(acts, n, a):
+    acts[n] = a
+    return n + 1
+
+
 @njit(cache=True)
 def legal_mask(s, p, mask):
     """Fill mask (bool[N_ACTIONS]) with the legal decision actions; return how many there are.
-    Chance and terminal phases have none."""
+    Chance and terminal phases have none. (For Python and tests; the batch runner uses the
+    list form, legal_actions, which needs no clearing of a 188-entry mask per decision.)"""
+    acts = np.empty(N_ACTIONS, dtype=np.int32)
+    n = legal_actions(s, p, acts)
     mask[:] = False
+    for i in range(n):
+        mask[acts[i]] = True
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def legal_actions(s, p, acts):
+    """Write the legal decision actions in ascending order into acts[:n]; return n."""
     ph = s[PHASE]
     n = 0
     cur = s[CUR]
     if ph == PH_PRE:
         for m in range(6):
             if s[WORK + 4 * m] + s[WORK + 4 * m + 1] + s[WORK + 4 * m + 2] + s[WORK + 4 * m + 3] > 0:
-                mask[A_PICK + 2 * m] = True
-                mask[A_PICK + 2 * m + 1] = True
-                n += 2
-        n += _ability_mask(s, p, mask)
+                n = _add(acts, n, A_PICK + 2 * m)
+                n = _add(acts, n, A_PICK + 2 * m + 1)
+        n = _ability_mask(s, p, acts, n)
     elif ph == PH_MOVE:
         for t in range(4):
             if s[HAND + t] > 0:
-                mask[A_DROP + t] = True
-                n += 1
+                n = _add(acts, n, A_DROP + t)
         if hand_total(s) == 1 and s[ORPH + s[POS]] < 0:
             t = 0
             for t2 in range(4):
@@ -397,24 +436,18 @@ def legal_mask(s, p, mask):
                 cost = orphanage_count(s) + 1 + effect_active(s, p, E_CONSTRUCT)
                 have = have_types(s, cur)
                 if can_pay(have, _need1(t, cost), 0, 0):
-                    mask[A_ENTER] = True
-                    n += 1
+                    n = _add(acts, n, A_ENTER)
                 if s[CHAR + cur] == NOVA and s[ABIL_USED] == 0:
                     if can_pay(have, _need1(t, cost), effect_active(s, p, E_ABILITY), 1):
-                        mask[A_ENTER_NOVA] = True
-                        n += 1
+                        n = _add(acts, n, A_ENTER_NOVA)
     elif ph == PH_FIX:
         m = s[POS]
         t = s[LAST_T]
         for pm in range(6):
             if s[BOARD + 24 * m + 4 * pm + t] > 0:
-                mask[A_FIX + 4 * pm + t] = True
-                n += 1
-        mask[A_STOP_FIXING] = True
-        n += 1
+                n = _add(acts, n, A_FIX + 4 * pm + t)
+        n = _add(acts, n, A_STOP_FIXING)
     elif ph == PH_POST:
-        mask[A_END_TURN] = True
-        n += 1
         lm = s[LASTM]
         if lm >= 0 and s[UNCOVERED] == 0:
             have = have_types(s, cur)
@@ -425,20 +458,18 @@ def legal_mask(s, p, mask):
             if s[SPY + lm] == 1:
                 need = _need2(p[P_MACHINE_TYPES + 2 * lm], p[P_MACHINE_TYPES + 2 * lm + 1])
                 if can_pay(have, need, extra, 0):
-                    mask[A_UNCOVER] = True
-                    n += 1
+                    n = _add(acts, n, A_UNCOVER)
                 if ch == FENN and free and can_pay(have, need, extra + tax, 1):
-                    mask[A_UNCOVER_FENN] = True
-                    n += 1
+                    n = _add(acts, n, A_UNCOVER_FENN)
             if ch == FARE and free:
                 for d in range(2):
                     m2 = (lm + 1) % 6 if d == 0 else (lm + 5) % 6
                     if s[SPY + m2] == 1:
                         need = _need2(p[P_MACHINE_TYPES + 2 * m2], p[P_MACHINE_TYPES + 2 * m2 + 1])
                         if can_pay(have, need, extra + 1 + tax, 0):
-                            mask[A_UNCOVER_FARE_CW + d] = True
-                            n += 1
-        n += _ability_mask(s, p, mask)
+                            n = _add(acts, n, A_UNCOVER_FARE_CW + d)
+        n = _add(acts, n, A_END_TURN)  # after the uncovers: the list stays ascending
+        n = _ability_mask(s, p, acts, n)
     elif ph == PH_PAY:
         q = s[PAYER]
         have = have_types(s, q)
@@ -449,39 +480,35 @@ def legal_mask(s, p, mask):
                 h2 = (have[0] - (t == 0), have[1] - (t == 1), have[2] - (t == 2), have[3] - (t == 3))
                 p2 = (s[PAID] + (t == 0), s[PAID + 1] + (t == 1), s[PAID + 2] + (t == 2), s[PAID + 3] + (t == 3))
                 if feasible(need, s[ANY_N], s[SUB], p2, s[PAID_N] + 1, h2):
-                    mask[A_PAY + k] = True
-                    n += 1
+                    n = _add(acts, n, A_PAY + k)
     elif ph == PH_HARRIS_FROM:
         t = s[CARG]
         for m in range(6):
             if s[WORK + 4 * m + t] > 0:
-                mask[A_SELECT + m] = True
-                n += 1
+                n = _add(acts, n, A_SELECT + m)
     elif ph == PH_HARRIS_TO:
         for m in range(6):
             if m != s[CARG2]:
-                mask[A_SELECT + m] = True
-                n += 1
+                n = _add(acts, n, A_SELECT + m)
     elif ph == PH_LINNY:
         pm = s[CARG]
         for loc in range(6):
             for t in range(4):
                 if s[BOARD + 24 * loc + 4 * pm + t] > 0:
-                    mask[A_SELECT + 4 * loc + t] = True
-                    n += 1
+                    n = _add(acts, n, A_SELECT + 4 * loc + t)
     return n
 
 
-@njit(cache=True)
-def _ability_mask(s, p, mask):
-    """The active abilities (Harris, Junas, Linny, Violet, Rone) legal in the PRE/POST windows."""
+@njit(cache=True, _nrt=False)
+def _ability_mask(s, p, acts, n):
+    """Add the active abilities (Harris, Junas, Linny, Violet, Rone) legal in the PRE/POST
+    windows; return the new count."""
     cur = s[CUR]
     if s[ABIL_USED] != 0:
-        return 0
+        return n
     ch = s[CHAR + cur]
-    n = 0
     if ch != HARRIS and ch != JUNAS and ch != LINNY and ch != VIOLET and ch != RONE:
-        return 0
+        return n
     tax = effect_active(s, p, E_ABILITY)
     have = have_types(s, cur)
     total = have[0] + have[1] + have[2] + have[3]
@@ -490,16 +517,14 @@ def _ability_mask(s, p, mask):
             if can_pay(have, _need1(t, 1), tax, 0):
                 for m in range(6):
                     if s[WORK + 4 * m + t] > 0:
-                        mask[A_HARRIS + t] = True
-                        n += 1
+                        n = _add(acts, n, A_HARRIS + t)
                         break
     elif ch == JUNAS:
         for t in range(4):
             for g in range(1, 3):
                 if have[t] >= 1 + g and total >= 1 + g + tax:
                     for off in range(1, s[NP]):
-                        mask[A_JUNAS + 6 * t + 3 * (g - 1) + off - 1] = True
-                        n += 1
+                        n = _add(acts, n, A_JUNAS + 6 * t + 3 * (g - 1) + off - 1)
     elif ch == LINNY:
         if total >= 1 + tax:
             for k in range(24):
@@ -510,27 +535,24 @@ def _ability_mask(s, p, mask):
                         for t in range(4):
                             on_board += s[BOARD + 24 * loc + 4 * pm + t]
                     if on_board > 0:
-                        mask[A_LINNY + k] = True
-                        n += 1
+                        n = _add(acts, n, A_LINNY + k)
     elif ch == VIOLET:
         for t in range(4):
             if can_pay(have, _need1(t, VIOLET_REDUCTION), tax, 0):
-                mask[A_VIOLET + t] = True
-                n += 1
-    else:  # RONE
-        i = 0
-        for t1 in range(4):
-            for t2 in range(t1 + 1, 4):
-                if can_pay(have, _need2(t1, t2), tax, 0):
-                    for m in range(6):
-                        mask[A_RONE + 6 * m + i] = True
-                        n += 1
-                i += 1
+                n = _add(acts, n, A_VIOLET + t)
+    else:  # RONE: action 152 + 6m + pair, listed in ascending order
+        ok = (can_pay(have, _need2(0, 1), tax, 0), can_pay(have, _need2(0, 2), tax, 0),
+              can_pay(have, _need2(0, 3), tax, 0), can_pay(have, _need2(1, 2), tax, 0),
+              can_pay(have, _need2(1, 3), tax, 0), can_pay(have, _need2(2, 3), tax, 0))
+        for m in range(6):
+            for i in range(6):
+                if ok[i]:
+                    n = _add(acts, n, A_RONE + 6 * m + i)
     return n
 
 
 # ---- applying a decision ---------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _start_payment(s, p, payer, need, any_n, sub, dest, cont, carg, carg2):
     s[PAYER] = payer
     for t in range(4):
@@ -546,7 +568,7 @@ def _start_payment(s, p, payer, need, any_n, sub, dest, cont, carg, carg2):
     s[PHASE] = PH_PAY  # callers never start an empty payment
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _finish_payment(s, p):
     cont = s[CONT]
     carg = s[CARG]
@@ -601,7 +623,7 @@ def _finish_payment(s, p):
         _limit_round(s, p)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _limit_round(s, p):
     """Each seat in turn from the current one discards down to LIM_L; then continue per LIM_RET."""
     while s[LIM_IDX] < s[NP]:
@@ -623,7 +645,7 @@ def _limit_round(s, p):
         _next_turn(s)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _discard_round(s, p, limit, ret):
     s[LIM_IDX] = 0
     s[LIM_L] = limit
@@ -631,7 +653,7 @@ def _discard_round(s, p, limit, ret):
     _limit_round(s, p)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _after_drop(s):
     s[FIX_LEFT] = 0
     if hand_total(s) == 0:
@@ -641,7 +663,7 @@ def _after_drop(s):
         s[PHASE] = PH_MOVE
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _end_turn(s, p):
     if n_critical(s, p) >= CRITICAL_LOSS_AT:
         s[OUTCOME] = OUT_FOUR_CRITICAL
@@ -650,7 +672,7 @@ def _end_turn(s, p):
     _discard_round(s, p, knowledge_limit(s, p), R_BEGIN_PLACEMENT)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _begin_placement(s, p):
     n = p[P_PER_TURN] - s[VIOLET_RED]
     extra = effect_active(s, p, E_EXTRA)
@@ -662,7 +684,7 @@ def _begin_placement(s, p):
     _placement_next(s, p)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _placement_next(s, p):
     if s[PLACE_LEFT] > 0:
         if bag_total(s) == 0:
@@ -676,14 +698,14 @@ def _placement_next(s, p):
         _next_turn(s)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _next_turn(s):
     s[CUR] = (s[CUR] + 1) % s[NP]
     s[TURN] += 1
     _start_turn(s)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply(s, p, a):
     """Apply a legal decision action (not checked here: the Python face checks)."""
     cur = s[CUR]
@@ -723,6 +745,7 @@ def apply(s, p, a):
         k = a - A_FIX
         m = s[POS]
         s[BOARD + 24 * m + k] -= 1
+        s[MCOUNT + m] -= 1
         s[KNOW + 24 * cur + k] += 1
         s[ST_FIXED] += 1
         s[FIX_LEFT] -= 1
@@ -774,6 +797,7 @@ def apply(s, p, a):
         else:  # PH_LINNY: i = location*4 + type, of printed machine CARG
             k = 4 * s[CARG] + i % 4
             s[BOARD + 24 * (i // 4) + k] -= 1
+            s[MCOUNT + i // 4] -= 1
             s[DISCARD + k] += 1
             _return_window(s)
     else:  # the active abilities
@@ -811,7 +835,7 @@ def apply(s, p, a):
 
 
 # ---- chance ------------------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def chance_outcome(s, key, counter):
     """Draw the outcome of the pending chance event: a malfunction kind, uniform over the tokens
     in the bag; or the spy on top of the stack (probability 1)."""
@@ -820,7 +844,7 @@ def chance_outcome(s, key, counter):
     return s[STACK]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def chance_probabilities(s, out):
     """out[i] = probability of chance outcome i (24 malfunction kinds, or 6 spies)."""
     out[:] = 0.0
@@ -832,11 +856,12 @@ def chance_probabilities(s, out):
         out[s[STACK]] = 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_chance(s, p, outcome):
     if s[PHASE] == PH_CHANCE_MALF:
         k = outcome
         s[BAG + k] -= 1
+        s[BAG_N] -= 1
         s[PLACE_LEFT] -= 1
         n = k // 4
         if s[RONE_M] == n:
@@ -853,6 +878,7 @@ def apply_chance(s, p, outcome):
             # every machine critical: it stays where it was drawn for (assumption)
         was = is_critical(s, p, target)
         s[BOARD + 24 * target + k] += 1
+        s[MCOUNT + target] += 1
         if not was and is_critical(s, p, target):
             s[WENT_CRIT] = 1
             e = s[TILE + target]
@@ -880,11 +906,11 @@ def apply_chance(s, p, outcome):
         _next_turn(s)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_terminal(s):
     return s[PHASE] == PH_TERMINAL
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_chance(s):
     return s[PHASE] == PH_CHANCE_MALF or s[PHASE] == PH_CHANCE_SPY

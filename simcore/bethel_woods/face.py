@@ -213,6 +213,9 @@ def _from_dict(d):
     s[E.ST_FIXED] = st["malfunctions_fixed"]
     s[E.ST_UNCOV] = st["spies_uncovered"]
     s[E.ST_DECISIONS] = st["decisions"]
+    if sorted(s[E.TILE:E.TILE + 6]) != list(range(6)):
+        raise ValueError("the six critical tiles must each lie beside one machine")
+    E.recount(s)
     return s
 
 

@@ -21,7 +21,7 @@ from policies import policy_id, random_action
 from ..rng import STREAM_POLICY, stream_key
 from . import engine as E
 from .actions import (
-    A_DROP, A_ENTER, A_FIX, A_PAY, A_PICK, A_SELECT, ACTION_NAMES, PH_CHANCE_MALF, PHASES,
+    A_DROP, A_ENTER, A_FIX, A_PAY, A_PICK, A_SELECT, ACTION_NAMES, N_ACTIONS, PH_CHANCE_MALF, PHASES,
     kind_name,
 )
 from .face import Game, from_dict, to_dict
@@ -44,8 +44,9 @@ def record_game(players=3, spies=0, characters=None, policy="random", seed=0, ga
             lines.append({"type": "chance", "turn": turn, "outcome": o, "name": name})
         else:
             q = g.decider()
-            n = E.legal_mask(g.state, g.params, g._mask)
-            a = int(random_action(g._mask, n, keys[q], counters[q]))
+            acts = np.zeros(N_ACTIONS, dtype=np.int32)
+            n = E.legal_actions(g.state, g.params, acts)
+            a = int(random_action(acts, n, keys[q], counters[q]))
             counters[q] += 1
             g.apply(a)
             lines.append({"type": "decision", "turn": turn, "player": q, "action": a, "name": ACTION_NAMES[a]})

@@ -1,0 +1,255 @@
+"""The benchmark suite behind `boardsim bench`.
+
+For each game and policy: games/s and decisions/s on 1 and 2 threads, each normalised by the
+calibration kernel timed right before it; the reference engine on the same games (checked to give
+the same outcomes) and the compiled/reference speed ratio; in the full run also the cold compile
+time (empty numba cache), the warm start of a small CLI run and the peak memory of 1- and
+10-million-game runs.
+
+Every benchmark first checks that its code is right: a fixed run (seed 12345) must give the
+outcomes recorded as known-good in the baseline. `check` compares the normalised figures with the
+baseline and names every figure more than TOLERANCE below it.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from .calibration import calibrate
+
+BASELINE = Path(__file__).with_name("baseline.json")
+# A normalised figure may fall this far below its baseline before --check fails. Side-by-side
+# repeats on this 2-core shared machine move normalised figures by up to about 10-15%; a real
+# slowdown worth stopping (an allocation or a Python object in the hot loop) costs far more than
+# 25%. scikit-image treats 0.7-1.5 as noise on shared runners; we are a little stricter because
+# the calibration kernel removes most of the machine's own drift.
+TOLERANCE = 0.25
+CHECK_SEED = 12345
+CHECK_GAMES = 2000
+
+
+class BenchError(RuntimeError):
+    """A benchmark whose code gives wrong results, or a missing baseline."""
+
+
+@dataclass
+class GameBench:
+    game: str
+    policy: str
+    simulate: callable          # (games, seed, threads) -> (games, decisions, signature)
+    reference: callable | None  # (games, seed) -> list of per-game (outcome, turns, decisions)
+    records: callable           # (games, seed) -> same list from the compiled engine
+    players: int
+
+
+def _bw_simulate(games, seed, threads):
+    from simcore.bethel_woods.batch import simulate
+    s = simulate(3, 0, None, "random", games, seed, threads)
+    return s.games, s.decisions, {"wins": s.wins, **s.losses, "turns": s.turns, "decisions": s.decisions}
+
+
+def _bw_records(games, seed):
+    from simcore.bethel_woods.batch import simulate
+    r = simulate(3, 0, None, "random", games, seed, 1, keep_records=True).records
+    return [(str(o), int(t), int(d)) for o, t, d in zip(r["outcome"], r["turns"], r["decisions"])]
+
+
+def _bw_reference(games, seed):
+    """The reference engine plays the same games as the compiled runner: the same chance stream
+    and the same random policy rule (the r-th legal action, r from the seat's stream)."""
+    from simcore.bethel_woods.reference import ReferenceGame
+    from simcore.bethel_woods.rules import Rules
+    from simcore.rng import STREAM_CHANCE, STREAM_POLICY, below, stream_key
+    rules = Rules()
+    out = []
+    for g in range(games):
+        ck = np.uint64(stream_key(seed, g, STREAM_CHANCE))
+        ref = ReferenceGame(rules, 3, 0, None, ck)
+        c = ref.counter
+        keys = [np.uint64(stream_key(seed, g, STREAM_POLICY + q)) for q in range(3)]
+        counters = [0, 0, 0]
+        while ref.phase != "terminal":
+            if ref.phase == "chance_malfunction":
+                tokens = sorted(ref.bag.elements())
+                ref.apply_chance(tokens[int(below(ck, c, len(tokens)))])
+                c += 1
+            elif ref.phase == "chance_spy":
+                ref.apply_chance(ref.spy_stack[0])
+                c += 1
+            else:
+                q = ref.decider()
+                legal = ref.legal_actions()
+                ref.apply(legal[int(below(keys[q], counters[q], len(legal)))])
+                counters[q] += 1
+        out.append((ref.outcome, ref.turn + 1, ref.stats["decisions"]))
+    return out
+
+
+GAMES = [GameBench("bethel_woods", "random", _bw_simulate, _bw_reference, _bw_records, 3)]
+
+
+def register(bench: GameBench):
+    GAMES.append(bench)
+
+
+def machine_note():
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+            "numba": numba.__version__, "numpy": np.__version__, "platform": platform.platform(),
+            "date": datetime.date.today().isoformat()}
+
+
+def load_baseline(path=BASELINE):
+    try:
+        return json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        return None
+
+
+def check_correct(b: GameBench, baseline):
+    """Refuse to time code whose results differ from the known-good run."""
+    _, _, sig = b.simulate(CHECK_GAMES, CHECK_SEED, None)
+    key = f"{b.game}/{b.policy}"
+    want = (baseline or {}).get("expected", {}).get(key)
+    if want is not None and want != sig:
+        raise BenchError(f"{key}: results of the check run (seed {CHECK_SEED}, {CHECK_GAMES} games) differ from "
+                         f"the known-good run: got {sig}, expected {want}; fix the engine, or if the rules "
+                         f"changed on purpose run `boardsim bench --update-baseline`")
+    return sig
+
+
+def _median_rate(fn, repeats):
+    rates = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        games, decisions = fn()
+        dt = time.perf_counter() - t0
+        rates.append((games / dt, decisions / dt))
+    rates.sort()
+    return rates[len(rates) // 2]
+
+
+def run(quick=False, progress=None, baseline=None):
+    """Measure everything; return (rows, expected-signatures)."""
+    say = progress or (lambda msg: None)
+    games = 40_000 if quick else 400_000
+    repeats = 3 if quick else 5
+    ref_games = 60 if quick else 300
+    rows, expected = [], {}
+    for b in GAMES:
+        say(f"{b.game}/{b.policy}: checking results")
+        expected[f"{b.game}/{b.policy}"] = check_correct(b, baseline)
+        one_thread = None
+        for threads in (1, 2):
+            say(f"{b.game}/{b.policy}: {threads} thread(s)")
+            b.simulate(1000, 1, threads)  # warm up (compiled, threads started)
+            cal = calibrate(threads)
+            gps, dps = _median_rate(lambda: b.simulate(games, 1, threads)[:2], repeats)
+            rows.append({"id": f"{b.game}/{b.policy}/compiled/t{threads}", "game": b.game, "policy": b.policy,
+                         "engine": "compiled", "threads": threads, "games_per_second": gps,
+                         "decisions_per_second": dps, "calibration_steps_per_second": cal,
+                         "normalized": gps / cal * 1e3})
+            if threads == 1:
+                one_thread = gps
+        if b.reference is not None:
+            say(f"{b.game}/{b.policy}: reference engine on {ref_games} games")
+            t0 = time.perf_counter()
+            ref = b.reference(ref_games, 2)
+            dt = time.perf_counter() - t0
+            if ref != b.records(ref_games, 2):
+                raise BenchError(f"{b.game}: the reference engine and the compiled engine disagree on the "
+                                 f"outcome of the same games")
+            rgps = ref_games / dt
+            rows.append({"id": f"{b.game}/{b.policy}/reference/t1", "game": b.game, "policy": b.policy,
+                         "engine": "reference", "threads": 1, "games_per_second": rgps,
+                         "decisions_per_second": sum(r[2] for r in ref) / dt})
+            rows.append({"id": f"{b.game}/{b.policy}/speedup_vs_reference", "game": b.game, "policy": b.policy,
+                         "engine": "compiled/reference", "threads": 1, "ratio": one_thread / rgps,
+                         "normalized": one_thread / rgps})
+        if not quick:
+            rows += _process_rows(b, say)
+    return rows, expected
+
+
+def _python(code, env=None, timeout=900):
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=timeout)
+    if r.returncode != 0:
+        raise BenchError(f"benchmark subprocess failed: {r.stderr.strip().splitlines()[-1:]}")
+    return time.perf_counter() - t0, r.stdout.strip()
+
+
+_PEAK = """
+import resource
+from simcore.{mod}.batch import simulate
+simulate(games={n}, seed=1)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def _process_rows(b, say):
+    mod = b.game
+    rows = []
+    say(f"{b.game}: cold compile (empty numba cache)")
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        secs, _ = _python(f"from simcore.{mod}.batch import simulate; simulate(games=10, seed=1, threads=1)", env)
+    rows.append({"id": f"{b.game}/cold_compile", "game": b.game, "engine": "compiled", "seconds": secs})
+    say(f"{b.game}: warm start of `simulate --games 1000`")
+    cli = Path(sys.executable).with_name("boardsim")
+    times = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        subprocess.run([str(cli), b.game.replace("_", "-"), "simulate", "--games", "1000", "--json"],
+                       capture_output=True, check=True)
+        times.append(time.perf_counter() - t0)
+    rows.append({"id": f"{b.game}/warm_start", "game": b.game, "engine": "cli", "seconds": float(np.median(times))})
+    for n in (1_000_000, 10_000_000):
+        say(f"{b.game}: peak memory of a {n:,}-game run")
+        _, out = _python(_PEAK.format(mod=mod, n=n))
+        rows.append({"id": f"{b.game}/peak_memory/{n}", "game": b.game, "engine": "compiled", "games": n,
+                     "peak_rss_mb": int(out.splitlines()[-1]) / 1024})
+    return rows
+
+
+def check(rows, baseline, tolerance=TOLERANCE):
+    """Names of the figures more than `tolerance` below their baseline, with the numbers."""
+    figures = baseline.get("figures", {})
+    failures = []
+    for r in rows:
+        if "normalized" not in r or r["id"] not in figures:
+            continue
+        ratio = r["normalized"] / figures[r["id"]]
+        r["vs_baseline"] = ratio
+        if ratio < 1 - tolerance:
+            failures.append(f"{r['id']}: normalised figure {r['normalized']:.4g} is {1 - ratio:.0%} below its "
+                            f"baseline {figures[r['id']]:.4g} (tolerance {tolerance:.0%})")
+    return failures
+
+
+def write_baseline(rows, expected, path=BASELINE, previous=None):
+    figures = dict((previous or {}).get("figures", {}))
+    figures.update({r["id"]: r["normalized"] for r in rows if "normalized" in r})
+    data = {"note": "normalised figures: games/s per 1,000 calibration steps/s; see benchmarks/suite.py",
+            "machine": machine_note(), "tolerance": TOLERANCE, "expected": expected, "figures": figures}
+    Path(path).write_text(json.dumps(data, indent=2) + "\n")
+    return data
