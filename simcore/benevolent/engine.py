@@ -1,0 +1,676 @@
+"""Benevolent: the compiled rules.
+
+A position is one flat int32 array ``s`` (layout below); the rules data is ``Rules.params``. As
+for Bethel Woods every function is ``@njit(cache=True, _nrt=False)`` (no allocation, no reference
+counting) and the legal actions come as an ascending list:
+
+    setup(s, p, n_players, leaves, key) -> chance draws used
+    legal_actions(s, p, acts) -> n         legal_mask(s, p, mask) -> n
+    apply(s, p, a)
+"""
+import numpy as np
+from numba import njit
+
+from ..rng import below
+from .actions import (
+    A_BUY, A_DECLINE, A_END_TURN, A_EXCHANGE, A_FROM, A_GATHER, A_GATHER_PUT, A_GATHER_TAKE, A_MEADOW,
+    A_MOVE, A_NEST, A_PLACE, A_SECRET, A_SLEEP, A_TABLE, N_ACTIONS, OUT_TIMEOUT, OUT_WIN, PH_ACTION,
+    PH_AGAIN_EXCHANGE, PH_AGAIN_SLEEP, PH_BUY, PH_END, PH_EXCHANGE, PH_FROM, PH_MOVE, PH_SLEEP, PH_TERMINAL,
+)
+from .rules import (
+    AGAIN_EXCHANGE_COST, AGAIN_SLEEP_COST, ALTAR, CRYSTAL_SECRET_PRICE, LAYOUT_STRIDE, MEADOW, NEST,
+    P_AGAIN_EXCHANGE, P_AGAIN_SLEEP, P_ARROWS, P_DISCOUNT, P_EXCH, P_GATHER_TILE, P_LAYOUT, P_LEAF_BONUS,
+    P_N_ARROWS, P_N_SEGS, P_NO_GRAY, P_PAY_SUPPLY, P_POOL, P_SIDE_GRAY, P_SIDE_TYPE, P_TIMEOUT, P_TWO_ON_HEX,
+    P_UNCONNECTED, P_VALUES, PERMANENT_DISCOUNT, POND, RESOLVE_PURCHASE_DISCOUNT, RING, S_CRYSTAL3,
+    S_EXCH1, S_EXCH3, S_EXCHANGE, S_GAIN_CLOVER, S_GAIN_FEATHER, S_PURCHASE, S_SLEEP, SLOT_SUPPORTS, TABLE,
+    TOTAL_LEAVES,
+)
+
+# ---- state layout: s is int32[S_SIZE] ---------------------------------------------------------------
+NP = 0            # players
+CUR = 1           # seat to play (seat 0 is the first player)
+PHASE = 2         # actions.PH_*
+TURN = 3          # turns completed
+OUTCOME = 4       # actions.OUT_*
+WINNER = 5        # winning seat, -1
+SUPPLY = 6        # leaves in the supply
+POOL = 7          # 5: gift tokens on the Dream board
+N_HEX = 12        # hexes in the assembled forest
+HEX_TYPE = 13     # 14: hex type (rules.ALTAR ...), -1 past N_HEX
+HEX_GRAY = 27     # 14: 1 if a gray Footstep is printed on the hex
+HEX_ADJ = 41      # 14: neighbour bitmask
+SEG = 55          # 3: segment placed in layout slot i (-1 none)
+SEG_SIDE = 58     # 3: its side (0 or 1)
+SLOT_TILE = 61    # 9: Secret tile in triangle slot i, -1 once taken
+SLOT_SIDE = 70    # 9: the side up: 0 single-use, 1 permanent
+DEST = 79         # hex entered this turn, -1 before the movement
+RET = 80          # the window (MOVE, ACTION or END) a Secret or an action returns to
+NEXT = 81         # after a gift is received: 0 return, 1 offer "sleep again", 2 offer "exchange again"
+PEND = 82         # the gift waiting for the FROM choice
+ST_DECISIONS = 83
+START_LEAVES = 84  # 4: the starting leaves of each seat (for the records)
+PL = 88           # players' blocks, PS entries each:
+PS = 30
+L_LEAVES = 0      #   leaves
+L_GIFTS = 1       #   5: gift tokens
+L_FOOT = 6        #   4: the forest Footsteps: hex, or -1 on the character card
+L_DREAM = 10      #   Dream Path position 0-3
+L_SINGLE = 11     #   9: 1 if holding that single-use Secret (not yet resolved)
+L_PERM = 20       #   9: 1 if holding that permanent Secret
+L_TILE = 29       #   leaves lying on the gather tile (permanent Secret 2)
+S_SIZE = PL + 4 * PS
+
+N_RETURN, N_AGAIN_SLEEP, N_AGAIN_EXCHANGE = range(3)
+_SUP_A = tuple(a for a, _ in SLOT_SUPPORTS)   # the two tiles each triangle slot rests on
+_SUP_B = tuple(b for _, b in SLOT_SUPPORTS)
+
+
+@njit(cache=True, _nrt=False)
+def pl(q):
+    return PL + PS * q
+
+
+# ---- queries ----------------------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def own_on(s, q, h):
+    n = 0
+    for i in range(4):
+        if s[pl(q) + L_FOOT + i] == h:
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def others_on(s, q, h):
+    n = 0
+    for o in range(s[NP]):
+        if o != q:
+            n += own_on(s, o, h)
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def perm(s, q, k):
+    return s[pl(q) + L_PERM + k] == 1
+
+
+@njit(cache=True, _nrt=False)
+def obtainable(s, q, g):
+    """Can player q receive gift g now (from the Dream board, or from an opponent)?"""
+    if s[POOL + g] > 0:
+        return True
+    for o in range(s[NP]):
+        if o != q and s[pl(o) + L_GIFTS + g] > 0:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def footstep_cost(s, q, h):
+    c = others_on(s, q, h)
+    if s[HEX_GRAY + h] == 1 and not perm(s, q, P_NO_GRAY):
+        c += 1
+    return c
+
+
+@njit(cache=True, _nrt=False)
+def price(s, p, q, g, discount):
+    c = p[P_VALUES + g] - discount
+    if perm(s, q, P_DISCOUNT):
+        c -= PERMANENT_DISCOUNT
+    return c if c > 0 else 0
+
+
+@njit(cache=True, _nrt=False)
+def occupied_mask(s, q):
+    m = 0
+    for i in range(4):
+        f = s[pl(q) + L_FOOT + i]
+        if f >= 0:
+            m |= 1 << f
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def connected(s, m):
+    """Is the set of hexes in bitmask m one connected group (or empty)?"""
+    if m == 0:
+        return True
+    reach = m & (-m)
+    while True:
+        grow = reach
+        for h in range(s[N_HEX]):
+            if reach & (1 << h):
+                grow |= s[HEX_ADJ + h] & m
+        if grow == reach:
+            return reach == m
+        reach = grow
+
+
+@njit(cache=True, _nrt=False)
+def touches(s, m, h):
+    """Is hex h in, or next to, the group m?"""
+    return (m & (1 << h)) != 0 or (s[HEX_ADJ + h] & m) != 0
+
+
+@njit(cache=True, _nrt=False)
+def has_all_gifts(s, q):
+    for g in range(5):
+        if s[pl(q) + L_GIFTS + g] == 0:
+            return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def slot_available(s, i):
+    if s[SLOT_TILE + i] < 0:
+        return False
+    a = _SUP_A[i]
+    if a < 0:
+        return True
+    return s[SLOT_TILE + a] < 0 and s[SLOT_TILE + _SUP_B[i]] < 0
+
+
+@njit(cache=True, _nrt=False)
+def exchange_possible(s, q):
+    for g in range(4):
+        if s[pl(q) + L_GIFTS + g] > 0 and obtainable(s, q, g + 1):
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def sleep_possible(s, p, q):
+    pos = s[pl(q) + L_DREAM]
+    for k in range(p[P_N_ARROWS]):
+        if p[P_ARROWS + 3 * k] == pos:
+            return True
+    return False
+
+
+# ---- setup ------------------------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def setup(s, p, n_players, leaves, key):
+    """Set up a game; leaves[q] are the starting leaves of seat q. Draw order on the chance stream:
+    the segments (a shuffle of the 3), their sides, the Secret tiles (a shuffle of the 9 into the
+    slots), their sides. Returns the number of draws used."""
+    s[:] = 0
+    c = 0
+    s[NP] = n_players
+    s[WINNER] = -1
+    s[DEST] = -1
+    s[PEND] = -1
+    # the forest: random segments, random side up
+    for i in range(3):
+        s[SEG + i] = i
+    for i in range(2, 0, -1):
+        j = below(key, c, i + 1)
+        c += 1
+        t = s[SEG + i]
+        s[SEG + i] = s[SEG + j]
+        s[SEG + j] = t
+    n_segs = p[P_N_SEGS + n_players - 2]
+    for i in range(3):
+        if i < n_segs:
+            s[SEG_SIDE + i] = below(key, c, 2)
+            c += 1
+        else:
+            s[SEG + i] = -1
+            s[SEG_SIDE + i] = 0
+    base = P_LAYOUT + LAYOUT_STRIDE * (n_players - 2)
+    nh = p[base]
+    s[N_HEX] = nh
+    for h in range(14):
+        if h < nh:
+            slot = p[base + 1 + h]
+            side = 2 * s[SEG + slot] + s[SEG_SIDE + slot]
+            s[HEX_TYPE + h] = p[P_SIDE_TYPE + 5 * side + p[base + 15 + h]]
+            s[HEX_GRAY + h] = p[P_SIDE_GRAY + 5 * side + p[base + 15 + h]]
+            s[HEX_ADJ + h] = p[base + 29 + h]
+        else:
+            s[HEX_TYPE + h] = -1
+    # the Secret tiles: shuffled into the triangle, random side up
+    for i in range(9):
+        s[SLOT_TILE + i] = i
+    for i in range(8, 0, -1):
+        j = below(key, c, i + 1)
+        c += 1
+        t = s[SLOT_TILE + i]
+        s[SLOT_TILE + i] = s[SLOT_TILE + j]
+        s[SLOT_TILE + j] = t
+    for i in range(9):
+        s[SLOT_SIDE + i] = below(key, c, 2)
+        c += 1
+    # gifts, leaves, Footsteps
+    for g in range(5):
+        s[POOL + g] = p[P_POOL + 5 * (n_players - 2) + g]
+    s[SUPPLY] = TOTAL_LEAVES
+    for q in range(4):
+        s[START_LEAVES + q] = 0
+        for i in range(4):
+            s[pl(q) + L_FOOT + i] = -1
+    for q in range(n_players):
+        s[pl(q) + L_LEAVES] = leaves[q]
+        s[START_LEAVES + q] = leaves[q]
+        s[SUPPLY] -= leaves[q]
+        s[POOL] -= 1                      # each player takes 1 Clover from the Dream board
+        s[pl(q) + L_GIFTS] = 1
+    s[CUR] = 0
+    s[PHASE] = PH_MOVE
+    s[RET] = -1
+    return c
+
+
+# ---- legal actions ----------------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def _add(acts, n, a):
+    acts[n] = a
+    return n + 1
+
+
+@njit(cache=True)
+def legal_mask(s, p, mask):
+    """The legal actions as a boolean mask (Python-facing; the batch runner uses legal_actions)."""
+    acts = np.empty(N_ACTIONS, dtype=np.int32)
+    n = legal_actions(s, p, acts)
+    mask[:] = False
+    for i in range(n):
+        mask[acts[i]] = True
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def can_place(s, q, h, m, two, free):
+    """May a Footstep of q go to hex h, given q's other Footsteps occupy the hexes in bitmask m?
+    Not onto a hex holding q's Footstep (two of them with the Secret); the first one anywhere;
+    later ones next to (or, with two allowed, onto) one of q's hexes, unless they need not connect."""
+    if own_on(s, q, h) >= (2 if two else 1):
+        return False
+    if m == 0 or free:
+        return True
+    return touches(s, m, h)
+
+
+@njit(cache=True, _nrt=False)
+def legal_actions(s, p, acts):
+    ph = s[PHASE]
+    q = s[CUR]
+    b = pl(q)
+    n = 0
+    nh = s[N_HEX]
+    if ph == PH_MOVE:
+        two = perm(s, q, P_TWO_ON_HEX)
+        free = perm(s, q, P_UNCONNECTED)
+        on_card = -1
+        for i in range(4):
+            if s[b + L_FOOT + i] < 0:
+                on_card = i
+        if on_card >= 0:
+            m = occupied_mask(s, q)
+            for h in range(nh):
+                if can_place(s, q, h, m, two, free):
+                    n = _add(acts, n, A_PLACE + h)
+        else:
+            for f in range(nh):
+                # move one Footstep from f (moves are by hex: two Footsteps on f are alike)
+                i_from = -1
+                for i in range(4):
+                    if s[b + L_FOOT + i] == f:
+                        i_from = i
+                if i_from < 0:
+                    continue
+                for h in range(nh):
+                    if h == f:
+                        continue
+                    s[b + L_FOOT + i_from] = -1
+                    m = occupied_mask(s, q)
+                    ok = can_place(s, q, h, m, two, free)
+                    if ok and not free:
+                        ok = connected(s, m | (1 << h))
+                    s[b + L_FOOT + i_from] = f
+                    if ok:
+                        n = _add(acts, n, A_MOVE + 14 * f + h)
+        n = _secret_actions(s, p, acts, n)
+    elif ph == PH_ACTION:
+        h = s[DEST]
+        if perm(s, q, P_GATHER_TILE):
+            put = s[SUPPLY] > 2  # a leaf must remain after the gather
+            take = s[b + L_TILE] > 0
+            if not put and not take:
+                n = _add(acts, n, A_GATHER)
+            if put:
+                n = _add(acts, n, A_GATHER_PUT)
+            if take:
+                n = _add(acts, n, A_GATHER_TAKE)
+        else:
+            n = _add(acts, n, A_GATHER)
+        cost = footstep_cost(s, q, h)
+        lv = s[b + L_LEAVES]
+        if lv >= cost:
+            t = s[HEX_TYPE + h]
+            if t == ALTAR:
+                for g in range(5):
+                    if lv >= cost + price(s, p, q, g, 0) and obtainable(s, q, g):
+                        n = _add(acts, n, A_BUY + g)
+            elif t == MEADOW:
+                n = _add(acts, n, A_MEADOW)
+            elif t == NEST:
+                n = _add(acts, n, A_NEST)
+            elif t == POND:
+                n = _sleep_actions(s, p, q, acts, n)
+            elif t == RING:
+                n = _exchange_actions(s, q, acts, n)
+            elif t == TABLE:
+                for i in range(9):
+                    if slot_available(s, i):
+                        n = _add(acts, n, A_TABLE + i)
+        n = _secret_actions(s, p, acts, n)
+    elif ph == PH_SLEEP:
+        n = _sleep_actions(s, p, q, acts, n)
+    elif ph == PH_EXCHANGE:
+        n = _exchange_actions(s, q, acts, n)
+    elif ph == PH_BUY:
+        for g in range(5):
+            if s[b + L_LEAVES] >= price(s, p, q, g, RESOLVE_PURCHASE_DISCOUNT) and obtainable(s, q, g):
+                n = _add(acts, n, A_BUY + g)
+    elif ph == PH_AGAIN_SLEEP:
+        n = _sleep_actions(s, p, q, acts, n)
+        n = _add(acts, n, A_DECLINE)
+    elif ph == PH_AGAIN_EXCHANGE:
+        n = _exchange_actions(s, q, acts, n)
+        n = _add(acts, n, A_DECLINE)
+    elif ph == PH_FROM:
+        g = s[PEND]
+        top = _most(s, q, g)
+        for o in range(s[NP]):
+            if o != q and s[pl(o) + L_GIFTS + g] == top:
+                n = _add(acts, n, A_FROM + o)
+    elif ph == PH_END:
+        n = _secret_actions(s, p, acts, n)
+        n = _add(acts, n, A_END_TURN)
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _sleep_actions(s, p, q, acts, n):
+    pos = s[pl(q) + L_DREAM]
+    for k in range(p[P_N_ARROWS]):
+        if p[P_ARROWS + 3 * k] == pos:
+            n = _add(acts, n, A_SLEEP + k)
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _exchange_actions(s, q, acts, n):
+    for g in range(4):
+        if s[pl(q) + L_GIFTS + g] > 0 and obtainable(s, q, g + 1):
+            n = _add(acts, n, A_EXCHANGE + g)
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _secret_actions(s, p, acts, n):
+    q = s[CUR]
+    b = pl(q)
+    for k in range(9):
+        if s[b + L_SINGLE + k] != 1:
+            continue
+        ok = True
+        if S_EXCH1 <= k <= S_EXCH3:
+            e = P_EXCH + 3 * (k - S_EXCH1)
+            ga = p[e]
+            gb = p[e + 1]
+            if ga == gb:
+                ok = s[b + L_GIFTS + ga] >= 2
+            else:
+                ok = s[b + L_GIFTS + ga] >= 1 and s[b + L_GIFTS + gb] >= 1
+            ok = ok and obtainable(s, q, p[e + 2])
+        elif k == S_CRYSTAL3:
+            c = CRYSTAL_SECRET_PRICE - (PERMANENT_DISCOUNT if perm(s, q, P_DISCOUNT) else 0)
+            ok = s[b + L_LEAVES] >= max(c, 0) and obtainable(s, q, 2)
+        elif k == S_SLEEP:
+            ok = sleep_possible(s, p, q)
+        elif k == S_EXCHANGE:
+            ok = exchange_possible(s, q)
+        elif k == S_PURCHASE:
+            ok = False
+            for g in range(5):
+                if s[b + L_LEAVES] >= price(s, p, q, g, RESOLVE_PURCHASE_DISCOUNT) and obtainable(s, q, g):
+                    ok = True
+        if ok:
+            n = _add(acts, n, A_SECRET + k)
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _most(s, q, g):
+    top = 0
+    for o in range(s[NP]):
+        if o != q and s[pl(o) + L_GIFTS + g] > top:
+            top = s[pl(o) + L_GIFTS + g]
+    return top
+
+
+# ---- applying a decision -------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def _take_leaves(s, q, n):
+    """Player q takes up to n leaves from the supply."""
+    t = n if s[SUPPLY] >= n else s[SUPPLY]
+    s[SUPPLY] -= t
+    s[pl(q) + L_LEAVES] += t
+
+
+@njit(cache=True, _nrt=False)
+def _pay_footsteps(s, q, h):
+    b = pl(q)
+    if s[HEX_GRAY + h] == 1 and not perm(s, q, P_NO_GRAY):
+        s[b + L_LEAVES] -= 1
+        s[SUPPLY] += 1
+    to_supply = perm(s, q, P_PAY_SUPPLY)
+    for o in range(s[NP]):
+        if o != q:
+            k = own_on(s, o, h)
+            s[b + L_LEAVES] -= k
+            if to_supply:
+                s[SUPPLY] += k
+            else:
+                s[pl(o) + L_LEAVES] += k
+
+
+@njit(cache=True, _nrt=False)
+def _receive(s, q, g, o):
+    """q receives gift g: from the Dream board if o < 0, else from seat o."""
+    if o < 0:
+        s[POOL + g] -= 1
+    else:
+        s[pl(o) + L_GIFTS + g] -= 1
+    s[pl(q) + L_GIFTS + g] += 1
+    if has_all_gifts(s, q):
+        s[OUTCOME] = OUT_WIN
+        s[WINNER] = q
+        s[PHASE] = PH_TERMINAL
+
+
+@njit(cache=True, _nrt=False)
+def _gain(s, p, q, g, nxt):
+    """q gains gift g, then continues per nxt (N_*). The stack empty: from the opponent holding most
+    (the player chooses among ties); nobody holding one: not received."""
+    s[NEXT] = nxt
+    if s[POOL + g] > 0:
+        _receive(s, q, g, -1)
+    else:
+        top = _most(s, q, g)
+        if top > 0:
+            ties = 0
+            who = -1
+            for o in range(s[NP]):
+                if o != q and s[pl(o) + L_GIFTS + g] == top:
+                    ties += 1
+                    who = o
+            if ties > 1:
+                s[PEND] = g
+                s[PHASE] = PH_FROM
+                return
+            _receive(s, q, g, who)
+    _continue(s, p)
+
+
+@njit(cache=True, _nrt=False)
+def _continue(s, p):
+    """After a gift (or none) was received: offer a repeat if the Secret allows it, else return."""
+    if s[PHASE] == PH_TERMINAL:
+        return
+    q = s[CUR]
+    b = pl(q)
+    nxt = s[NEXT]
+    s[NEXT] = N_RETURN
+    s[PEND] = -1
+    if nxt == N_AGAIN_SLEEP and perm(s, q, P_AGAIN_SLEEP) and s[b + L_LEAVES] >= AGAIN_SLEEP_COST \
+            and sleep_possible(s, p, q):
+        s[PHASE] = PH_AGAIN_SLEEP
+    elif nxt == N_AGAIN_EXCHANGE and perm(s, q, P_AGAIN_EXCHANGE) and s[b + L_LEAVES] >= AGAIN_EXCHANGE_COST \
+            and exchange_possible(s, q):
+        s[PHASE] = PH_AGAIN_EXCHANGE
+    else:
+        s[PHASE] = s[RET]
+        s[RET] = -1
+
+
+@njit(cache=True, _nrt=False)
+def _sleep(s, p, q, k, nxt):
+    s[pl(q) + L_DREAM] = p[P_ARROWS + 3 * k + 1]
+    g = p[P_ARROWS + 3 * k + 2]
+    if g >= 0:
+        _gain(s, p, q, g, nxt)
+    else:
+        s[NEXT] = nxt
+        _continue(s, p)
+
+
+@njit(cache=True, _nrt=False)
+def _exchange(s, p, q, g, nxt):
+    s[pl(q) + L_GIFTS + g] -= 1
+    s[POOL + g] += 1
+    _gain(s, p, q, g + 1, nxt)
+
+
+@njit(cache=True, _nrt=False)
+def apply(s, p, a):
+    q = s[CUR]
+    b = pl(q)
+    ph = s[PHASE]
+    s[ST_DECISIONS] += 1
+    if a < A_GATHER:  # movement
+        if a < A_MOVE:
+            h = a - A_PLACE
+            for i in range(4):
+                if s[b + L_FOOT + i] < 0:
+                    s[b + L_FOOT + i] = h
+                    break
+        else:
+            f = (a - A_MOVE) // 14
+            h = (a - A_MOVE) % 14
+            for i in range(4):
+                if s[b + L_FOOT + i] == f:
+                    s[b + L_FOOT + i] = h
+                    break
+        s[DEST] = h
+        if perm(s, q, P_LEAF_BONUS) and others_on(s, q, h) == 0:
+            _take_leaves(s, q, 1)
+        s[PHASE] = PH_ACTION
+    elif a <= A_GATHER_TAKE:
+        _take_leaves(s, q, 2)
+        if a == A_GATHER_PUT:
+            s[SUPPLY] -= 1
+            s[b + L_TILE] += 1
+        elif a == A_GATHER_TAKE:
+            s[b + L_TILE] -= 1
+            s[b + L_LEAVES] += 1
+        s[PHASE] = PH_END
+    elif a >= A_SECRET and a < A_DECLINE:
+        k = a - A_SECRET
+        s[b + L_SINGLE + k] = 0  # resolved: back to the box
+        s[RET] = ph
+        if k == S_GAIN_FEATHER:
+            _gain(s, p, q, 1, N_RETURN)
+        elif k == S_GAIN_CLOVER:
+            _take_leaves(s, q, 2)
+            _gain(s, p, q, 0, N_RETURN)
+        elif k <= S_EXCH3:
+            e = P_EXCH + 3 * (k - S_EXCH1)
+            s[b + L_GIFTS + p[e]] -= 1
+            s[POOL + p[e]] += 1
+            s[b + L_GIFTS + p[e + 1]] -= 1
+            s[POOL + p[e + 1]] += 1
+            _gain(s, p, q, p[e + 2], N_RETURN)
+        elif k == S_CRYSTAL3:
+            c = CRYSTAL_SECRET_PRICE - (PERMANENT_DISCOUNT if perm(s, q, P_DISCOUNT) else 0)
+            c = max(c, 0)
+            s[b + L_LEAVES] -= c
+            s[SUPPLY] += c
+            _gain(s, p, q, 2, N_RETURN)
+        elif k == S_SLEEP:
+            s[PHASE] = PH_SLEEP
+        elif k == S_EXCHANGE:
+            s[PHASE] = PH_EXCHANGE
+        else:
+            s[PHASE] = PH_BUY
+    elif a == A_DECLINE:
+        s[PHASE] = s[RET]
+        s[RET] = -1
+    elif a >= A_FROM and a < A_END_TURN:
+        _receive(s, q, s[PEND], a - A_FROM)
+        _continue(s, p)
+    elif a == A_END_TURN:
+        s[TURN] += 1
+        if s[TURN] >= p[P_TIMEOUT] * s[NP]:
+            s[OUTCOME] = OUT_TIMEOUT
+            s[PHASE] = PH_TERMINAL
+        else:
+            s[CUR] = (q + 1) % s[NP]
+            s[PHASE] = PH_MOVE
+            s[DEST] = -1
+    else:
+        # a hex action (phase ACTION: pay for the Footsteps first) or its Secret/repeat form
+        if ph == PH_ACTION:
+            _pay_footsteps(s, q, s[DEST])
+            s[RET] = PH_END
+        if a < A_MEADOW:
+            g = a - A_BUY
+            c = price(s, p, q, g, RESOLVE_PURCHASE_DISCOUNT if ph == PH_BUY else 0)
+            s[b + L_LEAVES] -= c
+            s[SUPPLY] += c
+            _gain(s, p, q, g, N_RETURN)
+        elif a == A_MEADOW:
+            _gain(s, p, q, 0, N_RETURN)
+        elif a == A_NEST:
+            _gain(s, p, q, 1, N_RETURN)
+        elif a < A_EXCHANGE:
+            if ph == PH_AGAIN_SLEEP:
+                s[b + L_LEAVES] -= AGAIN_SLEEP_COST
+                s[SUPPLY] += AGAIN_SLEEP_COST
+                _sleep(s, p, q, a - A_SLEEP, N_RETURN)  # a repeat is not repeated
+            else:
+                _sleep(s, p, q, a - A_SLEEP, N_AGAIN_SLEEP)
+        elif a < A_TABLE:
+            if ph == PH_AGAIN_EXCHANGE:
+                s[b + L_LEAVES] -= AGAIN_EXCHANGE_COST
+                s[SUPPLY] += AGAIN_EXCHANGE_COST
+                _exchange(s, p, q, a - A_EXCHANGE, N_RETURN)
+            else:
+                _exchange(s, p, q, a - A_EXCHANGE, N_AGAIN_EXCHANGE)
+        else:
+            i = a - A_TABLE
+            k = s[SLOT_TILE + i]
+            s[SLOT_TILE + i] = -1
+            if s[SLOT_SIDE + i] == 0:
+                s[b + L_SINGLE + k] = 1
+            else:
+                s[b + L_PERM + k] = 1
+            s[PHASE] = PH_END
+            s[RET] = -1
+
+
+@njit(cache=True, _nrt=False)
+def is_terminal(s):
+    return s[PHASE] == PH_TERMINAL

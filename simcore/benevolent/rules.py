@@ -1,0 +1,280 @@
+"""Benevolent rules data: the fixed facts of the game and every labelled assumption.
+
+The rulebook's pictures are missing, so the forest segments, their layouts, the Dream Path and the
+Secret tiles are ASSUMPTIONS below, written up in docs/benevolent.md and overridable by the
+``[benevolent]`` table of a TOML rules file. The compiled engine reads everything as one int32
+array (``Rules.params``).
+
+Indices:
+    gifts  0 Clover  1 Feather  2 Crystal  3 Amber  4 Figurine   (in order of value)
+    hexes  0 Stone Altar  1 Meadow  2 Nest  3 Pond  4 Ring of Stones  5 Wooden Table
+    single-use Secrets (rulebook order)  0 gain Feather  1 gain Clover + 2 leaves
+        2-4 the three exchange tiles  5 purchase Crystal for 3  6 resolve sleep  7 resolve exchange
+        8 resolve purchase (3 less)
+    permanent Secrets (rulebook order)  0 exchange again (2 leaves)  1 sleep again (3 leaves)
+        2 gather tile  3 two Footsteps on a hex  4 leaf on a hex without opponents
+        5 Footsteps need not connect  6 no pay for gray  7 pay opponents to the supply  8 purchase -2
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+
+import numpy as np
+
+GIFTS = ("Clover", "Feather", "Crystal", "Amber", "Figurine")
+GIFT_VALUES = (2, 4, 7, 10, 12)                       # rulebook: the Dream board
+HEX_TYPES = ("Stone Altar", "Meadow", "Nest", "Pond", "Ring of Stones", "Wooden Table")
+ALTAR, MEADOW, NEST, POND, RING, TABLE = range(6)
+SINGLE_USE = ("gain Feather", "gain Clover and 2 leaves", "exchange tile 1", "exchange tile 2",
+              "exchange tile 3", "purchase Crystal for 3", "resolve sleep", "resolve exchange",
+              "resolve purchase for 3 less")
+PERMANENT = ("exchange again for 2", "sleep again for 3", "gather tile", "two Footsteps on a hex",
+             "leaf on a hex without opponents", "Footsteps need not connect", "no pay for gray",
+             "pay opponents to the supply", "purchase 2 less")
+(S_GAIN_FEATHER, S_GAIN_CLOVER, S_EXCH1, S_EXCH2, S_EXCH3, S_CRYSTAL3, S_SLEEP, S_EXCHANGE,
+ S_PURCHASE) = range(9)
+(P_AGAIN_EXCHANGE, P_AGAIN_SLEEP, P_GATHER_TILE, P_TWO_ON_HEX, P_LEAF_BONUS, P_UNCONNECTED, P_NO_GRAY,
+ P_PAY_SUPPLY, P_DISCOUNT) = range(9)
+
+TOTAL_LEAVES = 64                 # rulebook: components
+FOOTSTEPS_ON_FOREST = 4           # 5 Footsteps, 1 on the Dream Path
+POOL = {2: (4, 4, 3, 2, 2), 3: (5, 5, 4, 3, 3), 4: (6, 6, 5, 4, 4)}  # rulebook: setup
+DEFAULT_LEAVES = (1, 3, 4, 5)      # rulebook: starting leaves by seat order
+AGAIN_EXCHANGE_COST = 2
+AGAIN_SLEEP_COST = 3
+CRYSTAL_SECRET_PRICE = 3
+RESOLVE_PURCHASE_DISCOUNT = 3
+PERMANENT_DISCOUNT = 2
+MAX_HEXES = 14
+N_SLOTS = 9                        # the triangle of Secret tiles
+# the triangle is a pyramid (ASSUMPTION): slots 0-3 the first row; slot 4 rests on 0 and 1,
+# 5 on 1 and 2, 6 on 2 and 3, 7 on 4 and 5, 8 on 5 and 6
+SLOT_SUPPORTS = ((-1, -1), (-1, -1), (-1, -1), (-1, -1), (0, 1), (1, 2), (2, 3), (4, 5), (5, 6))
+
+# ---- ASSUMPTIONS ----------------------------------------------------------------------------------
+# ASSUMPTION segment shape: every side of every segment covers the same 5 hexes, in axial
+# coordinates (q, r) with neighbours (±1,0), (0,±1), (+1,-1), (-1,+1):
+SEGMENT_SHAPE = ((0, 0), (1, 0), (2, 0), (0, 1), (1, 1))
+# ASSUMPTION layouts: where the segments lie (axial offset of each segment placed, lower first;
+# a later segment covers an earlier one where they overlap).
+#   2 players: 2 segments, the second covering 2 hexes of the first (8 hexes)
+#   3 players: 2 segments side by side (10 hexes)
+#   4 players: 2 side by side plus a third covering one hex (14 hexes)
+DEFAULT_LAYOUTS = {2: ((0, 0), (-1, 1)), 3: ((0, 0), (2, 1)), 4: ((0, 0), (2, 1), (4, 0))}
+# ASSUMPTION sides: segment g has sides 2g and 2g+1; side j shows the 5 hex types other than type
+# j (so each type appears 5 times in all), hex i of side j has type (j + 1 + i) % 6; hexes 1 and 3
+# of every side carry one printed gray Footstep.
+DEFAULT_SIDES = tuple(tuple(HEX_TYPES[(j + 1 + i) % 6] for i in range(5)) for j in range(6))
+DEFAULT_GRAY = tuple((0, 1, 0, 1, 0) for _ in range(6))
+# ASSUMPTION Dream Path: positions 0 (start) to 3 (last); arrows (from, to, gift or None).
+DEFAULT_ARROWS = ((0, 1, "Clover"), (1, 2, None), (1, 0, "Feather"), (2, 1, "Feather"), (2, 0, "Crystal"),
+                  (2, 3, None), (3, 2, "Amber"), (3, 0, "Figurine"))
+# ASSUMPTION Secret tiles: tile k has single-use Secret k on one side, permanent Secret k on the
+# other; the three exchange tiles return the first two gifts and take the third.
+DEFAULT_EXCHANGE_TILES = (("Clover", "Clover", "Crystal"), ("Feather", "Feather", "Amber"),
+                          ("Crystal", "Feather", "Figurine"))
+DEFAULT_TIMEOUT_ROUNDS = 200       # ASSUMPTION: a game not won after 200 rounds is a timeout
+
+# ---- the params array ------------------------------------------------------------------------------
+P_SIDE_TYPE = 0        # 30: side j, hex i -> type
+P_SIDE_GRAY = 30       # 30
+P_ARROWS = 60          # 8 x 3: from, to, gift (-1 none)
+P_N_ARROWS = 84
+P_EXCH = 85            # 3 x 3: give a, give b, get
+P_POOL = 94            # 3 x 5: pool for 2, 3, 4 players
+P_VALUES = 109         # 5
+P_TIMEOUT = 114
+P_LAYOUT = 115         # per player count (2, 3, 4): 43 ints each:
+#   [0] n_hexes, [1 + h] source slot of hex h (which placed segment shows it), [15 + h] shape index,
+#   [29 + h] neighbour bitmask of hex h
+LAYOUT_STRIDE = 43
+P_N_SEGS = P_LAYOUT + 3 * LAYOUT_STRIDE   # 3: segments placed for 2, 3, 4 players
+N_PARAMS = P_N_SEGS + 3
+MAX_ARROWS = 8
+
+
+class RulesError(ValueError):
+    """A rules file or value that cannot be used; the message is one line for the user."""
+
+
+def _neighbours(a, b):
+    dq, dr = b[0] - a[0], b[1] - a[1]
+    return (dq, dr) in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1))
+
+
+def assemble(offsets):
+    """The hexes of a layout: a list of (q, r, slot, shape index) for the hex shown on top, sorted by
+    (r, q), and the neighbour lists."""
+    top = {}
+    for slot, (oq, orr) in enumerate(offsets):
+        for i, (q, r) in enumerate(SEGMENT_SHAPE):
+            top[(q + oq, r + orr)] = (slot, i)   # a later segment covers an earlier one
+    cells = sorted(top, key=lambda c: (c[1], c[0]))
+    hexes = [(q, r, top[(q, r)][0], top[(q, r)][1]) for q, r in cells]
+    nbrs = [[j for j, d in enumerate(cells) if _neighbours(c, d)] for c in cells]
+    return hexes, nbrs
+
+
+def _connected(nbrs):
+    seen, todo = {0}, [0]
+    while todo:
+        for j in nbrs[todo.pop()]:
+            if j not in seen:
+                seen.add(j)
+                todo.append(j)
+    return len(seen) == len(nbrs)
+
+
+@dataclass(frozen=True)
+class Rules:
+    sides: tuple = DEFAULT_SIDES
+    gray: tuple = DEFAULT_GRAY
+    layouts: tuple = tuple(sorted(DEFAULT_LAYOUTS.items()))
+    arrows: tuple = DEFAULT_ARROWS
+    exchange_tiles: tuple = DEFAULT_EXCHANGE_TILES
+    timeout_rounds: int = DEFAULT_TIMEOUT_ROUNDS
+    source: str = "defaults"
+
+    def __post_init__(self):
+        _validate(self)
+
+    def layout(self, n_players):
+        return dict(self.layouts)[n_players]
+
+    @property
+    def params(self) -> np.ndarray:
+        p = np.zeros(N_PARAMS, dtype=np.int32)
+        for j in range(6):
+            for i in range(5):
+                p[P_SIDE_TYPE + 5 * j + i] = HEX_TYPES.index(self.sides[j][i])
+                p[P_SIDE_GRAY + 5 * j + i] = self.gray[j][i]
+        p[P_ARROWS:P_ARROWS + 3 * MAX_ARROWS] = -1
+        for k, (a, b, g) in enumerate(self.arrows):
+            p[P_ARROWS + 3 * k: P_ARROWS + 3 * k + 3] = (a, b, -1 if g is None else GIFTS.index(g))
+        p[P_N_ARROWS] = len(self.arrows)
+        for k, (a, b, c) in enumerate(self.exchange_tiles):
+            p[P_EXCH + 3 * k: P_EXCH + 3 * k + 3] = (GIFTS.index(a), GIFTS.index(b), GIFTS.index(c))
+        for n in (2, 3, 4):
+            p[P_POOL + 5 * (n - 2): P_POOL + 5 * (n - 1)] = POOL[n]
+            base = P_LAYOUT + LAYOUT_STRIDE * (n - 2)
+            hexes, nbrs = assemble(self.layout(n))
+            p[base] = len(hexes)
+            for h, (_, _, slot, idx) in enumerate(hexes):
+                p[base + 1 + h] = slot
+                p[base + 15 + h] = idx
+                p[base + 29 + h] = sum(1 << j for j in nbrs[h])
+            p[P_N_SEGS + n - 2] = len(self.layout(n))
+        p[P_VALUES:P_VALUES + 5] = GIFT_VALUES
+        p[P_TIMEOUT] = self.timeout_rounds
+        return p
+
+    def to_dict(self):
+        return {"sides": [list(s) for s in self.sides], "gray": [list(g) for g in self.gray],
+                "layouts": {str(n): [list(o) for o in offs] for n, offs in self.layouts},
+                "dream_path": [[a, b, g] for a, b, g in self.arrows],
+                "exchange_tiles": [list(t) for t in self.exchange_tiles], "timeout_rounds": self.timeout_rounds}
+
+
+def _validate(r: Rules):
+    if len(r.sides) != 6 or any(len(s) != 5 for s in r.sides):
+        raise RulesError("sides: expected 6 sides (2 per segment) of 5 hex types each")
+    for j, side in enumerate(r.sides):
+        for t in side:
+            if t not in HEX_TYPES:
+                raise RulesError(f"sides[{j}]: unknown hex type {t!r}; allowed: {', '.join(HEX_TYPES)}")
+    if len(r.gray) != 6 or any(len(g) != 5 or any(x not in (0, 1) for x in g) for g in r.gray):
+        raise RulesError("gray: expected 6 sides of 5 entries, each 0 or 1 (a printed gray Footstep)")
+    lay = dict(r.layouts)
+    if sorted(lay) != [2, 3, 4]:
+        raise RulesError("layouts: expected a layout for 2, 3 and 4 players")
+    for n, offs in lay.items():
+        if not 1 <= len(offs) <= 3:
+            raise RulesError(f"layouts.{n}: 1 to 3 segments (there are 3), got {len(offs)}")
+        hexes, nbrs = assemble(offs)
+        if len(hexes) > MAX_HEXES:
+            raise RulesError(f"layouts.{n}: {len(hexes)} hexes; at most {MAX_HEXES}")
+        if not _connected(nbrs):
+            raise RulesError(f"layouts.{n}: the segments do not form one connected forest")
+    if not 1 <= len(r.arrows) <= MAX_ARROWS:
+        raise RulesError(f"dream_path: 1 to {MAX_ARROWS} arrows, got {len(r.arrows)}")
+    starts = set()
+    for a, b, g in r.arrows:
+        if not (0 <= a <= 3 and 0 <= b <= 3 and a != b) or (g is not None and g not in GIFTS):
+            raise RulesError(f"dream_path: bad arrow {[a, b, g]!r}; positions 0-3, a gift of {', '.join(GIFTS)} or \"\"")
+        starts.add(a)
+    if 0 not in starts:
+        raise RulesError("dream_path: no arrow leaves the start position 0")
+    if len(r.exchange_tiles) != 3 or any(len(t) != 3 or any(x not in GIFTS for x in t) for t in r.exchange_tiles):
+        raise RulesError(f"exchange_tiles: expected 3 tiles of [gift, gift, gift]; gifts: {', '.join(GIFTS)}")
+    if not isinstance(r.timeout_rounds, int) or isinstance(r.timeout_rounds, bool) or not 1 <= r.timeout_rounds <= 10000:
+        raise RulesError(f"timeout_rounds: {r.timeout_rounds!r} is not an integer from 1 to 10000")
+
+
+_KEYS = {"sides", "gray", "layouts", "dream_path", "exchange_tiles", "timeout_rounds"}
+
+
+def rules_from_mapping(d, source="mapping"):
+    unknown = set(d) - _KEYS
+    if unknown:
+        raise RulesError(f"unknown key {sorted(unknown)[0]!r} in [benevolent]; allowed: {', '.join(sorted(_KEYS))}")
+    kw = {"source": source}
+    try:
+        if "sides" in d:
+            kw["sides"] = tuple(tuple(s) for s in d["sides"])
+        if "gray" in d:
+            kw["gray"] = tuple(tuple(g) for g in d["gray"])
+        if "layouts" in d:
+            lay = dict(DEFAULT_LAYOUTS)
+            for n, offs in d["layouts"].items():
+                if str(n) not in ("2", "3", "4"):
+                    raise RulesError(f"layouts: player count {n!r}; allowed: 2, 3, 4")
+                lay[int(n)] = tuple(tuple(int(x) for x in o) for o in offs)
+            kw["layouts"] = tuple(sorted(lay.items()))
+        if "dream_path" in d:
+            kw["arrows"] = tuple((int(a), int(b), g or None) for a, b, g in d["dream_path"])
+        if "exchange_tiles" in d:
+            kw["exchange_tiles"] = tuple(tuple(t) for t in d["exchange_tiles"])
+        if "timeout_rounds" in d:
+            kw["timeout_rounds"] = d["timeout_rounds"]
+    except (TypeError, ValueError, AttributeError) as e:
+        if isinstance(e, RulesError):
+            raise
+        raise RulesError(f"[benevolent]: malformed value ({e})") from None
+    return Rules(**kw)
+
+
+def load_rules(path=None) -> Rules:
+    if path is None:
+        return Rules()
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except FileNotFoundError:
+        raise RulesError(f"rules file {str(path)!r} does not exist") from None
+    except tomllib.TOMLDecodeError as e:
+        raise RulesError(f"rules file {str(path)!r} is not valid TOML: {e}") from None
+    except OSError as e:
+        raise RulesError(f"rules file {str(path)!r} cannot be read: {e.strerror}") from None
+    table = data.get("benevolent", {})
+    if not isinstance(table, dict):
+        raise RulesError(f"rules file {str(path)!r}: [benevolent] must be a table")
+    return rules_from_mapping(table, source=str(path))
+
+
+def parse_leaves(spec, n_players):
+    """'1,3,4,5' -> a tuple of starting leaves for the seats (default: the rulebook's 1, 3, 4, 5)."""
+    if spec is None:
+        return DEFAULT_LEAVES[:n_players]
+    try:
+        vals = tuple(int(x) for x in (spec.split(",") if isinstance(spec, str) else spec))
+    except ValueError:
+        raise ValueError(f"--leaves {spec!r}: expected comma-separated whole numbers, one per seat") from None
+    if len(vals) != n_players:
+        raise ValueError(f"--leaves {','.join(map(str, vals))} gives {len(vals)} seats for {n_players} players; "
+                         f"give exactly {n_players}")
+    if any(v < 0 for v in vals):
+        raise ValueError(f"--leaves {','.join(map(str, vals))}: a negative leaf count is not allowed")
+    if sum(vals) > TOTAL_LEAVES:
+        raise ValueError(f"--leaves {','.join(map(str, vals))}: {sum(vals)} leaves; there are only {TOTAL_LEAVES}")
+    return vals
