@@ -12,12 +12,13 @@ try:  # typer >= 0.20 vendors click; older releases depend on it
 except ImportError:  # pragma: no cover
     from click.exceptions import UsageError
 
-from . import bench_cli, bethel_woods_cli
+from . import bench_cli, benevolent_cli, bethel_woods_cli
 from .errors import user_errors
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
                   help="boardsim: Monte Carlo balance analysis for Bethel Woods and Benevolent.")
 app.add_typer(bethel_woods_cli.app, name="bethel-woods")
+app.add_typer(benevolent_cli.app, name="benevolent")
 app.command(name="bench")(bench_cli.bench)
 
 
@@ -30,6 +31,9 @@ def replay(trace: Annotated[Path, typer.Argument(help="A trace written by `play 
     game = lines[0].get("game") if lines else None
     if game == "bethel_woods":
         story = replay_lines(lines)
+    elif game == "benevolent":
+        from simcore.benevolent.trace import replay_lines as bv_replay
+        story = bv_replay(lines)
     else:
         raise ValueError(f"{trace}: unknown game {game!r} in the trace's first line")
     for line in story:

@@ -1,0 +1,40 @@
+"""boardsim's compiled core.
+
+Importing simcore points numba's on-disk cache at a directory keyed by a hash of every compiled
+source file (simcore/, policies/, benchmarks/calibration.py). numba's cache checks only the
+timestamp of the file that defines a function, not of the functions it calls in other modules:
+after a change to engine.py, the cached batch kernel in batch.py would otherwise keep running the
+old rules (seen here: a stale kernel kept its old speed and old code until the cache was cleared).
+With the hash in the path any change to the sources starts a fresh cache. An explicit
+NUMBA_CACHE_DIR (as the cold-compile benchmark sets) is respected.
+"""
+import hashlib
+import os
+import pathlib
+import tempfile
+
+
+def _configure_numba_cache():
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    root = pathlib.Path(__file__).resolve().parent.parent
+    h = hashlib.sha1()
+    files = sorted((root / "simcore").rglob("*.py")) + sorted((root / "policies").rglob("*.py"))
+    files.append(root / "benchmarks" / "calibration.py")
+    for f in files:
+        if f.exists():
+            h.update(str(f.relative_to(root)).encode())
+            h.update(f.read_bytes())
+    base = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
+    d = base / "boardsim" / f"numba-{h.hexdigest()[:16]}"
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        d = pathlib.Path(tempfile.gettempdir()) / "boardsim" / f"numba-{h.hexdigest()[:16]}"
+        d.mkdir(parents=True, exist_ok=True)
+    os.environ["NUMBA_CACHE_DIR"] = str(d)
+    import numba
+    numba.config.CACHE_DIR = str(d)
+
+
+_configure_numba_cache()

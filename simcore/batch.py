@@ -8,6 +8,7 @@ number of games unless the records are kept) and reports progress.
 """
 from __future__ import annotations
 
+import sys
 import time
 
 import numba
@@ -31,10 +32,17 @@ def check_threads(threads):
 def run_chunks(n_games, play_chunk, on_chunk, chunk=DEFAULT_CHUNK, threads=None, progress=None):
     """Call play_chunk(start, count) for consecutive chunks and on_chunk(start, count, result).
 
-    progress(done, total, elapsed) is called after each chunk. Returns the wall time in seconds."""
+    play_chunk(0, 0) is called first, untimed, so that compiling (first run only: the code is then
+    cached) is not counted as play. progress(done, total, elapsed) is called after each chunk.
+    Returns the wall time of the play in seconds."""
     threads = check_threads(threads)
     old = numba.get_num_threads()
     numba.set_num_threads(threads)
+    t_compile = time.perf_counter()
+    play_chunk(0, 0)
+    t_compile = time.perf_counter() - t_compile
+    if t_compile > 1.0 and progress is not None:
+        sys.stderr.write(f"compiled the engine in {t_compile:.1f} s (cached for later runs)\n")
     t0 = time.perf_counter()
     try:
         done = 0

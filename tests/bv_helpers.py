@@ -72,3 +72,88 @@ def lockstep(seed, game, players, leaves=None, rules=None, weights=None, positio
         E.apply(s, p, a)
         ref.apply(a)
     raise AssertionError("game did not end")
+
+
+def scenario(players=2, hexes=None, me=None, others=None, current=0, phase="move", entered=None, pool=None,
+             triangle=None, rules=None):
+    """A Benevolent position for a rule test. hexes: list of (type name, gray) for the forest's hexes
+    (2 players: 8 hexes, neighbours as in the default layout); me/others: dicts overriding the
+    current player's / the others' leaves, gifts ({name: n}), footsteps (hexes), dream, single_use,
+    permanent, tile. The supply and the gift pool are recomputed so that the 64 leaves and the gift
+    tokens stay conserved (pool: override per gift)."""
+    from simcore.benevolent.face import Game
+    from simcore.benevolent.rules import GIFTS, POOL, TOTAL_LEAVES
+    g = Game(players, None, seed=3, rules=rules)
+    d = g.to_dict()
+    if hexes is not None:
+        for h, (t, gray) in enumerate(hexes):
+            d["forest"]["hexes"][h]["type"] = t
+            d["forest"]["hexes"][h]["gray_footstep"] = gray
+    for q, pd in enumerate(d["player_state"]):
+        over = me if q == current else (others or {}).get(q) if isinstance(others, dict) else None
+        over = over or {}
+        if "leaves" in over:
+            pd["leaves"] = over["leaves"]
+        if "gifts" in over:
+            pd["gifts"] = {x: over["gifts"].get(x, 0) for x in GIFTS}
+        if "footsteps" in over:
+            pd["footsteps_on_forest"] = sorted(over["footsteps"])
+            pd["footsteps_on_card"] = 4 - len(over["footsteps"])
+        for k, key in (("dream", "dream_position"), ("single_use", "single_use"), ("permanent", "permanent"),
+                       ("tile", "gather_tile_leaves")):
+            if k in over:
+                pd[key] = over[k]
+    d["current_player"] = current
+    d["phase"] = phase
+    d["turn_state"]["entered_hex"] = entered
+    if triangle is not None:
+        for i, t in enumerate(d["triangle"]):
+            if i in triangle:
+                t["tile"] = triangle[i]
+    held = sum(pd["leaves"] + pd["gather_tile_leaves"] for pd in d["player_state"])
+    d["supply"] = TOTAL_LEAVES - held
+    for i, x in enumerate(GIFTS):
+        d["gift_pool"][x] = POOL[players][i] - sum(pd["gifts"][x] for pd in d["player_state"])
+        if pool and x in pool:
+            d["gift_pool"][x] = pool[x]
+    for t in d["triangle"]:
+        t["secret"] = None if t["tile"] is None else t["secret"]
+    return d
+
+
+class Both:
+    """Both engines at one position, driven together and compared after every step."""
+
+    def __init__(self, position, rules=None):
+        from simcore.benevolent.face import Game
+        self.rules = rules or Rules()
+        self.g = Game.from_position(position, self.rules)
+        self.ref = ReferenceGame.from_dict(position, self.rules)
+        self.d_fix = None
+        self.check()
+
+    def check(self):
+        a = self.g.to_dict()
+        b = self.ref.to_dict()
+        # the triangle's derived fields (secret name, available) come from the tiles: compare both
+        assert a == b, _diff(a, b)
+        if not self.g.is_terminal():
+            assert self.g.legal_actions() == self.ref.legal_actions()
+
+    def legal(self):
+        return self.g.legal_action_names()
+
+    def do(self, *names):
+        for name in names:
+            a = self.g.apply(name)
+            self.ref.apply(a)
+            self.check()
+        return self
+
+    @property
+    def d(self):
+        return self.g.to_dict()
+
+    def me(self, q=None):
+        d = self.d
+        return d["player_state"][d["current_player"] if q is None else q]

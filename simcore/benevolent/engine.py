@@ -319,17 +319,15 @@ def legal_actions(s, p, acts):
                         i_from = i
                 if i_from < 0:
                     continue
+                s[b + L_FOOT + i_from] = -1
+                m = occupied_mask(s, q)
+                # if the other Footsteps still form one group, any hex touching it keeps it one
+                rest_connected = free or connected(s, m)
                 for h in range(nh):
-                    if h == f:
-                        continue
-                    s[b + L_FOOT + i_from] = -1
-                    m = occupied_mask(s, q)
-                    ok = can_place(s, q, h, m, two, free)
-                    if ok and not free:
-                        ok = connected(s, m | (1 << h))
-                    s[b + L_FOOT + i_from] = f
-                    if ok:
-                        n = _add(acts, n, A_MOVE + 14 * f + h)
+                    if h != f and can_place(s, q, h, m, two, free):
+                        if rest_connected or connected(s, m | (1 << h)):
+                            n = _add(acts, n, A_MOVE + 14 * f + h)
+                s[b + L_FOOT + i_from] = f
         n = _secret_actions(s, p, acts, n)
     elif ph == PH_ACTION:
         h = s[DEST]

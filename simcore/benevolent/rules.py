@@ -172,7 +172,7 @@ class Rules:
     def to_dict(self):
         return {"sides": [list(s) for s in self.sides], "gray": [list(g) for g in self.gray],
                 "layouts": {str(n): [list(o) for o in offs] for n, offs in self.layouts},
-                "dream_path": [[a, b, g] for a, b, g in self.arrows],
+                "dream_path": [[a, b, g or ""] for a, b, g in self.arrows],
                 "exchange_tiles": [list(t) for t in self.exchange_tiles], "timeout_rounds": self.timeout_rounds}
 
 

@@ -1,0 +1,103 @@
+"""`boardsim benevolent ...`: seat fairness under a starting-leaves handicap."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from simcore.benevolent.batch import simulate as run_simulation
+from simcore.benevolent.rules import load_rules
+from simcore.bethel_woods.trace import write_trace
+from simcore.benevolent.trace import record_game
+
+from .errors import user_errors
+from .progress import ProgressBar
+from .stats import wilson
+
+app = typer.Typer(no_args_is_help=True, help="Benevolent (competitive, 2-4 players).")
+
+Players = Annotated[int, typer.Option(help="Number of players, 2 to 4.")]
+Leaves = Annotated[Optional[str], typer.Option(help="Starting leaves by seat, e.g. 1,3,4,5 (default: the rulebook's 1,3,4,5).")]
+Policy = Annotated[str, typer.Option(help="Policy for every seat: random.")]
+Policies = Annotated[Optional[str], typer.Option(help="One policy per seat, e.g. random,random,random,random.")]
+RulesFile = Annotated[Optional[Path], typer.Option("--rules", help="TOML rules file overriding the assumptions.")]
+
+
+def summary_dict(s, rules):
+    rates = [w / s.games for w in s.seat_wins[: s.players]]
+    return {
+        "game": "benevolent", "games": s.games, "players": s.players, "leaves": list(s.leaves),
+        "policies": s.policies, "seat_wins": s.seat_wins[: s.players], "seat_win_rates": rates,
+        "seat_ci95": [list(wilson(w, s.games)) for w in s.seat_wins[: s.players]],
+        "timeouts": s.timeouts, "timeout_ci95": list(wilson(s.timeouts, s.games)),
+        "mean_rounds": s.mean_rounds, "games_per_second": s.games_per_second,
+        "decisions_per_second": s.decisions_per_second, "seconds": s.seconds, "threads": s.threads,
+        "seed": s.seed, "rules": rules.source,
+    }
+
+
+def summary_text(d):
+    def pct(x):
+        return f"{100 * x:.3f}%"
+    lines = [f"Benevolent: {d['players']} players, starting leaves {','.join(map(str, d['leaves']))}, "
+             f"policies {','.join(d['policies'])}, seed {d['seed']}, rules {d['rules']}",
+             f"games        {d['games']:,}"]
+    fair = 1 / d["players"]
+    for q, (w, r, (lo, hi)) in enumerate(zip(d["seat_wins"], d["seat_win_rates"], d["seat_ci95"])):
+        mark = "" if lo <= fair <= hi else "  (differs from a fair share)"
+        lines.append(f"seat {q + 1} ({d['leaves'][q]} leaves)  wins {w:,}  {pct(r)}  (95% CI {pct(lo)} to {pct(hi)}){mark}")
+    lo, hi = d["timeout_ci95"]
+    lines += [f"timeouts     {d['timeouts']:,}  {pct(d['timeouts'] / d['games'])}  (95% CI {pct(lo)} to {pct(hi)})",
+              f"mean rounds  {d['mean_rounds']:.2f}   (a fair share is {pct(fair)} per seat)",
+              f"speed        {d['games_per_second']:,.0f} games/s, {d['decisions_per_second']:,.0f} decisions/s "
+              f"on {d['threads']} threads ({d['seconds']:.2f} s)"]
+    return "\n".join(lines)
+
+
+@app.command()
+@user_errors
+def simulate(
+    players: Players = 4,
+    leaves: Leaves = None,
+    policy: Policy = "random",
+    policies: Policies = None,
+    games: Annotated[int, typer.Option(help="Number of games.")] = 100_000,
+    seed: Annotated[int, typer.Option(help="Master seed.")] = 7,
+    threads: Annotated[Optional[int], typer.Option(help="Worker threads (default: all cores).")] = None,
+    rules: RulesFile = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    records: Annotated[Optional[Path], typer.Option(help="Also write one row per game to this CSV file.")] = None,
+):
+    """Play many games and report each seat's win rate (95% Wilson interval), timeouts and speed."""
+    r = load_rules(rules)
+    s = run_simulation(players, leaves, policy, games, seed, threads, r, policies=policies,
+                       keep_records=records is not None, progress=ProgressBar())
+    d = summary_dict(s, r)
+    if records is not None:
+        tmp = records.with_name(records.name + ".tmp")
+        s.records.to_csv(tmp, index=False)
+        tmp.replace(records)
+    typer.echo(json.dumps(d) if json_out else summary_text(d))
+
+
+@app.command()
+@user_errors
+def play(
+    players: Players = 4,
+    leaves: Leaves = None,
+    policy: Policy = "random",
+    policies: Policies = None,
+    seed: Annotated[int, typer.Option(help="Master seed.")] = 7,
+    game_index: Annotated[int, typer.Option(help="Which game of the run with this seed to play.")] = 0,
+    rules: RulesFile = None,
+    trace: Annotated[Path, typer.Option(help="Write the game's trace (JSON Lines) here.")] = Path("game.jsonl"),
+):
+    """Play one game (game GAME_INDEX of `simulate` with this seed) and record its trace."""
+    r = load_rules(rules)
+    lines = record_game(players, leaves, policy, seed, game_index, r, policies)
+    write_trace(lines, trace)
+    end = lines[-1]
+    who = f"seat {end['winner'] + 1} wins" if end["outcome"] == "win" else "timeout"
+    typer.echo(f"{who} after {end['turns']} turns; {len(lines)} trace lines written to {trace}")

@@ -1,0 +1,42 @@
+"""Benevolent: the compiled engine against the reference engine, position and legal actions
+compared at every step of 800 seeded games (uniform random and an exploring policy, every player
+count, other starting leaves, overridden rules)."""
+import pytest
+
+import bv_helpers as H
+from simcore.benevolent.rules import rules_from_mapping
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_random_play(players):
+    for g in range(150):
+        H.lockstep(21, g, players)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_exploring_play(players):
+    w = H.explore_weights()
+    for g in range(80):
+        H.lockstep(22, g, players, weights=w)
+
+
+def test_other_leaves_and_rules():
+    rules = rules_from_mapping({
+        "dream_path": [[0, 1, "Feather"], [1, 2, "Clover"], [2, 3, "Figurine"], [3, 0, ""], [1, 0, ""]],
+        "exchange_tiles": [["Clover", "Feather", "Amber"], ["Feather", "Feather", "Crystal"],
+                           ["Clover", "Clover", "Figurine"]],
+        "layouts": {"2": [[0, 0], [3, 0]], "4": [[0, 0], [1, 1], [2, 2]]},
+        "timeout_rounds": 40})
+    w = H.explore_weights()
+    for g in range(60):
+        n = 2 + g % 3
+        H.lockstep(23, g, n, leaves=[(g + 7 * q) % 9 for q in range(n)], rules=rules, weights=w if g % 2 else None)
+
+
+def test_the_differential_tests_covered_every_kind_of_step():
+    from simcore.benevolent.rules import SINGLE_USE
+    need = {"place", "move", "purchase", "sleep", "exchange", "take Secret", "take it from", "gather leaves",
+            "gather leaves, put 1 on the gather tile", "gather leaves, take 1 from the gather tile",
+            "Meadow: take a Clover", "Nest: take a Feather", "decline", "end turn"}
+    need |= {f"resolve Secret: {x}" for x in SINGLE_USE}
+    assert need <= set(H.COVERAGE), sorted(need - set(H.COVERAGE))

@@ -1,0 +1,84 @@
+"""Benevolent invariants, property-tested with hypothesis at every step of whole games."""
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+import bv_helpers as H
+from simcore.benevolent import engine as E
+from simcore.benevolent.actions import A_GATHER, N_ACTIONS, OUT_ONGOING, OUT_WIN
+from simcore.benevolent.face import from_dict, leaves_array, to_dict
+from simcore.benevolent.rules import P_TWO_ON_HEX, P_UNCONNECTED, POOL, Rules
+from simcore.rng import STREAM_CHANCE, STREAM_POLICY, stream_key
+
+RULES = Rules()
+P = RULES.params
+
+games = st.tuples(st.integers(0, 2**40), st.integers(0, 10**6), st.integers(2, 4), st.booleans(),
+                  st.lists(st.integers(0, 10), min_size=4, max_size=4))
+
+
+@settings(max_examples=40, deadline=None)
+@given(games)
+def test_invariants(args):
+    seed, game, n, explore, leaves = args
+    s = np.zeros(E.S_SIZE, np.int32)
+    E.setup(s, P, n, leaves_array(leaves[:n]), np.uint64(stream_key(seed, game, STREAM_CHANCE)))
+    pk = np.uint64(stream_key(seed, game, STREAM_POLICY))
+    acts = np.zeros(N_ACTIONS, np.int32)
+    mask = np.zeros(N_ACTIONS, np.bool_)
+    w = H.explore_weights() if explore else None
+    totals = POOL[n]
+    step = 0
+    while not E.is_terminal(s):
+        k = E.legal_actions(s, P, acts)
+        assert k > 0 and E.legal_mask(s, P, mask) == k and (np.flatnonzero(mask) == acts[:k]).all()
+        a = H.pick(acts, k, pk, step, w)
+        moving = a < A_GATHER
+        E.apply(s, P, a)
+        step += 1
+        # 64 leaves: supply + players + gather tiles
+        assert s[E.SUPPLY] + sum(s[E.pl(q) + E.L_LEAVES] + s[E.pl(q) + E.L_TILE] for q in range(n)) == 64
+        assert s[E.SUPPLY] >= 0 and all(s[E.pl(q) + E.L_LEAVES] >= 0 for q in range(n))
+        # gift tokens: pool + players
+        for g in range(5):
+            assert s[E.POOL + g] + sum(s[E.pl(q) + E.L_GIFTS + g] for q in range(n)) == totals[g]
+            assert s[E.POOL + g] >= 0
+        for q in range(n):
+            feet = [int(x) for x in s[E.pl(q) + E.L_FOOT: E.pl(q) + E.L_FOOT + 4]]
+            assert len(feet) == 4 and 0 <= s[E.pl(q) + E.L_DREAM] <= 3   # 4 in the forest or on the card + 1 dreaming
+            on = [f for f in feet if f >= 0]
+            most = 2 if s[E.pl(q) + E.L_PERM + P_TWO_ON_HEX] else 1
+            assert all(on.count(h) <= most for h in on)
+            if moving and q == s[E.CUR] and not s[E.pl(q) + E.L_PERM + P_UNCONNECTED]:
+                assert E.connected(s, E.occupied_mask(s, q))
+        # the position survives the JSON format (Footsteps are listed by hex, so the array's slot
+        # order may differ) and the engine sees the same legal actions there
+        d = to_dict(s)
+        r = from_dict(d)
+        assert to_dict(r) == d
+        acts2 = np.zeros(N_ACTIONS, np.int32)
+        if not E.is_terminal(s):
+            k1 = E.legal_actions(s, P, acts)
+            assert E.legal_actions(r, P, acts2) == k1 and (acts2[:k1] == acts[:k1]).all()
+    assert s[E.TURN] <= RULES.timeout_rounds * n
+    winners = [q for q in range(n) if E.has_all_gifts(s, q)]
+    if s[E.OUTCOME] == OUT_WIN:
+        assert winners == [s[E.WINNER]]   # at most one winner, and the game stopped at once
+    else:
+        assert s[E.OUTCOME] != OUT_ONGOING and winners == []
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**40), st.integers(2, 4))
+def test_same_seed_same_game(seed, n):
+    def play():
+        s = np.zeros(E.S_SIZE, np.int32)
+        E.setup(s, P, n, leaves_array([1, 3, 4, 5][:n]), np.uint64(stream_key(seed, 0, STREAM_CHANCE)))
+        acts = np.zeros(N_ACTIONS, np.int32)
+        pk = np.uint64(stream_key(seed, 0, STREAM_POLICY))
+        step = 0
+        while not E.is_terminal(s):
+            k = E.legal_actions(s, P, acts)
+            E.apply(s, P, H.pick(acts, k, pk, step))
+            step += 1
+        return s
+    assert (play() == play()).all()
