@@ -52,6 +52,7 @@ class GameBench:
     records: callable           # (games, seed) -> same list from the compiled engine
     players: int
     time_same: callable | None = None  # (games, seed) -> seconds for the compiled engine to play them once
+    scale: int = 1                     # games are this much longer than Bethel Woods': play fewer
 
 
 def _bw_simulate(games, seed, threads):
@@ -121,7 +122,63 @@ def _bw_reference(games, seed):
     return out
 
 
-GAMES = [GameBench("bethel_woods", "random", _bw_simulate, _bw_reference, _bw_records, 3, _bw_time_same)]
+def _bv_simulate(games, seed, threads):
+    from simcore.benevolent.batch import simulate
+    s = simulate(4, None, "random", games, seed, threads)
+    return s.games, s.decisions, {"seat_wins": s.seat_wins, "timeouts": s.timeouts, "turns": s.turns,
+                                  "decisions": s.decisions}
+
+
+def _bv_records(games, seed):
+    from simcore.benevolent.batch import simulate
+    r = simulate(4, None, "random", games, seed, 1, keep_records=True).records
+    return [(int(w), int(t), int(d)) for w, t, d in zip(r["winner"], r["turns"], r["decisions"])]
+
+
+def _bv_reference(games, seed):
+    from simcore.benevolent.reference import ReferenceGame
+    from simcore.benevolent.rules import DEFAULT_LEAVES, Rules
+    from simcore.rng import STREAM_CHANCE, STREAM_POLICY, below, stream_key
+    rules = Rules()
+    out = []
+    for g in range(games):
+        ref = ReferenceGame(rules, 4, list(DEFAULT_LEAVES), np.uint64(stream_key(seed, g, STREAM_CHANCE)))
+        keys = [np.uint64(stream_key(seed, g, STREAM_POLICY + q)) for q in range(4)]
+        counters = [0] * 4
+        while ref.phase != "terminal":
+            q = ref.current
+            legal = ref.legal_actions()
+            ref.apply(legal[int(below(keys[q], counters[q], len(legal)))])
+            counters[q] += 1
+        out.append((-1 if ref.winner is None else ref.winner, ref.turn + (ref.outcome == "win"), ref.decisions))
+    return out
+
+
+def _bv_time_same(games, seed):
+    from simcore.benevolent.batch import N_REC, play_chunk
+    from simcore.benevolent.face import leaves_array
+    from simcore.benevolent.rules import DEFAULT_LEAVES, Rules
+    p = Rules().params
+    out = np.zeros((games, N_REC), np.int32)
+    la = leaves_array(DEFAULT_LEAVES)
+    pols = np.zeros(4, np.int64)
+    old = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        play_chunk(p, 4, la, pols, np.uint64(seed), 0, games, out)
+        times = []
+        t_end = time.perf_counter() + 1.0
+        while time.perf_counter() < t_end or len(times) < 5:
+            t0 = time.perf_counter()
+            play_chunk(p, 4, la, pols, np.uint64(seed), 0, games, out)
+            times.append(time.perf_counter() - t0)
+        return float(np.median(times))
+    finally:
+        numba.set_num_threads(old)
+
+
+GAMES = [GameBench("bethel_woods", "random", _bw_simulate, _bw_reference, _bw_records, 3, _bw_time_same),
+         GameBench("benevolent", "random", _bv_simulate, _bv_reference, _bv_records, 4, _bv_time_same, 8)]
 
 
 def register(bench: GameBench):
@@ -152,7 +209,7 @@ def load_baseline(path=BASELINE):
 
 def check_correct(b: GameBench, baseline):
     """Refuse to time code whose results differ from the known-good run."""
-    _, _, sig = b.simulate(CHECK_GAMES, CHECK_SEED, None)
+    _, _, sig = b.simulate(CHECK_GAMES // b.scale, CHECK_SEED, None)
     key = f"{b.game}/{b.policy}"
     want = (baseline or {}).get("expected", {}).get(key)
     if want is not None and want != sig:
@@ -176,11 +233,11 @@ def _median_rate(fn, repeats):
 def run(quick=False, progress=None, baseline=None):
     """Measure everything; return (rows, expected-signatures)."""
     say = progress or (lambda msg: None)
-    games = 40_000 if quick else 400_000
     repeats = 3 if quick else 5
-    ref_games = 400  # the same games in quick and full runs: the ratio depends on which games
     rows, expected = [], {}
     for b in GAMES:
+        games = (40_000 if quick else 400_000) // b.scale
+        ref_games = 400 // b.scale  # the same games in quick and full runs: the ratio depends on which games
         say(f"{b.game}/{b.policy}: checking results")
         expected[f"{b.game}/{b.policy}"] = check_correct(b, baseline)
         one_thread = None

@@ -115,3 +115,56 @@ def test_play_writes_nothing_on_bad_input(capsys, tmp_path):
     trace = tmp_path / "game.jsonl"
     code, _, err = run(capsys, "bethel-woods", "play", "--players", "7", "--trace", str(trace))
     assert code == 2 and not trace.exists() and list(tmp_path.iterdir()) == []
+
+
+# ---- Benevolent -------------------------------------------------------------------------------------
+def test_benevolent_simulate_json(capsys):
+    code, out, err = run(capsys, "benevolent", "simulate", "--players", "4", "--leaves", "1,3,4,5", "--games", "3000",
+                         "--seed", "7", "--threads", "2", "--json")
+    assert code == 0
+    d = json.loads(out)
+    for key in ("game", "games", "players", "leaves", "seat_wins", "seat_win_rates", "seat_ci95", "timeouts",
+                "mean_rounds", "games_per_second", "threads", "seed"):
+        assert key in d
+    assert d["leaves"] == [1, 3, 4, 5] and sum(d["seat_wins"]) + d["timeouts"] == 3000
+    for r, (lo, hi) in zip(d["seat_win_rates"], d["seat_ci95"]):
+        assert lo <= r <= hi
+
+
+def test_benevolent_table(capsys):
+    code, out, _ = run(capsys, "benevolent", "simulate", "--players", "3", "--games", "500", "--policies",
+                       "random,random,random")
+    assert code == 0 and out.count("95% CI") == 4 and "seat 3 (4 leaves)" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--players", "4", "--leaves", "1,3"], "2 seats for 4 players"),
+    (["--players", "5"], "players 5"),
+    (["--players", "2", "--leaves=-1,3"], "negative"),
+    (["--rules", "/nonexistent.toml"], "does not exist"),
+])
+def test_benevolent_bad_input(capsys, args, message):
+    code, out, err = run(capsys, "benevolent", "simulate", "--games", "10", *args)
+    assert code == 2 and message in err and err.count("\n") == 1 and out == ""
+
+
+def test_benevolent_broken_rules_file(capsys, tmp_path):
+    p = tmp_path / "r.toml"
+    p.write_text("[benevolent]\nsides = [['Meadow']]\n")
+    code, _, err = run(capsys, "benevolent", "simulate", "--rules", str(p))
+    assert code == 2 and "sides" in err and err.count("\n") == 1
+
+
+def test_benevolent_play_and_replay(capsys, tmp_path):
+    trace = tmp_path / "b.jsonl"
+    code, _, _ = run(capsys, "benevolent", "play", "--players", "3", "--seed", "4", "--trace", str(trace))
+    assert code == 0
+    lines = [json.loads(l) for l in trace.read_text().splitlines()]
+    assert lines[0]["game"] == "benevolent" and lines[-1]["type"] == "end"
+    pos = lines[0]["position"]
+    for key in ("forest", "triangle", "gift_pool", "player_state", "supply"):
+        assert key in pos
+    assert all("neighbours" in h and "gray_footstep" in h for h in pos["forest"]["hexes"])
+    code, story, _ = run(capsys, "replay", str(trace))
+    assert code == 0 and ("WINS" in story or "timed out" in story)
+    assert story.count("-- Turn") == lines[-1]["turns"]

@@ -280,18 +280,6 @@ def legal_mask(s, p, mask):
 
 
 @njit(cache=True, _nrt=False)
-def can_place(s, q, h, m, two, free):
-    """May a Footstep of q go to hex h, given q's other Footsteps occupy the hexes in bitmask m?
-    Not onto a hex holding q's Footstep (two of them with the Secret); the first one anywhere;
-    later ones next to (or, with two allowed, onto) one of q's hexes, unless they need not connect."""
-    if own_on(s, q, h) >= (2 if two else 1):
-        return False
-    if m == 0 or free:
-        return True
-    return touches(s, m, h)
-
-
-@njit(cache=True, _nrt=False)
 def legal_actions(s, p, acts):
     ph = s[PHASE]
     q = s[CUR]
@@ -301,33 +289,40 @@ def legal_actions(s, p, acts):
     if ph == PH_MOVE:
         two = perm(s, q, P_TWO_ON_HEX)
         free = perm(s, q, P_UNCONNECTED)
-        on_card = -1
+        # bitmasks of q's hexes: occupied, and occupied twice (possible with the Secret)
+        occ = 0
+        dbl = 0
+        on_card = 0
         for i in range(4):
-            if s[b + L_FOOT + i] < 0:
-                on_card = i
-        if on_card >= 0:
-            m = occupied_mask(s, q)
+            f = s[b + L_FOOT + i]
+            if f < 0:
+                on_card += 1
+            elif occ & (1 << f):
+                dbl |= 1 << f
+            else:
+                occ |= 1 << f
+        if on_card > 0:
+            full = dbl if two else occ   # hexes q may not step on
             for h in range(nh):
-                if can_place(s, q, h, m, two, free):
+                if full & (1 << h):
+                    continue
+                if occ == 0 or free or touches(s, occ, h):
                     n = _add(acts, n, A_PLACE + h)
         else:
             for f in range(nh):
-                # move one Footstep from f (moves are by hex: two Footsteps on f are alike)
-                i_from = -1
-                for i in range(4):
-                    if s[b + L_FOOT + i] == f:
-                        i_from = i
-                if i_from < 0:
+                if not occ & (1 << f):
                     continue
-                s[b + L_FOOT + i_from] = -1
-                m = occupied_mask(s, q)
+                # q's other Footsteps once one leaves f
+                rest = occ if dbl & (1 << f) else occ & ~(1 << f)
+                rest_dbl = dbl & ~(1 << f)
+                full = rest_dbl if two else rest
                 # if the other Footsteps still form one group, any hex touching it keeps it one
-                rest_connected = free or connected(s, m)
+                rest_connected = free or connected(s, rest)
                 for h in range(nh):
-                    if h != f and can_place(s, q, h, m, two, free):
-                        if rest_connected or connected(s, m | (1 << h)):
-                            n = _add(acts, n, A_MOVE + 14 * f + h)
-                s[b + L_FOOT + i_from] = f
+                    if h == f or full & (1 << h):
+                        continue
+                    if free or (touches(s, rest, h) and (rest_connected or connected(s, rest | (1 << h)))):
+                        n = _add(acts, n, A_MOVE + 14 * f + h)
         n = _secret_actions(s, p, acts, n)
     elif ph == PH_ACTION:
         h = s[DEST]
