@@ -12,7 +12,7 @@ from simcore.benevolent.rules import load_rules
 from simcore.bethel_woods.trace import write_trace
 from simcore.benevolent.trace import record_game
 
-from .errors import user_errors
+from .errors import user_errors, write_csv
 from .progress import ProgressBar
 from .stats import wilson
 
@@ -76,9 +76,7 @@ def simulate(
                        keep_records=records is not None, progress=ProgressBar())
     d = summary_dict(s, r)
     if records is not None:
-        tmp = records.with_name(records.name + ".tmp")
-        s.records.to_csv(tmp, index=False)
-        tmp.replace(records)
+        write_csv(s.records, records)
     typer.echo(json.dumps(d) if json_out else summary_text(d))
 
 

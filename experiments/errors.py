@@ -29,3 +29,14 @@ def user_errors(fn):
 
 
 assert sys
+
+
+def write_csv(frame, path):
+    """Write a DataFrame to path via a temporary file: nothing half-written if it fails."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        frame.to_csv(tmp, index=False)
+        tmp.replace(path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()

@@ -12,6 +12,8 @@ import sys
 import time
 
 import numba
+import numpy as np
+import pandas as pd
 
 DEFAULT_CHUNK = 1 << 16
 BLOCK = 256  # games a parallel block plays with one set of scratch arrays
@@ -55,3 +57,31 @@ def run_chunks(n_games, play_chunk, on_chunk, chunk=DEFAULT_CHUNK, threads=None,
     finally:
         numba.set_num_threads(old)
     return time.perf_counter() - t0
+
+
+def check_run(games, seed):
+    if games < 1:
+        raise ValueError(f"games {games} is not allowed; play at least 1")
+    if seed < 0 or seed >= 2 ** 63:
+        raise ValueError(f"seed {seed} is not allowed; use 0 to 2**63-1")
+
+
+def run_batch(games, kernel, n_rec, summary, frame=None, chunk=DEFAULT_CHUNK, threads=None, progress=None):
+    """Play games 0..games-1 with kernel(start, count, out), which fills out[count, n_rec] with one
+    int32 record per game; summary.add(records) for every chunk; with frame(records, start) the
+    per-game records are kept and returned as one DataFrame. Returns (seconds, DataFrame or None)."""
+    frames = []
+    buf = np.zeros((min(chunk, games), n_rec), dtype=np.int32)
+
+    def play(start, count):
+        out = buf[:count]
+        kernel(start, count, out)
+        return out
+
+    def collect(start, count, rec):
+        summary.add(rec)
+        if frame is not None:
+            frames.append(frame(rec, start))
+
+    seconds = run_chunks(games, play, collect, chunk=chunk, threads=threads, progress=progress)
+    return seconds, (pd.concat(frames, ignore_index=True) if frame is not None else None)

@@ -8,7 +8,7 @@ import pandas as pd
 from numba import njit, prange
 
 from policies import policy_id as _policy_id, random_action
-from ..batch import BLOCK, DEFAULT_CHUNK, check_threads, run_chunks
+from ..batch import BLOCK, DEFAULT_CHUNK, check_run, check_threads, run_batch
 from ..rng import STREAM_CHANCE, STREAM_POLICY, stream_key
 from . import engine as E
 from .actions import N_ACTIONS, OUT_WIN
@@ -134,28 +134,16 @@ def simulate(players=4, leaves=None, policy="random", games=1000, seed=0, thread
     lv = parse_leaves(leaves, players)
     names, pols = parse_policies(policy, policies, players)
     threads = check_threads(threads)
-    if games < 1:
-        raise ValueError(f"games {games} is not allowed; play at least 1")
-    if seed < 0 or seed >= 2 ** 63:
-        raise ValueError(f"seed {seed} is not allowed; use 0 to 2**63-1")
+    check_run(games, seed)
     rules = rules or Rules()
     p = rules.params
     la = leaves_array(lv)
     summary = Summary(players, lv, names, seed, threads)
-    frames = []
-    buf = np.zeros((min(chunk, games), N_REC), dtype=np.int32)
 
-    def play(start, count):
-        out = buf[:count]
+    def kernel(start, count, out):
         play_chunk(p, players, la, pols, np.uint64(seed), start, count, out)
-        return out
 
-    def collect(start, count, rec):
-        summary.add(rec)
-        if keep_records:
-            frames.append(records_frame(rec, start, players))
-
-    summary.seconds = run_chunks(games, play, collect, chunk=chunk, threads=threads, progress=progress)
-    if keep_records:
-        summary.records = pd.concat(frames, ignore_index=True)
+    summary.seconds, summary.records = run_batch(
+        games, kernel, N_REC, summary, (lambda rec, start: records_frame(rec, start, players)) if keep_records else None,
+        chunk=chunk, threads=threads, progress=progress)
     return summary

@@ -17,10 +17,11 @@ Indices:
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 
 import numpy as np
+
+from ..rulesfile import RulesError, read_table
 
 GIFTS = ("Clover", "Feather", "Crystal", "Amber", "Figurine")
 GIFT_VALUES = (2, 4, 7, 10, 12)                       # rulebook: the Dream board
@@ -94,8 +95,6 @@ N_PARAMS = P_N_SEGS + 3
 MAX_ARROWS = 8
 
 
-class RulesError(ValueError):
-    """A rules file or value that cannot be used; the message is one line for the user."""
 
 
 def _neighbours(a, b):
@@ -245,21 +244,11 @@ def rules_from_mapping(d, source="mapping"):
 
 
 def load_rules(path=None) -> Rules:
+    """The default rules, or the defaults overridden by the [benevolent] table of a TOML file (RulesError
+    with a one-line message for a missing, unreadable or invalid file)."""
     if path is None:
         return Rules()
-    try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except FileNotFoundError:
-        raise RulesError(f"rules file {str(path)!r} does not exist") from None
-    except tomllib.TOMLDecodeError as e:
-        raise RulesError(f"rules file {str(path)!r} is not valid TOML: {e}") from None
-    except OSError as e:
-        raise RulesError(f"rules file {str(path)!r} cannot be read: {e.strerror}") from None
-    table = data.get("benevolent", {})
-    if not isinstance(table, dict):
-        raise RulesError(f"rules file {str(path)!r}: [benevolent] must be a table")
-    return rules_from_mapping(table, source=str(path))
+    return rules_from_mapping(read_table(path, "benevolent"), source=str(path))
 
 
 def parse_leaves(spec, n_players):

@@ -14,7 +14,7 @@ import pandas as pd
 from numba import njit, prange
 
 from policies import RANDOM, policy_id as _policy_id, random_action
-from ..batch import BLOCK, DEFAULT_CHUNK, check_threads, run_chunks
+from ..batch import BLOCK, DEFAULT_CHUNK, check_run, check_threads, run_batch
 from ..rng import STREAM_CHANCE, STREAM_POLICY, stream_key
 from . import engine as E
 from .actions import N_ACTIONS, OUTCOMES, OUT_WIN
@@ -151,30 +151,18 @@ def simulate(players=3, spies=0, characters=None, policy="random", games=1000, s
     chars = parse_characters(characters, players)
     pol = _policy_id(policy)
     threads = check_threads(threads)
-    if games < 1:
-        raise ValueError(f"games {games} is not allowed; play at least 1")
-    if seed < 0 or seed >= 2 ** 63:
-        raise ValueError(f"seed {seed} is not allowed; use 0 to 2**63-1")
+    check_run(games, seed)
     rules = rules or Rules()
     p = rules.params
     ch = chars_array(chars)
     summary = Summary(players, spies, chars and [CHARACTERS[c] for c in chars], policy, seed, threads)
-    frames = []
-    buf = np.zeros((min(chunk, games), N_REC), dtype=np.int32)
 
-    def play(start, count):
-        out = buf[:count]
+    def kernel(start, count, out):
         play_chunk(p, players, spies, ch, np.uint64(seed), start, count, pol, out)
-        return out
 
-    def collect(start, count, rec):
-        summary.add(rec)
-        if keep_records:
-            frames.append(records_frame(rec, start, players))
-
-    summary.seconds = run_chunks(games, play, collect, chunk=chunk, threads=threads, progress=progress)
-    if keep_records:
-        summary.records = pd.concat(frames, ignore_index=True)
+    summary.seconds, summary.records = run_batch(
+        games, kernel, N_REC, summary, (lambda rec, start: records_frame(rec, start, players)) if keep_records else None,
+        chunk=chunk, threads=threads, progress=progress)
     return summary
 
 

@@ -13,10 +13,11 @@ Indices used everywhere:
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from ..rulesfile import RulesError, read_table
 
 TYPES = ("Mechanical", "Structural", "Digital", "Electrical")
 WORKERS = ("Mechanic", "Engineer", "Technician", "Electrician")
@@ -84,8 +85,6 @@ P_OPENING = 52
 N_PARAMS = 56
 
 
-class RulesError(ValueError):
-    """A rules file or value that cannot be used; the message is one line for the user."""
 
 
 def default_malfunction_counts(machine_types):
@@ -219,21 +218,8 @@ def rules_from_mapping(d: dict, source: str = "mapping") -> Rules:
 
 
 def load_rules(path=None) -> Rules:
-    """The default rules, or the defaults overridden by the ``[bethel_woods]`` table of a TOML file.
-
-    Raises RulesError with a one-line message for a missing, unreadable or invalid file."""
+    """The default rules, or the defaults overridden by the [bethel_woods] table of a TOML file (RulesError
+    with a one-line message for a missing, unreadable or invalid file)."""
     if path is None:
         return Rules()
-    try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except FileNotFoundError:
-        raise RulesError(f"rules file {str(path)!r} does not exist") from None
-    except tomllib.TOMLDecodeError as e:
-        raise RulesError(f"rules file {str(path)!r} is not valid TOML: {e}") from None
-    except OSError as e:
-        raise RulesError(f"rules file {str(path)!r} cannot be read: {e.strerror}") from None
-    table = data.get("bethel_woods", {})
-    if not isinstance(table, dict):
-        raise RulesError(f"rules file {str(path)!r}: [bethel_woods] must be a table")
-    return rules_from_mapping(table, source=str(path))
+    return rules_from_mapping(read_table(path, "bethel_woods"), source=str(path))
