@@ -139,6 +139,7 @@ def rich_position(seed, game, players, spies, chars=None, rules=None, orphanage=
         while s[E.BAG:E.BAG + 24].sum() > bag_left:
             s[E.DISCARD + take_from_bag()] += 1
     s[E.TURN] = r(20)
+    E.recount(s)
     return to_dict(s), from_dict(to_dict(s))
 
 

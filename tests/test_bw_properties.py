@@ -92,6 +92,9 @@ def test_components_are_conserved_and_limits_hold(args):
             assert s[E.MCOUNT + m] == s[E.BOARD + 24 * m:E.BOARD + 24 * m + 24].sum()
             assert s[E.EFFM + s[E.TILE + m]] == m
         assert s[E.BAG_N] == s[E.BAG:E.BAG + 24].sum()
+        for q in range(4):
+            for t in range(4):
+                assert s[E.HAVE + 4 * q + t] == s[E.KNOW + 24 * q + t:E.KNOW + 24 * q + 24:4].sum()
         # positions survive the JSON format unchanged
         assert (from_dict(to_dict(s)) == s).all()
 

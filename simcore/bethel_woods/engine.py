@@ -90,7 +90,8 @@ STACK_N = 385    # spies in the stack
 MCOUNT = 386     # 6: malfunctions lying at machine m (sum of its BOARD row)
 BAG_N = 392      # malfunctions in the bag
 EFFM = 393       # 6: the machine whose critical tile has effect e
-S_SIZE = 400
+HAVE = 400       # 16: knowledge tokens of player q of type t: s[HAVE + 4*q + t] (sum of KNOW by type)
+S_SIZE = 416
 
 C_ENTER, C_UNCOVER, C_HARRIS, C_JUNAS_GIVE, C_JUNAS_DISCARD, C_LINNY, C_VIOLET, C_RONE, C_WINDOW, C_LIMIT = range(10)
 R_BEGIN_PLACEMENT, R_CONTINUE_PLACEMENT, R_AFTER_SPY = range(3)
@@ -118,6 +119,12 @@ def recount(s):
     for k in range(24):
         b += s[BAG + k]
     s[BAG_N] = b
+    for q in range(4):
+        for t in range(4):
+            h = 0
+            for m in range(6):
+                h += s[KNOW + 24 * q + 4 * m + t]
+            s[HAVE + 4 * q + t] = h
 
 
 @njit(cache=True, _nrt=False)
@@ -143,25 +150,21 @@ def effect_active(s, p, e):
 
 @njit(cache=True, _nrt=False)
 def knowledge_total(s, q):
-    t = 0
-    for k in range(24):
-        t += s[KNOW + 24 * q + k]
-    return t
+    b = HAVE + 4 * q
+    return s[b] + s[b + 1] + s[b + 2] + s[b + 3]
 
 
 @njit(cache=True, _nrt=False)
 def have_types(s, q):
-    h0 = 0
-    h1 = 0
-    h2 = 0
-    h3 = 0
-    base = KNOW + 24 * q
-    for m in range(6):
-        h0 += s[base + 4 * m]
-        h1 += s[base + 4 * m + 1]
-        h2 += s[base + 4 * m + 2]
-        h3 += s[base + 4 * m + 3]
-    return (h0, h1, h2, h3)
+    b = HAVE + 4 * q
+    return (s[b], s[b + 1], s[b + 2], s[b + 3])
+
+
+@njit(cache=True, _nrt=False)
+def _know_add(s, q, k, d):
+    """Player q gains (d = 1) or loses (d = -1) one knowledge token of kind k."""
+    s[KNOW + 24 * q + k] += d
+    s[HAVE + 4 * q + k % 4] += d
 
 
 @njit(cache=True, _nrt=False)
@@ -208,21 +211,20 @@ def feasible(need, any_n, sub, paid, paid_n, have):
     The payment is complete when it holds sum(need) + any_n tokens with at most ``sub`` of the
     required per-type tokens missing (a missing one is then covered by a token of another type).
     """
-    total = need[0] + need[1] + need[2] + need[3] + any_n
-    slots = total - paid_n
+    # unrolled over the 4 types (static tuple unpacking: no runtime tuple indexing in numba)
+    n0, n1, n2, n3 = need
+    p0, p1, p2, p3 = paid
+    h0, h1, h2, h3 = have
+    slots = n0 + n1 + n2 + n3 + any_n - paid_n
     if slots < 0:
         return False
-    rem_sum = 0
-    fill = 0
-    have_sum = 0
-    for t in range(4):
-        r = need[t] - paid[t]
-        if r < 0:
-            r = 0
-        rem_sum += r
-        fill += min(have[t], r)
-        have_sum += have[t]
-    return have_sum >= slots and fill >= rem_sum - sub and rem_sum - sub <= slots
+    r0 = n0 - p0 if n0 > p0 else 0
+    r1 = n1 - p1 if n1 > p1 else 0
+    r2 = n2 - p2 if n2 > p2 else 0
+    r3 = n3 - p3 if n3 > p3 else 0
+    rem_sum = r0 + r1 + r2 + r3
+    fill = min(h0, r0) + min(h1, r1) + min(h2, r2) + min(h3, r3)
+    return h0 + h1 + h2 + h3 >= slots and fill >= rem_sum - sub and rem_sum - sub <= slots
 
 
 @njit(cache=True, _nrt=False)
@@ -260,7 +262,8 @@ def bag_total(s):
 
 @njit(cache=True, _nrt=False)
 def kind_at(s, r):
-    """The kind of the r-th malfunction in the bag, counting kinds in index order."""
+    """The kind of the r-th malfunction in the bag, counting kinds in index order. (A two-level
+    walk over per-machine totals was measured slower than this plain loop.)"""
     for k in range(24):
         r -= s[BAG + k]
         if r < 0:
@@ -746,7 +749,7 @@ def apply(s, p, a):
         m = s[POS]
         s[BOARD + 24 * m + k] -= 1
         s[MCOUNT + m] -= 1
-        s[KNOW + 24 * cur + k] += 1
+        _know_add(s, cur, k, 1)
         s[ST_FIXED] += 1
         s[FIX_LEFT] -= 1
         if s[FIX_LEFT] == 0 or fixable_at(s, m, s[LAST_T]) == 0:
@@ -774,11 +777,11 @@ def apply(s, p, a):
     elif a < A_SELECT:  # PAY
         k = a - A_PAY
         q = s[PAYER]
-        s[KNOW + 24 * q + k] -= 1
+        _know_add(s, q, k, -1)
         if s[DEST] < 0:
             s[DISCARD + k] += 1
         else:
-            s[KNOW + 24 * s[DEST] + k] += 1
+            _know_add(s, s[DEST], k, 1)
         s[PAID + k % 4] += 1
         s[PAID_N] += 1
         if s[PAID_N] == s[NEED] + s[NEED + 1] + s[NEED + 2] + s[NEED + 3] + s[ANY_N]:
@@ -815,7 +818,7 @@ def apply(s, p, a):
             _start_payment(s, p, cur, _need1(t, g), 0, 0, target, C_JUNAS_GIVE, target, t)
         elif a < A_VIOLET:
             k = a - A_LINNY
-            s[KNOW + 24 * cur + k] -= 1
+            _know_add(s, cur, k, -1)
             s[DISCARD + k] += 1
             if tax:
                 _start_payment(s, p, cur, (0, 0, 0, 0), tax, 0, -1, C_LINNY, k // 4, -1)
