@@ -1,5 +1,5 @@
 """Benevolent: the compiled engine against the reference engine, position and legal actions
-compared at every step of 800 seeded games (uniform random and an exploring policy, every player
+compared at every step of 2,000 seeded games (uniform random and an exploring policy, every player
 count, other starting leaves, overridden rules)."""
 import pytest
 
@@ -9,14 +9,14 @@ from simcore.benevolent.rules import rules_from_mapping
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_random_play(players):
-    for g in range(150):
+    for g in range(400):
         H.lockstep(21, g, players)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_exploring_play(players):
     w = H.explore_weights()
-    for g in range(80):
+    for g in range(200):
         H.lockstep(22, g, players, weights=w)
 
 
@@ -28,7 +28,7 @@ def test_other_leaves_and_rules():
         "layouts": {"2": [[0, 0], [3, 0]], "4": [[0, 0], [1, 1], [2, 2]]},
         "timeout_rounds": 40})
     w = H.explore_weights()
-    for g in range(60):
+    for g in range(200):
         n = 2 + g % 3
         H.lockstep(23, g, n, leaves=[(g + 7 * q) % 9 for q in range(n)], rules=rules, weights=w if g % 2 else None)
 
