@@ -30,7 +30,7 @@ from .calibration import calibrate
 
 BASELINE = Path(__file__).with_name("baseline.json")
 # A normalised figure may fall this far below its baseline before --check fails. Side-by-side
-# repeats on this 2-core shared machine move normalised figures by up to about 10-15%; a real
+# repeats on this 2-core shared machine moved normalised figures by up to about 10%; a real
 # slowdown worth stopping (an allocation or a Python object in the hot loop) costs far more than
 # 25%. scikit-image treats 0.7-1.5 as noise on shared runners; we are a little stricter because
 # the calibration kernel removes most of the machine's own drift.
