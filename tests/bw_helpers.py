@@ -205,7 +205,9 @@ def kind(machine, type_name):
 def scenario(players=2, characters=("Fenn", "Nova"), current=0, workers=None, malfunctions=None,
              knowledge=None, spies=(), tiles=None, stack=None, orphanage=None, phase="pre", **turn_state):
     """A position for a rule test, in the documented format, with everything named and the rest
-    as after a normal setup (the bag holds whatever is not elsewhere, so components are conserved).
+    as after a normal setup. The bag holds whatever of each kind is not named elsewhere; a test
+    may name more tokens of a kind than the game has (the rule logic does not depend on it), and
+    the bag then holds none of that kind. Conservation is the property tests' business.
 
     workers: {machine: [worker names]} (default: the setup workers)
     malfunctions: {machine: [(printed machine, type name), ...]} (default: none)

@@ -523,3 +523,48 @@ def test_setup_spies_are_the_top_of_the_stack(spies):
 
 def test_kind_names():
     assert kind_name(kind(6, "Digital")) == "M6 Digital"
+
+
+def test_redirect_with_every_machine_critical_stays():
+    # 3 critical at the end of the turn (no loss), the extra-malfunction tile among them: 4 draws.
+    # The first three make the other machines critical; the fourth, for Machine 3 (redirect),
+    # finds no non-critical machine and stays (assumption, docs/bethel_woods.md)
+    tiles = ("extra_malfunction", "ability_tax", "redirect", "uncover_plus_1", "construct_plus_1", "knowledge_limit_6")
+    m = {1: mal(1, "Digital", 4), 2: mal(2, "Digital", 4), 3: mal(3, "Digital", 4),
+         4: mal(4, "Digital", 3), 5: mal(5, "Digital", 3), 6: mal(6, "Digital", 3)}
+    b = end_of_turn(m, tiles=tiles)
+    b.do("end turn")
+    assert b.d["placement"]["left"] == 4
+    b.chance(kind(4, "Mechanical"), kind(5, "Mechanical"), kind(6, "Mechanical"))
+    assert all(md["critical_face_up"] for md in b.d["machines"])
+    b.chance(kind(3, "Mechanical"))
+    assert b.d["machines"][2]["malfunctions"]["M3 Mechanical"] == 1
+    assert b.d["phase"] == "chance_spy"
+
+
+def test_junas_gives_one():
+    b = Both(scenario(characters=("Junas", "Nova"), knowledge={0: mal(2, "Digital", 2)}))
+    assert "Junas Digital give 2 to seat +1" not in b.legal()  # needs 1 + 2
+    b.do("Junas Digital give 1 to seat +1", "pay M2 Digital", "pay M2 Digital")
+    assert b.d["knowledge"] == [{}, {"M2 Digital": 1}] and b.d["phase"] == "pre"
+
+
+def test_fare_anticlockwise():
+    b = Both(scenario(characters=("Fare", "Nova"), workers={2: ["Mechanic"]}, spies=(2,),
+                      knowledge={0: [(1, "Mechanical"), (1, "Structural"), (3, "Electrical")]}))
+    b.do("pick up Machine 2 clockwise", "drop Mechanic")  # last worker on Machine 3; spy on Machine 2
+    assert "uncover spy anticlockwise (Fare)" in b.legal() and "uncover spy clockwise (Fare)" not in b.legal()
+    b.do("uncover spy anticlockwise (Fare)", "pay M1 Mechanical", "pay M1 Structural", "pay M3 Electrical")
+    assert not b.d["machines"][1]["spy"]
+
+
+def test_knowledge_limit_6_revealed_by_a_spy():
+    tiles = ("uncover_plus_1", "ability_tax", "construct_plus_1", "redirect", "knowledge_limit_6", "extra_malfunction")
+    b = end_of_turn({1: mal(1, "Digital", 3), 5: mal(5, "Digital", 3)}, tiles=tiles, stack=[5, 1, 2, 3, 4, 6],
+                    knowledge={1: mal(2, "Mechanical", 4) + mal(3, "Mechanical", 3)})
+    b.do("end turn").chance(kind(1, "Mechanical"), kind(2, "Structural"), kind(4, "Digital"))
+    b.chance(4)  # spy 5 onto Machine 5 (3 malfunctions): it goes critical, its tile is the limit of 6
+    assert b.d["machines"][4]["critical_face_up"] and b.d["phase"] == "pay"
+    assert b.d["payment"]["payer"] == 1 and b.d["payment"]["any"] == 1
+    b.do("pay M2 Mechanical")
+    assert b.d["phase"] == "pre" and b.d["current_player"] == 1
