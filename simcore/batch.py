@@ -59,6 +59,27 @@ def run_chunks(n_games, play_chunk, on_chunk, chunk=DEFAULT_CHUNK, threads=None,
     return time.perf_counter() - t0
 
 
+class Rates:
+    """Throughput of a run, for summaries holding games, decisions and seconds."""
+
+    @property
+    def games_per_second(self):
+        return self.games / self.seconds if self.seconds > 0 else float("nan")
+
+    @property
+    def decisions_per_second(self):
+        return self.decisions / self.seconds if self.seconds > 0 else float("nan")
+
+
+@numba.njit(cache=True)
+def fill_mask(acts, n, mask):
+    """The boolean legal-action mask of the list acts[:n] (the games' Python-facing legal_mask)."""
+    mask[:] = False
+    for i in range(n):
+        mask[acts[i]] = True
+    return n
+
+
 def check_run(games, seed):
     if games < 1:
         raise ValueError(f"games {games} is not allowed; play at least 1")

@@ -8,7 +8,7 @@ import pandas as pd
 from numba import njit, prange
 
 from policies import policy_id as _policy_id, random_action
-from ..batch import BLOCK, DEFAULT_CHUNK, check_run, check_threads, run_batch
+from ..batch import BLOCK, DEFAULT_CHUNK, Rates, check_run, check_threads, run_batch
 from ..rng import STREAM_CHANCE, STREAM_POLICY, stream_key
 from . import engine as E
 from .actions import N_ACTIONS, OUT_WIN
@@ -70,7 +70,7 @@ def play_chunk(p, n_players, leaves, pols, seed, start, count, out):
 
 
 @dataclass
-class Summary:
+class Summary(Rates):
     players: int
     leaves: tuple
     policies: list
@@ -97,13 +97,6 @@ class Summary:
     def mean_rounds(self):
         return self.turns / self.players / self.games if self.games else float("nan")
 
-    @property
-    def games_per_second(self):
-        return self.games / self.seconds if self.seconds > 0 else float("nan")
-
-    @property
-    def decisions_per_second(self):
-        return self.decisions / self.seconds if self.seconds > 0 else float("nan")
 
 
 def records_frame(rec, start, n):

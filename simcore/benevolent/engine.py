@@ -11,6 +11,7 @@ counting) and the legal actions come as an ascending list:
 import numpy as np
 from numba import njit
 
+from ..batch import fill_mask
 from ..rng import below
 from .actions import (
     A_BUY, A_DECLINE, A_END_TURN, A_EXCHANGE, A_FROM, A_GATHER, A_GATHER_PUT, A_GATHER_TAKE, A_MEADOW,
@@ -272,11 +273,7 @@ def _add(acts, n, a):
 def legal_mask(s, p, mask):
     """The legal actions as a boolean mask (Python-facing; the batch runner uses legal_actions)."""
     acts = np.empty(N_ACTIONS, dtype=np.int32)
-    n = legal_actions(s, p, acts)
-    mask[:] = False
-    for i in range(n):
-        mask[acts[i]] = True
-    return n
+    return fill_mask(acts, legal_actions(s, p, acts), mask)
 
 
 @njit(cache=True, _nrt=False)

@@ -14,7 +14,7 @@ import pandas as pd
 from numba import njit, prange
 
 from policies import RANDOM, policy_id as _policy_id, random_action
-from ..batch import BLOCK, DEFAULT_CHUNK, check_run, check_threads, run_batch
+from ..batch import BLOCK, DEFAULT_CHUNK, Rates, check_run, check_threads, run_batch
 from ..rng import STREAM_CHANCE, STREAM_POLICY, stream_key
 from . import engine as E
 from .actions import N_ACTIONS, OUTCOMES, OUT_WIN
@@ -78,7 +78,7 @@ def play_chunk(p, n_players, n_spies, chars, seed, start, count, pol, out):
 
 
 @dataclass
-class Summary:
+class Summary(Rates):
     """Aggregates of a run; ``records`` holds one row per game only when asked for."""
     players: int
     spies: int
@@ -117,13 +117,6 @@ class Summary:
     def mean_turns(self):
         return self.turns / self.games if self.games else float("nan")
 
-    @property
-    def games_per_second(self):
-        return self.games / self.seconds if self.seconds > 0 else float("nan")
-
-    @property
-    def decisions_per_second(self):
-        return self.decisions / self.seconds if self.seconds > 0 else float("nan")
 
 
 def records_frame(rec, start, n_players):

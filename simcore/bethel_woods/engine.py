@@ -23,6 +23,7 @@ The caches MCOUNT/BAG_N/EFFM make "is this machine critical?" O(1).
 import numpy as np
 from numba import njit
 
+from ..batch import fill_mask
 from ..rng import below
 from .actions import (
     A_DROP, A_END_TURN, A_ENTER, A_ENTER_NOVA, A_FIX, A_HARRIS, A_JUNAS, A_LINNY, A_PAY, A_PICK,
@@ -407,11 +408,7 @@ def legal_mask(s, p, mask):
     Chance and terminal phases have none. (For Python and tests; the batch runner uses the
     list form, legal_actions, which needs no clearing of a 188-entry mask per decision.)"""
     acts = np.empty(N_ACTIONS, dtype=np.int32)
-    n = legal_actions(s, p, acts)
-    mask[:] = False
-    for i in range(n):
-        mask[acts[i]] = True
-    return n
+    return fill_mask(acts, legal_actions(s, p, acts), mask)
 
 
 @njit(cache=True, _nrt=False)
