@@ -51,9 +51,6 @@ def main(argv=None) -> int:
         return 2
     except typer.Exit as e:
         return e.exit_code
-    except BrokenPipeError:  # the reader (e.g. `| head`) went away: not an error
-        sys.stderr.close()
-        return 0
     except typer.Abort:
         typer.echo("aborted", err=True)
         return 1

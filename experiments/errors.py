@@ -20,7 +20,7 @@ def user_errors(fn):
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except BrokenPipeError:
+        except BrokenPipeError:  # `| head` closed the pipe: click's own handling (exit 1), not "error:"
             raise
         except (ValueError, OSError) as e:
             msg = str(e).splitlines()[0] if str(e) else type(e).__name__
