@@ -21,8 +21,7 @@ def bench(
     update_baseline: Annotated[bool, typer.Option(help="Rewrite the baseline with these figures and a note of the machine.")] = False,
     baseline: Annotated[Optional[Path], typer.Option(help="Baseline file (default: benchmarks/baseline.json).")] = None,
 ):
-    """Benchmark every game and policy: games/s and decisions/s on 1 and 2 threads (each also as a
-    ratio to a calibration kernel), the reference engine, compile and start-up times, memory."""
+    """Benchmark every game and policy: games/s and decisions/s on 1 and 2 threads (each also normalised by a calibration kernel), the reference engine on the same games, compile and start-up times, memory."""
     from benchmarks import suite
     path = baseline or suite.BASELINE
     base = suite.load_baseline(path)
