@@ -52,6 +52,7 @@ class GameBench:
     records: callable           # (games, seed) -> same list from the compiled engine
     players: int
     time_same: callable | None = None  # (games, seed) -> seconds for the compiled engine to play them once
+    cli_sig: callable | None = None    # (CLI --json output or None, simulate signature or None) -> comparable
     scale: int = 1                     # games are this much longer than Bethel Woods': play fewer
 
 
@@ -65,6 +66,17 @@ def _bw_records(games, seed):
     from simcore.bethel_woods.batch import simulate
     r = simulate(3, 0, None, "random", games, seed, 1, keep_records=True).records
     return [(str(o), int(t), int(d)) for o, t, d in zip(r["outcome"], r["turns"], r["decisions"])]
+
+
+def _bw_cli_sig(cli_json, sig):
+    if cli_json is not None:
+        return {"wins": cli_json["wins"], **cli_json["losses"]}
+    return {k: sig[k] for k in ("wins", "bag_empty", "four_critical", "six_spies")}
+
+
+def _bv_cli_sig(cli_json, sig):
+    src = cli_json if cli_json is not None else sig
+    return {"seat_wins": list(src["seat_wins"])[:4], "timeouts": src["timeouts"]}
 
 
 def _bw_time_same(games, seed):
@@ -177,8 +189,10 @@ def _bv_time_same(games, seed):
         numba.set_num_threads(old)
 
 
-GAMES = [GameBench("bethel_woods", "random", _bw_simulate, _bw_reference, _bw_records, 3, _bw_time_same),
-         GameBench("benevolent", "random", _bv_simulate, _bv_reference, _bv_records, 4, _bv_time_same, 8)]
+GAMES = [GameBench("bethel_woods", "random", _bw_simulate, _bw_reference, _bw_records, 3, _bw_time_same,
+                   cli_sig=_bw_cli_sig),
+         GameBench("benevolent", "random", _bv_simulate, _bv_reference, _bv_records, 4, _bv_time_same, scale=8,
+                   cli_sig=_bv_cli_sig)]
 
 
 def register(bench: GameBench):
@@ -274,7 +288,7 @@ def run(quick=False, progress=None, baseline=None):
                          "engine": "compiled/reference", "threads": 1, "ratio": dt / same,
                          "normalized": dt / same})
         if not quick:
-            rows += _process_rows(b, say)
+            rows += _process_rows(b, say, baseline, expected)
     return rows, expected
 
 
@@ -286,36 +300,56 @@ def _python(code, env=None, timeout=900):
     return time.perf_counter() - t0, r.stdout.strip()
 
 
-_PEAK = """
-import resource
-from simcore.{mod}.batch import simulate
-simulate(games={n}, seed=1)
+# a subprocess plays a run with the same code as the in-process benchmarks and prints its outcome
+# signature (checked) and its peak RSS
+_RUN = """
+import json, resource
+from benchmarks.suite import GAMES
+b = [x for x in GAMES if x.game == {game!r}][0]
+print(json.dumps(b.simulate({n}, {seed}, {threads})[2]))
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
 
-def _process_rows(b, say):
-    mod = b.game
+def _subprocess_run(b, n, seed, threads=None, env=None):
+    secs, out = _python(_RUN.format(game=b.game, n=n, seed=seed, threads=threads), env)
+    lines = out.splitlines()
+    return secs, json.loads(lines[-2]), int(lines[-1]) / 1024
+
+
+def _same(what, got, want):
+    if got != want:
+        raise BenchError(f"{what}: outcomes {got} differ from the known-good {want}")
+
+
+def _process_rows(b, say, baseline, expected):
     rows = []
     say(f"{b.game}: cold compile (empty numba cache)")
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        secs, _ = _python(f"from simcore.{mod}.batch import simulate; simulate(games=10, seed=1, threads=1)", env)
+        secs, sig, _ = _subprocess_run(b, 10, 1, 1, dict(os.environ, NUMBA_CACHE_DIR=cache))
+    _same(f"{b.game} cold-compile run", sig, b.simulate(10, 1, 1)[2])
     rows.append({"id": f"{b.game}/cold_compile", "game": b.game, "engine": "compiled", "seconds": secs})
     say(f"{b.game}: warm start of `simulate --games 1000`")
     cli = Path(sys.executable).with_name("boardsim")
+    want = b.cli_sig(None, b.simulate(1000, 7, None)[2])
     times = []
     for _ in range(3):
         t0 = time.perf_counter()
-        subprocess.run([str(cli), b.game.replace("_", "-"), "simulate", "--games", "1000", "--json"],
-                       capture_output=True, check=True)
+        r = subprocess.run([str(cli), b.game.replace("_", "-"), "simulate", "--games", "1000", "--seed", "7",
+                            "--json"], capture_output=True, check=True, text=True)
         times.append(time.perf_counter() - t0)
+        _same(f"{b.game} warm-start CLI run", b.cli_sig(json.loads(r.stdout), None), want)
     rows.append({"id": f"{b.game}/warm_start", "game": b.game, "engine": "cli", "seconds": float(np.median(times))})
     for n in (1_000_000, 10_000_000):
         say(f"{b.game}: peak memory of a {n:,}-game run")
-        _, out = _python(_PEAK.format(mod=mod, n=n))
+        _, sig, rss = _subprocess_run(b, n, 1)
+        key = f"{b.game}/{b.policy}/memory_run/{n}"
+        known = (baseline or {}).get("expected", {}).get(key)
+        if known is not None:
+            _same(f"{b.game} {n:,}-game run", sig, known)
+        expected[key] = sig
         rows.append({"id": f"{b.game}/peak_memory/{n}", "game": b.game, "engine": "compiled", "games": n,
-                     "peak_rss_mb": int(out.splitlines()[-1]) / 1024})
+                     "peak_rss_mb": rss})
     return rows
 
 
