@@ -254,7 +254,6 @@ def run(quick=False, progress=None, baseline=None):
         ref_games = 400 // b.scale  # the same games in quick and full runs: the ratio depends on which games
         say(f"{b.game}/{b.policy}: checking results")
         expected[f"{b.game}/{b.policy}"] = check_correct(b, baseline)
-        one_thread = None
         for threads in (1, 2):
             say(f"{b.game}/{b.policy}: {threads} thread(s)")
             b.simulate(1000, 1, threads)  # warm up (compiled, threads started)
@@ -264,8 +263,6 @@ def run(quick=False, progress=None, baseline=None):
                          "engine": "compiled", "threads": threads, "games_per_second": gps,
                          "decisions_per_second": dps, "calibration_steps_per_second": cal,
                          "normalized": gps / cal * 1e3})
-            if threads == 1:
-                one_thread = gps
         if b.reference is not None:
             say(f"{b.game}/{b.policy}: reference engine on {ref_games} games")
             b.reference(3, 2)  # warm up (imports, first calls) before timing

@@ -1,8 +1,6 @@
 """One-line errors for bad input: exit code 2, no traceback."""
 from __future__ import annotations
 
-import sys
-
 import typer
 
 
@@ -27,8 +25,6 @@ def user_errors(fn):
             raise fail(msg) from None
     return wrapper
 
-
-assert sys
 
 
 def write_csv(frame, path):

@@ -74,7 +74,6 @@ def rich_position(seed, game, players, spies, chars=None, rules=None, orphanage=
     random (components stay conserved): workers already in the Orphanage, knowledge in every
     hand, extra malfunctions on the board (some machines critical), knowledge in the discard."""
     from simcore.bethel_woods.face import from_dict
-    from simcore.bethel_woods.rules import TYPES, WORKERS
     rules = rules or Rules()
     p = rules.params
     ck = np.uint64(stream_key(seed, game, STREAM_CHANCE))

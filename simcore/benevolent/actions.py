@@ -21,7 +21,7 @@ Decision actions (256):
     255      END_TURN
 No chance steps after setup: the forest, the Secret tiles and their sides are dealt at setup.
 """
-from .rules import GIFTS, HEX_TYPES, PERMANENT, SINGLE_USE
+from .rules import GIFTS, SINGLE_USE
 
 A_PLACE = 0
 A_MOVE = 14
@@ -100,5 +100,3 @@ def action_from_name(name: str) -> int:
     except ValueError:
         raise ValueError(f"unknown action name {name!r}") from None
 
-
-assert HEX_TYPES and PERMANENT

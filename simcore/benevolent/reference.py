@@ -9,7 +9,7 @@ from collections import Counter, deque
 from ..rng import below
 from .actions import (
     A_BUY, A_DECLINE, A_END_TURN, A_EXCHANGE, A_FROM, A_GATHER, A_GATHER_PUT, A_GATHER_TAKE, A_MEADOW, A_MOVE,
-    A_NEST, A_PLACE, A_SECRET, A_SLEEP, A_TABLE, PHASES,
+    A_NEST, A_PLACE, A_SECRET, A_SLEEP, A_TABLE,
 )
 from .rules import (
     AGAIN_EXCHANGE_COST, AGAIN_SLEEP_COST, CRYSTAL_SECRET_PRICE, GIFT_VALUES, GIFTS, HEX_TYPES, PERMANENT,
@@ -474,5 +474,3 @@ class ReferenceGame:
         g.decisions = d["stats"]["decisions"]
         return g
 
-
-assert PHASES

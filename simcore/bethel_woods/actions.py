@@ -33,7 +33,7 @@ Decision actions (188):
 Chance outcomes are numbered apart: a malfunction drawn from the bag is its kind (0-23); a spy
 revealed from the stack is its machine (0-5).
 """
-from .rules import CHARACTERS, N_KINDS, TYPES, WORKERS
+from .rules import CHARACTERS, TYPES, WORKERS
 
 A_PICK = 0
 A_DROP = 12

@@ -24,8 +24,8 @@ from .actions import (
     A_DROP, A_ENTER, A_FIX, A_PAY, A_PICK, A_SELECT, ACTION_NAMES, N_ACTIONS, PH_CHANCE_MALF, PHASES,
     kind_name,
 )
-from .face import Game, from_dict, to_dict
-from .rules import CHARACTERS, TYPES, WORKERS, rules_from_mapping
+from .face import Game
+from .rules import TYPES, WORKERS, rules_from_mapping
 
 
 def record_game(players=3, spies=0, characters=None, policy="random", seed=0, game_index=0, rules=None):
@@ -121,7 +121,7 @@ def replay_lines(lines):
     pos = head["position"]
     yield (f"Bethel Woods, {head['players']} players ({', '.join(pos['characters'])}), {head['spies']} spies "
            f"at setup, policy {head['policy']}, seed {head['seed']}, game {head['game_index']}.")
-    yield (f"Critical tiles: " + ", ".join(f"M{m['machine']} {m['critical_tile']}" for m in pos["machines"]) +
+    yield ("Critical tiles: " + ", ".join(f"M{m['machine']} {m['critical_tile']}" for m in pos["machines"]) +
            f". Spy stack from the top: {pos['spy_stack']}. Player {pos['first_player'] + 1} starts.")
     yield _board_line(pos)
     last_turn = None
@@ -196,5 +196,3 @@ def read_trace(path):
                     raise ValueError(f"{path} line {n} is not JSON: {e.msg}") from None
     return lines
 
-
-assert CHARACTERS and from_dict and to_dict
