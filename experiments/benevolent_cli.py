@@ -14,7 +14,7 @@ from simcore.benevolent.trace import record_game
 
 from .errors import user_errors, write_csv
 from .progress import ProgressBar
-from .stats import wilson
+from .stats import pct, wilson
 
 app = typer.Typer(no_args_is_help=True, help="Benevolent (competitive, 2-4 players).")
 
@@ -39,8 +39,6 @@ def summary_dict(s, rules):
 
 
 def summary_text(d):
-    def pct(x):
-        return f"{100 * x:.3f}%"
     lines = [f"Benevolent: {d['players']} players, starting leaves {','.join(map(str, d['leaves']))}, "
              f"policies {','.join(d['policies'])}, seed {d['seed']}, rules {d['rules']}",
              f"games        {d['games']:,}"]

@@ -13,7 +13,7 @@ from simcore.bethel_woods.trace import record_game, write_trace
 
 from .errors import user_errors, write_csv
 from .progress import ProgressBar
-from .stats import wilson
+from .stats import pct, wilson
 
 app = typer.Typer(no_args_is_help=True, help="Bethel Woods (cooperative, 2-4 players).")
 
@@ -43,8 +43,6 @@ def summary_dict(s, rules):
 
 
 def summary_text(d):
-    def pct(x):
-        return f"{100 * x:.3f}%"
     chars = d["characters"] if d["characters"] == "random" else ",".join(d["characters"])
     lines = [
         f"Bethel Woods: {d['players']} players, {d['spies']} spies, characters {chars}, "

@@ -19,3 +19,12 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     lo = 0.0 if k == 0 else max(0.0, centre - half)
     hi = 1.0 if k == n else min(1.0, centre + half)
     return (lo, hi)
+
+
+def pct(x: float) -> str:
+    """A rate as a percentage that never hides a small bound: 3 decimals from 0.1%, else 3
+    significant digits (0 wins in a million games: CI 0% to 0.000384%, not 0.000% to 0.000%)."""
+    if x == 0:
+        return "0%"
+    v = 100 * x
+    return f"{v:.3f}%" if v >= 0.1 else f"{v:.3g}%"

@@ -37,3 +37,10 @@ def test_illegal_action_is_named_and_changes_nothing(game):
 def test_unknown_action_name():
     with pytest.raises(ValueError, match="unknown action name"):
         BWGame(2, 0, seed=1).apply("dance")
+
+
+def test_pct_never_hides_a_small_bound():
+    from experiments.stats import pct
+    assert pct(0) == "0%" and pct(0.5) == "50.000%" and pct(0.001234) == "0.123%"
+    lo, hi = wilson(0, 1_000_000)
+    assert pct(hi) == "0.000384%"
