@@ -39,16 +39,16 @@ def summary_dict(s, rules):
 
 
 def summary_text(d):
+    fair = 1 / d["players"]
     lines = [f"Benevolent: {d['players']} players, starting leaves {','.join(map(str, d['leaves']))}, "
              f"policies {','.join(d['policies'])}, seed {d['seed']}, rules {d['rules']}",
-             f"games        {d['games']:,}"]
-    fair = 1 / d["players"]
+             f"games        {d['games']:,}   (a fair share is {pct(fair)} per seat)"]
     for q, (w, r, (lo, hi)) in enumerate(zip(d["seat_wins"], d["seat_win_rates"], d["seat_ci95"])):
         mark = "" if lo <= fair <= hi else "  (differs from a fair share)"
         lines.append(f"seat {q + 1} ({d['leaves'][q]} leaves)  wins {w:,}  {pct(r)}  (95% CI {pct(lo)} to {pct(hi)}){mark}")
     lo, hi = d["timeout_ci95"]
     lines += [f"timeouts     {d['timeouts']:,}  {pct(d['timeouts'] / d['games'])}  (95% CI {pct(lo)} to {pct(hi)})",
-              f"mean rounds  {d['mean_rounds']:.2f}   (a fair share is {pct(fair)} per seat)",
+              f"mean rounds  {d['mean_rounds']:.2f}",
               f"speed        {d['games_per_second']:,.0f} games/s, {d['decisions_per_second']:,.0f} decisions/s "
               f"on {d['threads']} threads ({d['seconds']:.2f} s)"]
     return "\n".join(lines)

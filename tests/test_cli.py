@@ -168,3 +168,11 @@ def test_benevolent_play_and_replay(capsys, tmp_path):
     code, story, _ = run(capsys, "replay", str(trace))
     assert code == 0 and ("WINS" in story or "timed out" in story)
     assert story.count("-- Turn") == lines[-1]["turns"]
+
+
+def test_benevolent_records_csv(capsys, tmp_path):
+    path = tmp_path / "b.csv"
+    code, _, _ = run(capsys, "benevolent", "simulate", "--players", "2", "--games", "200", "--records", str(path))
+    assert code == 0
+    lines = path.read_text().splitlines()
+    assert len(lines) == 201 and lines[0].startswith("game,winner,turns,rounds,decisions,seat0_turns")
