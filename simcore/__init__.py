@@ -14,10 +14,9 @@ import pathlib
 import tempfile
 
 
-def _configure_numba_cache():
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return
-    root = pathlib.Path(__file__).resolve().parent.parent
+def source_hash(root) -> str:
+    """A hash of every compiled source below root (simcore/, policies/, benchmarks/calibration.py)."""
+    root = pathlib.Path(root)
     h = hashlib.sha1()
     files = sorted((root / "simcore").rglob("*.py")) + sorted((root / "policies").rglob("*.py"))
     files.append(root / "benchmarks" / "calibration.py")
@@ -25,14 +24,30 @@ def _configure_numba_cache():
         if f.exists():
             h.update(str(f.relative_to(root)).encode())
             h.update(f.read_bytes())
-    base = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
-    d = base / "boardsim" / f"numba-{h.hexdigest()[:16]}"
+    return h.hexdigest()[:16]
+
+
+def cache_dir_for(root, base=None) -> pathlib.Path:
+    base = pathlib.Path(base or os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
+    return base / "boardsim" / f"numba-{source_hash(root)}"
+
+
+CACHE_DIR_FROM = "environment"  # or "source hash": where NUMBA_CACHE_DIR came from
+
+
+def _configure_numba_cache():
+    global CACHE_DIR_FROM
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    root = pathlib.Path(__file__).resolve().parent.parent
+    d = cache_dir_for(root)
     try:
         d.mkdir(parents=True, exist_ok=True)
     except OSError:
-        d = pathlib.Path(tempfile.gettempdir()) / "boardsim" / f"numba-{h.hexdigest()[:16]}"
+        d = cache_dir_for(root, tempfile.gettempdir())
         d.mkdir(parents=True, exist_ok=True)
     os.environ["NUMBA_CACHE_DIR"] = str(d)
+    CACHE_DIR_FROM = "source hash"
     import numba
     numba.config.CACHE_DIR = str(d)
 
