@@ -71,6 +71,13 @@ class Rates:
         return self.decisions / self.seconds if self.seconds > 0 else float("nan")
 
 
+@numba.njit(cache=True, _nrt=False)
+def push(acts, n, a):
+    """Append action a to the legal-action list acts[:n]; return the new length."""
+    acts[n] = a
+    return n + 1
+
+
 @numba.njit(cache=True)
 def fill_mask(acts, n, mask):
     """The boolean legal-action mask of the list acts[:n] (the games' Python-facing legal_mask)."""

@@ -11,8 +11,8 @@ counting) and the legal actions come as an ascending list:
 import numpy as np
 from numba import njit
 
-from ..batch import fill_mask
-from ..rng import below
+from ..batch import fill_mask, push as _add
+from ..rng import below, shuffle
 from .actions import (
     A_BUY, A_DECLINE, A_END_TURN, A_EXCHANGE, A_FROM, A_GATHER, A_GATHER_PUT, A_GATHER_TAKE, A_MEADOW,
     A_MOVE, A_NEST, A_PLACE, A_SECRET, A_SLEEP, A_TABLE, N_ACTIONS, OUT_TIMEOUT, OUT_WIN, PH_ACTION,
@@ -204,12 +204,7 @@ def setup(s, p, n_players, leaves, key):
     # the forest: random segments, random side up
     for i in range(3):
         s[SEG + i] = i
-    for i in range(2, 0, -1):
-        j = below(key, c, i + 1)
-        c += 1
-        t = s[SEG + i]
-        s[SEG + i] = s[SEG + j]
-        s[SEG + j] = t
+    c = shuffle(s, SEG, 3, key, c)
     n_segs = p[P_N_SEGS + n_players - 2]
     for i in range(3):
         if i < n_segs:
@@ -233,12 +228,7 @@ def setup(s, p, n_players, leaves, key):
     # the Secret tiles: shuffled into the triangle, random side up
     for i in range(9):
         s[SLOT_TILE + i] = i
-    for i in range(8, 0, -1):
-        j = below(key, c, i + 1)
-        c += 1
-        t = s[SLOT_TILE + i]
-        s[SLOT_TILE + i] = s[SLOT_TILE + j]
-        s[SLOT_TILE + j] = t
+    c = shuffle(s, SLOT_TILE, 9, key, c)
     for i in range(9):
         s[SLOT_SIDE + i] = below(key, c, 2)
         c += 1
@@ -263,12 +253,6 @@ def setup(s, p, n_players, leaves, key):
 
 
 # ---- legal actions ----------------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
-def _add(acts, n, a):
-    acts[n] = a
-    return n + 1
-
-
 @njit(cache=True)
 def legal_mask(s, p, mask):
     """The legal actions as a boolean mask (Python-facing; the batch runner uses legal_actions)."""

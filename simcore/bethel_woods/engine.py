@@ -23,8 +23,8 @@ The caches MCOUNT/BAG_N/EFFM make "is this machine critical?" O(1).
 import numpy as np
 from numba import njit
 
-from ..batch import fill_mask
-from ..rng import below
+from ..batch import fill_mask, push as _add
+from ..rng import below, shuffle
 from .actions import (
     A_DROP, A_END_TURN, A_ENTER, A_ENTER_NOVA, A_FIX, A_HARRIS, A_JUNAS, A_LINNY, A_PAY, A_PICK,
     A_RONE, A_SELECT, A_STOP_FIXING, A_UNCOVER, A_UNCOVER_FARE_CCW, A_UNCOVER_FARE_CW,
@@ -244,18 +244,6 @@ def _need2(a, b):
 
 # ---- setup -----------------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def _shuffle6(s, off, key, c):
-    """Fisher-Yates shuffle of s[off:off+6] (already filled); returns the next counter."""
-    for i in range(5, 0, -1):
-        j = below(key, c, i + 1)
-        c += 1
-        tmp = s[off + i]
-        s[off + i] = s[off + j]
-        s[off + j] = tmp
-    return c
-
-
-@njit(cache=True, _nrt=False)
 def bag_total(s):
     return s[BAG_N]
 
@@ -282,7 +270,7 @@ def setup(s, p, n_players, n_spies, chars, key):
     s[NP] = n_players
     for m in range(6):
         s[TILE + m] = m
-    c = _shuffle6(s, TILE, key, c)
+    c = shuffle(s, TILE, 6, key, c)
     for m in range(6):
         s[EFFM + s[TILE + m]] = m
     for m in range(6):
@@ -290,7 +278,7 @@ def setup(s, p, n_players, n_spies, chars, key):
         s[WORK + 4 * m + p[P_MACHINE_TYPES + 2 * m + 1]] += 1
         s[ORPH + m] = -1
         s[STACK + m] = m
-    c = _shuffle6(s, STACK, key, c)
+    c = shuffle(s, STACK, 6, key, c)
     s[STACK_N] = 6
     for _ in range(n_spies):
         _pop_spy_onto_board(s)
@@ -395,12 +383,6 @@ def _start_turn(s):
 
 
 # ---- legal actions ----------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
-def _add(acts, n, a):
-    acts[n] = a
-    return n + 1
-
-
 @njit(cache=True)
 def legal_mask(s, p, mask):
     """Fill mask (bool[N_ACTIONS]) with the legal decision actions; return how many there are.
