@@ -1,23 +1,37 @@
 """Policies: who chooses among the legal actions.
 
-Every policy is a compiled function behind one interface, selected by a small integer id so that
-the batch runners can dispatch on it without Python objects:
+Every policy is compiled and sits behind one plug point per game, dispatched by a small integer
+id (passing a jitted function as an argument would defeat numba's on-disk cache in every new
+process):
 
-    choose(policy_id, state, params, acts, n_legal, key, counter) -> action
+    decide(policy_id, s, p, theta, seat, acts, n, key, ws) -> action   (one of acts[:n])
+    reset(policy_id, theta, seat, ws)                                   at the start of every game
 
-where acts[:n_legal] are the legal actions in ascending order (each game's ``legal_actions``; its
-``legal_mask`` gives the same set as a boolean mask).
+``s`` is the position (it holds only what the players know), ``p`` the rules data, ``theta`` the
+policy's float64 parameter vector, ``seat`` the deciding seat, ``acts[:n]`` the legal actions in
+ascending order, ``key`` a fresh key for this one decision (number d of the seat's policy
+stream, so a policy that draws many numbers shifts nothing else), ``ws`` the seat's int32 scratch
+memory. No policy ever receives the game's chance key.
 
-``key``/``counter`` are the deciding seat's policy stream (simcore.rng), so a policy's choices
-never disturb the game's chance stream. Only ``random`` exists so far.
+``policies.bethel_woods.decide`` and ``policies.benevolent.decide`` hold the dispatchers; this
+module holds the names.
 """
+from simcore.errors import UserError
+
 from .random import random_action  # noqa: F401
 
-POLICIES = ("random",)
+GAMES = ("bethel_woods", "benevolent")
+# the policies of each game, by id (the id is the index)
+POLICIES = {
+    "bethel_woods": ("random",),
+    "benevolent": ("random",),
+}
 RANDOM = 0
 
 
-def policy_id(name: str) -> int:
-    if name not in POLICIES:
-        raise ValueError(f"unknown policy {name!r}; allowed: {', '.join(POLICIES)}")
-    return POLICIES.index(name)
+def policy_id(name: str, game: str = "bethel_woods") -> int:
+    """The id of a policy by name; UserError naming the known ones."""
+    known = POLICIES[game]
+    if name not in known:
+        raise UserError(f"unknown policy {name!r}; allowed: {', '.join(known)}")
+    return known.index(name)

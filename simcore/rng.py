@@ -11,7 +11,13 @@ triple is itself made by chaining the finaliser, so neighbouring games and strea
 Streams (a convention shared by every game):
     STREAM_CHANCE = 0      setup and every chance event of the game
     STREAM_POLICY + seat   the policy deciding for that seat (1, 2, 3, 4)
-Two policies, or two rule variants, therefore see identical deals for the same seed and game.
+
+Chance is keyed by event: the chance stream's key is split by ``substream`` into one sub-stream
+per kind of event (each setup step, "a malfunction is drawn", "a tile is revealed", ...), and the
+n-th event of a kind uses number n of its sub-stream. Two policies, characters or rule variants on
+the same seed therefore see the same n-th draw of a kind whenever what it draws from is the same
+(docs/engine_api.md). A policy's stream is split per decision the same way (``draw`` gives the
+key of decision d), so a policy that draws many numbers shifts nothing else.
 
 These are ``@njit`` functions and can also be called from plain Python (the reference engines do).
 """
@@ -52,6 +58,12 @@ def stream_key(seed, game, stream):
 def draw(key, counter):
     """The counter-th 64-bit number of the stream with this key."""
     return mix64(np.uint64(key) + (np.uint64(counter) + np.uint64(1)) * _GOLDEN)
+
+
+@njit(cache=True)
+def substream(key, kind):
+    """The key of sub-stream ``kind`` (a small integer) of the stream with this key."""
+    return mix64(np.uint64(key) ^ ((np.uint64(kind) + np.uint64(1)) * _M2))
 
 
 @njit(cache=True)

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import tomllib
 
+from .errors import UserError
 
-class RulesError(ValueError):
+
+class RulesError(UserError):
     """A rules file or value that cannot be used; the message is one line for the user."""
 
 

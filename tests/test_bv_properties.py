@@ -6,7 +6,7 @@ import bv_helpers as H
 from simcore.benevolent import engine as E
 from simcore.benevolent.actions import A_GATHER, N_ACTIONS, OUT_ONGOING, OUT_WIN
 from simcore.benevolent.face import from_dict, leaves_array, to_dict
-from simcore.benevolent.rules import P_TWO_ON_HEX, P_UNCONNECTED, POOL, Rules
+from simcore.benevolent.rules import PM_TWO_ON_HEX, PM_UNCONNECTED, POOL, Rules
 from simcore.rng import STREAM_CHANCE, STREAM_POLICY, stream_key
 
 RULES = Rules()
@@ -46,9 +46,9 @@ def test_invariants(args):
             feet = [int(x) for x in s[E.pl(q) + E.L_FOOT: E.pl(q) + E.L_FOOT + 4]]
             assert len(feet) == 4 and 0 <= s[E.pl(q) + E.L_DREAM] <= 3   # 4 in the forest or on the card + 1 dreaming
             on = [f for f in feet if f >= 0]
-            most = 2 if s[E.pl(q) + E.L_PERM + P_TWO_ON_HEX] else 1
+            most = 2 if s[E.pl(q) + E.L_PERM + PM_TWO_ON_HEX] else 1
             assert all(on.count(h) <= most for h in on)
-            if moving and q == s[E.CUR] and not s[E.pl(q) + E.L_PERM + P_UNCONNECTED]:
+            if moving and q == s[E.CUR] and not s[E.pl(q) + E.L_PERM + PM_UNCONNECTED]:
                 assert E.connected(s, E.occupied_mask(s, q))
         # the position survives the JSON format (Footsteps are listed by hex, so the array's slot
         # order may differ) and the engine sees the same legal actions there

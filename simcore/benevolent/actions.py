@@ -21,6 +21,7 @@ Decision actions (256):
     255      END_TURN
 No chance steps after setup: the forest, the Secret tiles and their sides are dealt at setup.
 """
+from ..errors import UserError
 from .rules import GIFTS, SINGLE_USE
 
 A_PLACE = 0
@@ -98,5 +99,5 @@ def action_from_name(name: str) -> int:
     try:
         return ACTION_NAMES.index(name)
     except ValueError:
-        raise ValueError(f"unknown action name {name!r}") from None
+        raise UserError(f"unknown action name {name!r}") from None
 

@@ -2,17 +2,23 @@
 
 A position is one flat int32 array ``s`` (layout below); the rules data is ``Rules.params``. As
 for Bethel Woods every function is ``@njit(cache=True, _nrt=False)`` (no allocation, no reference
-counting) and the legal actions come as an ascending list:
+counting) and the legal actions come as an ascending list. The engine API is the one every game
+has (docs/engine_api.md):
 
-    setup(s, p, n_players, leaves, key) -> chance draws used
-    legal_actions(s, p, acts) -> n         legal_mask(s, p, mask) -> n
+    setup(s, p, cfg, key)            cfg = int64[CFG_SIZE]: players, then the starting leaves by seat
+    current_player(s) -> seat, or PLAYER_TERMINAL (there are no chance events after setup)
+    legal_actions(s, p, acts) -> n   legal_mask(s, p, mask) -> n
     apply(s, p, a)
+    chance_outcome / chance_probabilities / apply_chance   never called: nothing is hidden and
+                                     nothing is drawn after setup (the forest and the Secret tiles
+                                     are dealt face up)
+    returns(s, out)                  out[winner] = 1.0, every other seat 0.0 (all 0.0 on a timeout)
 """
 import numpy as np
 from numba import njit
 
-from ..batch import fill_mask, push as _add
-from ..rng import below, shuffle
+from ..common import PLAYER_TERMINAL, fill_mask, push as _add
+from ..rng import below, shuffle, substream
 from .actions import (
     A_BUY, A_DECLINE, A_END_TURN, A_EXCHANGE, A_FROM, A_GATHER, A_GATHER_PUT, A_GATHER_TAKE, A_MEADOW,
     A_MOVE, A_NEST, A_PLACE, A_SECRET, A_SLEEP, A_TABLE, N_ACTIONS, OUT_TIMEOUT, OUT_WIN, PH_ACTION,
@@ -20,10 +26,10 @@ from .actions import (
 )
 from .rules import (
     AGAIN_EXCHANGE_COST, AGAIN_SLEEP_COST, ALTAR, CRYSTAL_SECRET_PRICE, LAYOUT_STRIDE, MEADOW, NEST,
-    P_AGAIN_EXCHANGE, P_AGAIN_SLEEP, P_ARROWS, P_DISCOUNT, P_EXCH, P_GATHER_TILE, P_LAYOUT, P_LEAF_BONUS,
-    P_N_ARROWS, P_N_SEGS, P_NO_GRAY, P_PAY_SUPPLY, P_POOL, P_SIDE_GRAY, P_SIDE_TYPE, P_TIMEOUT, P_TWO_ON_HEX,
-    P_UNCONNECTED, P_VALUES, PERMANENT_DISCOUNT, POND, RESOLVE_PURCHASE_DISCOUNT, RING, S_CRYSTAL3,
-    S_EXCH1, S_EXCH3, S_EXCHANGE, S_GAIN_CLOVER, S_GAIN_FEATHER, S_PURCHASE, S_SLEEP, SLOT_SUPPORTS, TABLE,
+    PM_AGAIN_EXCHANGE, PM_AGAIN_SLEEP, P_ARROWS, PM_DISCOUNT, P_EXCH, PM_GATHER_TILE, P_LAYOUT, PM_LEAF_BONUS,
+    P_N_ARROWS, P_N_SEGS, PM_NO_GRAY, PM_PAY_SUPPLY, P_POOL, P_SIDE_GRAY, P_SIDE_TYPE, P_TIMEOUT, PM_TWO_ON_HEX,
+    PM_UNCONNECTED, P_VALUES, PERMANENT_DISCOUNT, POND, RESOLVE_PURCHASE_DISCOUNT, RING, SU_CRYSTAL3,
+    SU_EXCH1, SU_EXCH3, SU_EXCHANGE, SU_GAIN_CLOVER, SU_GAIN_FEATHER, SU_PURCHASE, SU_SLEEP, SLOT_SUPPORTS, TABLE,
     TOTAL_LEAVES,
 )
 
@@ -60,6 +66,17 @@ L_SINGLE = 11     #   9: 1 if holding that single-use Secret (not yet resolved)
 L_PERM = 20       #   9: 1 if holding that permanent Secret
 L_TILE = 29       #   leaves lying on the gather tile (permanent Secret 2)
 S_SIZE = PL + 4 * PS
+
+# cfg: the setup arguments as one int64 array
+CFG_PLAYERS = 0
+CFG_LEAVES = 1    # 4: starting leaves of seat q
+CFG_SIZE = 5
+
+# chance sub-streams of setup (simcore.rng.substream)
+CH_SEGMENTS = 0   # which segments, in which layout slot (a shuffle of the 3)
+CH_SIDES = 1      # the side up of each placed segment
+CH_TILES = 2      # the Secret tiles into the triangle (a shuffle of the 9)
+CH_TILE_SIDES = 3 # the side up of each tile
 
 N_RETURN, N_AGAIN_SLEEP, N_AGAIN_EXCHANGE = range(3)
 _SUP_A = tuple(a for a, _ in SLOT_SUPPORTS)   # the two tiles each triangle slot rests on
@@ -109,7 +126,7 @@ def obtainable(s, q, g):
 @njit(cache=True, _nrt=False)
 def footstep_cost(s, q, h):
     c = others_on(s, q, h)
-    if s[HEX_GRAY + h] == 1 and not perm(s, q, P_NO_GRAY):
+    if s[HEX_GRAY + h] == 1 and not perm(s, q, PM_NO_GRAY):
         c += 1
     return c
 
@@ -117,7 +134,7 @@ def footstep_cost(s, q, h):
 @njit(cache=True, _nrt=False)
 def price(s, p, q, g, discount):
     c = p[P_VALUES + g] - discount
-    if perm(s, q, P_DISCOUNT):
+    if perm(s, q, PM_DISCOUNT):
         c -= PERMANENT_DISCOUNT
     return c if c > 0 else 0
 
@@ -191,12 +208,11 @@ def sleep_possible(s, p, q):
 
 # ---- setup ------------------------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def setup(s, p, n_players, leaves, key):
-    """Set up a game; leaves[q] are the starting leaves of seat q. Draw order on the chance stream:
-    the segments (a shuffle of the 3), their sides, the Secret tiles (a shuffle of the 9 into the
-    slots), their sides. Returns the number of draws used."""
+def setup(s, p, cfg, key):
+    """Set up a game from cfg (CFG_*) and the game's chance key; each setup step draws from a
+    sub-stream of its own (CH_*)."""
+    n_players = cfg[CFG_PLAYERS]
     s[:] = 0
-    c = 0
     s[NP] = n_players
     s[WINNER] = -1
     s[DEST] = -1
@@ -204,12 +220,12 @@ def setup(s, p, n_players, leaves, key):
     # the forest: random segments, random side up
     for i in range(3):
         s[SEG + i] = i
-    c = shuffle(s, SEG, 3, key, c)
+    shuffle(s, SEG, 3, substream(key, CH_SEGMENTS), 0)
     n_segs = p[P_N_SEGS + n_players - 2]
+    k_sides = substream(key, CH_SIDES)
     for i in range(3):
         if i < n_segs:
-            s[SEG_SIDE + i] = below(key, c, 2)
-            c += 1
+            s[SEG_SIDE + i] = below(k_sides, i, 2)
         else:
             s[SEG + i] = -1
             s[SEG_SIDE + i] = 0
@@ -228,10 +244,10 @@ def setup(s, p, n_players, leaves, key):
     # the Secret tiles: shuffled into the triangle, random side up
     for i in range(9):
         s[SLOT_TILE + i] = i
-    c = shuffle(s, SLOT_TILE, 9, key, c)
+    shuffle(s, SLOT_TILE, 9, substream(key, CH_TILES), 0)
+    k_tile_sides = substream(key, CH_TILE_SIDES)
     for i in range(9):
-        s[SLOT_SIDE + i] = below(key, c, 2)
-        c += 1
+        s[SLOT_SIDE + i] = below(k_tile_sides, i, 2)
     # gifts, leaves, Footsteps
     for g in range(5):
         s[POOL + g] = p[P_POOL + 5 * (n_players - 2) + g]
@@ -241,15 +257,15 @@ def setup(s, p, n_players, leaves, key):
         for i in range(4):
             s[pl(q) + L_FOOT + i] = -1
     for q in range(n_players):
-        s[pl(q) + L_LEAVES] = leaves[q]
-        s[START_LEAVES + q] = leaves[q]
-        s[SUPPLY] -= leaves[q]
+        lv = cfg[CFG_LEAVES + q]
+        s[pl(q) + L_LEAVES] = lv
+        s[START_LEAVES + q] = lv
+        s[SUPPLY] -= lv
         s[POOL] -= 1                      # each player takes 1 Clover from the Dream board
         s[pl(q) + L_GIFTS] = 1
     s[CUR] = 0
     s[PHASE] = PH_MOVE
     s[RET] = -1
-    return c
 
 
 # ---- legal actions ----------------------------------------------------------------------------------------
@@ -268,8 +284,8 @@ def legal_actions(s, p, acts):
     n = 0
     nh = s[N_HEX]
     if ph == PH_MOVE:
-        two = perm(s, q, P_TWO_ON_HEX)
-        free = perm(s, q, P_UNCONNECTED)
+        two = perm(s, q, PM_TWO_ON_HEX)
+        free = perm(s, q, PM_UNCONNECTED)
         # bitmasks of q's hexes: occupied, and occupied twice (possible with the Secret)
         occ = 0
         dbl = 0
@@ -307,7 +323,7 @@ def legal_actions(s, p, acts):
         n = _secret_actions(s, p, acts, n)
     elif ph == PH_ACTION:
         h = s[DEST]
-        if perm(s, q, P_GATHER_TILE):
+        if perm(s, q, PM_GATHER_TILE):
             put = s[SUPPLY] > 2  # a leaf must remain after the gather
             take = s[b + L_TILE] > 0
             if not put and not take:
@@ -390,8 +406,8 @@ def _secret_actions(s, p, acts, n):
         if s[b + L_SINGLE + k] != 1:
             continue
         ok = True
-        if S_EXCH1 <= k <= S_EXCH3:
-            e = P_EXCH + 3 * (k - S_EXCH1)
+        if SU_EXCH1 <= k <= SU_EXCH3:
+            e = P_EXCH + 3 * (k - SU_EXCH1)
             ga = p[e]
             gb = p[e + 1]
             if ga == gb:
@@ -399,14 +415,14 @@ def _secret_actions(s, p, acts, n):
             else:
                 ok = s[b + L_GIFTS + ga] >= 1 and s[b + L_GIFTS + gb] >= 1
             ok = ok and obtainable(s, q, p[e + 2])
-        elif k == S_CRYSTAL3:
-            c = CRYSTAL_SECRET_PRICE - (PERMANENT_DISCOUNT if perm(s, q, P_DISCOUNT) else 0)
+        elif k == SU_CRYSTAL3:
+            c = CRYSTAL_SECRET_PRICE - (PERMANENT_DISCOUNT if perm(s, q, PM_DISCOUNT) else 0)
             ok = s[b + L_LEAVES] >= max(c, 0) and obtainable(s, q, 2)
-        elif k == S_SLEEP:
+        elif k == SU_SLEEP:
             ok = sleep_possible(s, p, q)
-        elif k == S_EXCHANGE:
+        elif k == SU_EXCHANGE:
             ok = exchange_possible(s, q)
-        elif k == S_PURCHASE:
+        elif k == SU_PURCHASE:
             ok = False
             for g in range(5):
                 if s[b + L_LEAVES] >= price(s, p, q, g, RESOLVE_PURCHASE_DISCOUNT) and obtainable(s, q, g):
@@ -437,10 +453,10 @@ def _take_leaves(s, q, n):
 @njit(cache=True, _nrt=False)
 def _pay_footsteps(s, q, h):
     b = pl(q)
-    if s[HEX_GRAY + h] == 1 and not perm(s, q, P_NO_GRAY):
+    if s[HEX_GRAY + h] == 1 and not perm(s, q, PM_NO_GRAY):
         s[b + L_LEAVES] -= 1
         s[SUPPLY] += 1
-    to_supply = perm(s, q, P_PAY_SUPPLY)
+    to_supply = perm(s, q, PM_PAY_SUPPLY)
     for o in range(s[NP]):
         if o != q:
             k = own_on(s, o, h)
@@ -499,10 +515,10 @@ def _continue(s, p):
     nxt = s[NEXT]
     s[NEXT] = N_RETURN
     s[PEND] = -1
-    if nxt == N_AGAIN_SLEEP and perm(s, q, P_AGAIN_SLEEP) and s[b + L_LEAVES] >= AGAIN_SLEEP_COST \
+    if nxt == N_AGAIN_SLEEP and perm(s, q, PM_AGAIN_SLEEP) and s[b + L_LEAVES] >= AGAIN_SLEEP_COST \
             and sleep_possible(s, p, q):
         s[PHASE] = PH_AGAIN_SLEEP
-    elif nxt == N_AGAIN_EXCHANGE and perm(s, q, P_AGAIN_EXCHANGE) and s[b + L_LEAVES] >= AGAIN_EXCHANGE_COST \
+    elif nxt == N_AGAIN_EXCHANGE and perm(s, q, PM_AGAIN_EXCHANGE) and s[b + L_LEAVES] >= AGAIN_EXCHANGE_COST \
             and exchange_possible(s, q):
         s[PHASE] = PH_AGAIN_EXCHANGE
     else:
@@ -549,7 +565,7 @@ def apply(s, p, a):
                     s[b + L_FOOT + i] = h
                     break
         s[DEST] = h
-        if perm(s, q, P_LEAF_BONUS) and others_on(s, q, h) == 0:
+        if perm(s, q, PM_LEAF_BONUS) and others_on(s, q, h) == 0:
             _take_leaves(s, q, 1)
         s[PHASE] = PH_ACTION
     elif a <= A_GATHER_TAKE:
@@ -565,27 +581,27 @@ def apply(s, p, a):
         k = a - A_SECRET
         s[b + L_SINGLE + k] = 0  # resolved: back to the box
         s[RET] = ph
-        if k == S_GAIN_FEATHER:
+        if k == SU_GAIN_FEATHER:
             _gain(s, p, q, 1, N_RETURN)
-        elif k == S_GAIN_CLOVER:
+        elif k == SU_GAIN_CLOVER:
             _take_leaves(s, q, 2)
             _gain(s, p, q, 0, N_RETURN)
-        elif k <= S_EXCH3:
-            e = P_EXCH + 3 * (k - S_EXCH1)
+        elif k <= SU_EXCH3:
+            e = P_EXCH + 3 * (k - SU_EXCH1)
             s[b + L_GIFTS + p[e]] -= 1
             s[POOL + p[e]] += 1
             s[b + L_GIFTS + p[e + 1]] -= 1
             s[POOL + p[e + 1]] += 1
             _gain(s, p, q, p[e + 2], N_RETURN)
-        elif k == S_CRYSTAL3:
-            c = CRYSTAL_SECRET_PRICE - (PERMANENT_DISCOUNT if perm(s, q, P_DISCOUNT) else 0)
+        elif k == SU_CRYSTAL3:
+            c = CRYSTAL_SECRET_PRICE - (PERMANENT_DISCOUNT if perm(s, q, PM_DISCOUNT) else 0)
             c = max(c, 0)
             s[b + L_LEAVES] -= c
             s[SUPPLY] += c
             _gain(s, p, q, 2, N_RETURN)
-        elif k == S_SLEEP:
+        elif k == SU_SLEEP:
             s[PHASE] = PH_SLEEP
-        elif k == S_EXCHANGE:
+        elif k == SU_EXCHANGE:
             s[PHASE] = PH_EXCHANGE
         else:
             s[PHASE] = PH_BUY
@@ -648,3 +664,40 @@ def apply(s, p, a):
 @njit(cache=True, _nrt=False)
 def is_terminal(s):
     return s[PHASE] == PH_TERMINAL
+
+
+@njit(cache=True, _nrt=False)
+def is_chance(s):
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def current_player(s):
+    """The seat to play, or PLAYER_TERMINAL."""
+    if s[PHASE] == PH_TERMINAL:
+        return PLAYER_TERMINAL
+    return s[CUR]
+
+
+@njit(cache=True, _nrt=False)
+def chance_outcome(s, p, key):
+    """No chance event is ever pending after setup: -1 (the API's shape, shared by every game)."""
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def chance_probabilities(s, p, out):
+    out[:] = 0.0
+
+
+@njit(cache=True, _nrt=False)
+def apply_chance(s, p, outcome):
+    """Never called: Benevolent has no chance event after setup."""
+    return
+
+
+@njit(cache=True, _nrt=False)
+def returns(s, out):
+    """out[q] = 1.0 for the winner, 0.0 for everyone else (all 0.0 after a timeout)."""
+    for q in range(s[NP]):
+        out[q] = 1.0 if s[OUTCOME] == OUT_WIN and s[WINNER] == q else 0.0

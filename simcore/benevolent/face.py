@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import UserError
 from ..rng import STREAM_CHANCE, stream_key
 from . import engine as E
 from .actions import ACTION_NAMES, N_ACTIONS, OUTCOMES, PHASES, action_from_name
@@ -14,13 +15,15 @@ NEXT_NAMES = ("return", "again_sleep", "again_exchange")
 
 def check_players(n):
     if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-        raise ValueError(f"players {n} is not allowed; Benevolent takes {MIN_PLAYERS} to {MAX_PLAYERS}")
+        raise UserError(f"players {n} is not allowed; Benevolent takes {MIN_PLAYERS} to {MAX_PLAYERS}")
 
 
-def leaves_array(leaves):
-    a = np.zeros(4, dtype=np.int64)
-    a[: len(leaves)] = leaves
-    return a
+def setup_config(players, leaves):
+    """The engine's cfg array (engine.CFG_*): players, then the starting leaves by seat."""
+    cfg = np.zeros(E.CFG_SIZE, dtype=np.int64)
+    cfg[E.CFG_PLAYERS] = players
+    cfg[E.CFG_LEAVES: E.CFG_LEAVES + len(leaves)] = leaves
+    return cfg
 
 
 def _opt(x, f=lambda v: v):
@@ -71,7 +74,7 @@ def from_dict(d) -> np.ndarray:
     try:
         return _from_dict(d)
     except (KeyError, IndexError, TypeError, ValueError) as e:
-        raise ValueError(f"not a Benevolent position: {type(e).__name__} {e}") from None
+        raise UserError(f"not a Benevolent position: {type(e).__name__} {e}") from None
 
 
 def _from_dict(d):
@@ -134,7 +137,7 @@ class Game:
         self.rules = rules or Rules()
         self.params = self.rules.params
         self.state = np.zeros(E.S_SIZE, dtype=np.int32)
-        E.setup(self.state, self.params, players, leaves_array(self.leaves),
+        E.setup(self.state, self.params, setup_config(players, self.leaves),
                 np.uint64(stream_key(seed, game_index, STREAM_CHANCE)))
         self._mask = np.zeros(N_ACTIONS, dtype=np.bool_)
 
@@ -154,8 +157,12 @@ class Game:
     def is_terminal(self):
         return bool(E.is_terminal(self.state))
 
-    def decider(self):
-        return int(self.state[E.CUR])
+    def is_chance(self):
+        return False
+
+    def current_player(self):
+        """The deciding seat, or engine PLAYER_TERMINAL."""
+        return int(E.current_player(self.state))
 
     def legal_actions(self):
         E.legal_mask(self.state, self.params, self._mask)
@@ -172,6 +179,6 @@ class Game:
         legal = [] if self.is_terminal() else self.legal_actions()
         if a not in legal:
             name = ACTION_NAMES[a] if 0 <= a < N_ACTIONS else str(a)
-            raise ValueError(f"action {name!r} ({a}) is illegal here; legal: {', '.join(self.legal_action_names())}")
+            raise UserError(f"action {name!r} ({a}) is illegal here; legal: {', '.join(self.legal_action_names())}")
         E.apply(self.state, self.params, a)
         return a

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import UserError
 from ..rulesfile import RulesError, read_table
 
 GIFTS = ("Clover", "Feather", "Crystal", "Amber", "Figurine")
@@ -33,10 +34,10 @@ SINGLE_USE = ("gain Feather", "gain Clover and 2 leaves", "exchange tile 1", "ex
 PERMANENT = ("exchange again for 2", "sleep again for 3", "gather tile", "two Footsteps on a hex",
              "leaf on a hex without opponents", "Footsteps need not connect", "no pay for gray",
              "pay opponents to the supply", "purchase 2 less")
-(S_GAIN_FEATHER, S_GAIN_CLOVER, S_EXCH1, S_EXCH2, S_EXCH3, S_CRYSTAL3, S_SLEEP, S_EXCHANGE,
- S_PURCHASE) = range(9)
-(P_AGAIN_EXCHANGE, P_AGAIN_SLEEP, P_GATHER_TILE, P_TWO_ON_HEX, P_LEAF_BONUS, P_UNCONNECTED, P_NO_GRAY,
- P_PAY_SUPPLY, P_DISCOUNT) = range(9)
+(SU_GAIN_FEATHER, SU_GAIN_CLOVER, SU_EXCH1, SU_EXCH2, SU_EXCH3, SU_CRYSTAL3, SU_SLEEP, SU_EXCHANGE,
+ SU_PURCHASE) = range(9)
+(PM_AGAIN_EXCHANGE, PM_AGAIN_SLEEP, PM_GATHER_TILE, PM_TWO_ON_HEX, PM_LEAF_BONUS, PM_UNCONNECTED, PM_NO_GRAY,
+ PM_PAY_SUPPLY, PM_DISCOUNT) = range(9)
 
 TOTAL_LEAVES = 64                 # rulebook: components
 FOOTSTEPS_ON_FOREST = 4           # 5 Footsteps, 1 on the Dream Path
@@ -257,13 +258,13 @@ def parse_leaves(spec, n_players):
         return DEFAULT_LEAVES[:n_players]
     try:
         vals = tuple(int(x) for x in (spec.split(",") if isinstance(spec, str) else spec))
-    except ValueError:
-        raise ValueError(f"--leaves {spec!r}: expected comma-separated whole numbers, one per seat") from None
+    except (ValueError, TypeError):
+        raise UserError(f"--leaves {spec!r}: expected comma-separated whole numbers, one per seat") from None
     if len(vals) != n_players:
-        raise ValueError(f"--leaves {','.join(map(str, vals))} gives {len(vals)} seats for {n_players} players; "
+        raise UserError(f"--leaves {','.join(map(str, vals))} gives {len(vals)} seats for {n_players} players; "
                          f"give exactly {n_players}")
     if any(v < 0 for v in vals):
-        raise ValueError(f"--leaves {','.join(map(str, vals))}: a negative leaf count is not allowed")
+        raise UserError(f"--leaves {','.join(map(str, vals))}: a negative leaf count is not allowed")
     if sum(vals) > TOTAL_LEAVES:
-        raise ValueError(f"--leaves {','.join(map(str, vals))}: {sum(vals)} leaves; there are only {TOTAL_LEAVES}")
+        raise UserError(f"--leaves {','.join(map(str, vals))}: {sum(vals)} leaves; there are only {TOTAL_LEAVES}")
     return vals

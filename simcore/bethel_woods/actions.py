@@ -31,9 +31,11 @@ Decision actions (188):
                             to protect machine m after his turn; action = 152 + 6m + pair
 
 Chance outcomes are numbered apart: a malfunction drawn from the bag is its kind (0-23); a spy
-revealed from the stack is its machine (0-5).
+revealed from the stack is its machine (0-5); a critical tile revealed is its effect (0-5, the
+order of rules.CRITICAL_EFFECTS).
 """
-from .rules import CHARACTERS, TYPES, WORKERS
+from ..errors import UserError
+from .rules import CHARACTERS, CRITICAL_EFFECTS, TYPES, WORKERS
 
 A_PICK = 0
 A_DROP = 12
@@ -56,6 +58,7 @@ A_RONE = 152
 N_ACTIONS = 188
 
 TYPE_PAIRS = ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3))
+N_TYPE_PAIRS = 6
 
 # Phases: which decision (or chance event) is pending.
 PH_PRE = 0          # turn start: pick up workers, or use an ability first
@@ -68,9 +71,10 @@ PH_HARRIS_TO = 6    # Harris: choose the machine to put it on
 PH_LINNY = 7        # Linny: choose the malfunction to remove
 PH_CHANCE_MALF = 8  # chance: a malfunction is drawn from the bag
 PH_CHANCE_SPY = 9   # chance: the top spy of the stack is revealed
-PH_TERMINAL = 10
+PH_CHANCE_TILE = 10 # chance: a machine went critical for the first time; its tile is revealed
+PH_TERMINAL = 11
 PHASES = ("pre", "move", "fix", "post", "pay", "harris_from", "harris_to", "linny",
-          "chance_malfunction", "chance_spy", "terminal")
+          "chance_malfunction", "chance_spy", "chance_tile", "terminal")
 
 OUT_ONGOING, OUT_WIN, OUT_BAG_EMPTY, OUT_FOUR_CRITICAL, OUT_SIX_SPIES = range(5)
 OUTCOMES = ("ongoing", "win", "bag_empty", "four_critical", "six_spies")
@@ -124,12 +128,14 @@ def action_from_name(name: str) -> int:
     try:
         return ACTION_NAMES.index(name)
     except ValueError:
-        raise ValueError(f"unknown action name {name!r}") from None
+        raise UserError(f"unknown action name {name!r}") from None
 
 
 def chance_name(phase: int, outcome: int) -> str:
     if phase == PH_CHANCE_MALF:
         return f"draw {kind_name(outcome)}"
+    if phase == PH_CHANCE_TILE:
+        return f"reveal tile {CRITICAL_EFFECTS[outcome]}"
     return f"reveal spy {outcome + 1}"
 
 

@@ -1,40 +1,54 @@
 """Bethel Woods: the compiled rules.
 
 A position is one flat int32 array ``s`` of S_SIZE entries (layout below); the rules data is the
-int32 array ``p`` made by ``Rules.params``. Every function is ``@njit(cache=True, _nrt=False)``, takes plain
-arrays and allocates nothing, so the batch runner can play millions of games without leaving
-compiled code.
+int32 array ``p`` made by ``Rules.params``. Every function is ``@njit(cache=True, _nrt=False)``,
+takes plain arrays and allocates nothing, so the play loop can run millions of games without
+leaving compiled code.
 
-    setup(s, p, n_players, n_spies, chars, key) -> next chance counter
-    legal_mask(s, p, mask) -> number of legal decision actions (mask is bool[N_ACTIONS])
-    apply(s, p, a)            a legal decision action
-    chance_outcome(s, key, counter) -> the outcome of the pending chance event
-    apply_chance(s, p, outcome)
+The engine API (the same names and meanings in every game; docs/engine_api.md):
 
-The decision and chance structure is documented in actions.py and docs/bethel_woods.md.
+    setup(s, p, cfg, key)            cfg = int64[CFG_SIZE]: players, spies, characters (-1: dealt)
+    current_player(s) -> seat, or PLAYER_CHANCE / PLAYER_TERMINAL
+    legal_actions(s, p, acts) -> n   the legal decision actions in ascending order in acts[:n]
+    legal_mask(s, p, mask) -> n      the same as a boolean mask (Python-facing; allocates)
+    apply(s, p, a)                   a legal decision action
+    chance_outcome(s, p, key) -> o   the outcome of the pending chance event, from the game's chance key
+    chance_probabilities(s, p, out)  its distribution
+    apply_chance(s, p, o)
+    returns(s, out)                  out[q] = 1.0 for every seat when the players won, else 0.0
+
+The state holds only what the players know (plus the bag's contents, which anyone can count).
+Hidden things are drawn when they are revealed: a critical tile the first time its machine goes
+critical (uniform over the effects not yet seen), a spy from the stack (uniform over the spies
+nobody has seen yet; uncovered spies go to the bottom in a known order). Every chance event is
+keyed by its kind and how many of that kind came before (``simcore.rng.substream``), so two
+policies or rule variants on one seed see the same n-th draw whenever the bag (or the unseen
+tiles, or the unseen spies) are the same.
 
 Speed notes. The functions are compiled with ``_nrt=False`` (numba's flag for code that needs no
 runtime: none of them allocates). With the runtime on, every call between them passed its arrays
 through atomic reference counting (NRT_incref/decref); sampling with perf showed 63% of all time
 in those two ``lock incq/decq`` helpers, and turning the runtime off doubled the games per second
 (6.7 to 3.5 microseconds a game on one thread). Only ``legal_mask`` (Python-facing) allocates.
-The caches MCOUNT/BAG_N/EFFM make "is this machine critical?" O(1).
+The caches MCOUNT/BAG_N/EFFM/HAVE make "is this machine critical?" O(1).
 """
 import numpy as np
 from numba import njit
 
-from ..batch import fill_mask, push as _add
-from ..rng import below, shuffle
+from ..common import PLAYER_CHANCE, PLAYER_TERMINAL, fill_mask, push as _add
+from ..rng import below, substream
 from .actions import (
     A_DROP, A_END_TURN, A_ENTER, A_ENTER_NOVA, A_FIX, A_HARRIS, A_JUNAS, A_LINNY, A_PAY, A_PICK,
     A_RONE, A_SELECT, A_STOP_FIXING, A_UNCOVER, A_UNCOVER_FARE_CCW, A_UNCOVER_FARE_CW,
-    A_UNCOVER_FENN, A_VIOLET, N_ACTIONS, OUT_BAG_EMPTY, OUT_FOUR_CRITICAL, OUT_SIX_SPIES, OUT_WIN, PH_CHANCE_MALF, PH_CHANCE_SPY, PH_FIX, PH_HARRIS_FROM, PH_HARRIS_TO,
-    PH_LINNY, PH_MOVE, PH_PAY, PH_POST, PH_PRE, PH_TERMINAL,
+    A_UNCOVER_FENN, A_VIOLET, N_ACTIONS, N_TYPE_PAIRS, OUT_BAG_EMPTY, OUT_FOUR_CRITICAL, OUT_SIX_SPIES, OUT_WIN,
+    PH_CHANCE_MALF, PH_CHANCE_SPY, PH_CHANCE_TILE, PH_FIX, PH_HARRIS_FROM, PH_HARRIS_TO, PH_LINNY,
+    PH_MOVE, PH_PAY, PH_POST, PH_PRE, PH_TERMINAL,
 )
 from .rules import (
     E_ABILITY, E_CONSTRUCT, E_EXTRA, E_LIMIT6, E_REDIRECT, E_UNCOVER, FARE, FENN, HARRIS, JUNAS,
-    LINNY, NOVA, P_CRIT_ABOVE, P_CRIT_LIMIT, P_LIMIT, P_MACHINE_TYPES, P_MALF_COUNTS, P_OPENING,
-    P_PER_TURN, P_SECTION_TYPES, RONE, VIOLET, VIOLET_REDUCTION,
+    LINNY, MAX_PLAYERS, N_CHARACTERS, N_EFFECTS, N_KINDS, N_MACHINES, N_SECTIONS, N_SPIES, N_TYPES, NOVA,
+    P_CRIT_ABOVE, P_CRIT_LIMIT, P_LIMIT, P_MACHINE_TYPES, P_MALF_COUNTS, P_OPENING, P_PER_TURN,
+    P_SECTION_TYPES, RONE, VIOLET, VIOLET_REDUCTION,
 )
 
 # ---- state layout: s is int32[S_SIZE] ---------------------------------------------------------
@@ -45,8 +59,10 @@ KNOW = 192       # 96: knowledge tokens of player q by kind: s[KNOW + 24*q + k]
 WORK = 288       # 24: workers of type t on machine m: s[WORK + 4*m + t]
 ORPH = 312       # 6: type of the worker in Orphanage section i, -1 empty
 SPY = 318        # 6: 1 if spy i is on its machine i
-STACK = 324      # 6: the spy stack, STACK[0] the top, -1 past its end
-TILE = 330       # 6: the critical effect (rules.E_*) of the tile beside machine m
+STACK = 324      # 6: the known bottom of the spy stack: uncovered spies in the order they went
+                 #    under (STACK[0] comes out first once no unseen spy is left), -1 past its end
+TILE = 330       # 6: the critical effect (rules.E_*) of the tile beside machine m, -1 while
+                 #    nobody has seen it (it is drawn when the machine first goes critical)
 CHAR = 336       # 4: character of seat q, -1 for an empty seat
 HAND = 340       # 4: workers in hand by type
 NEED = 344       # 4: the pending payment: tokens of each type required
@@ -84,20 +100,40 @@ LIM_RET = 381    #   what follows the round (R_*)
 ST_FIXED = 382   # statistics: malfunctions fixed
 ST_UNCOV = 383   #   spies uncovered
 ST_DECISIONS = 384  # decisions taken
-STACK_N = 385    # spies in the stack
+STACK_N = 385    # spies in the known bottom of the stack (STACK)
 # derived caches, kept in step with BOARD, BAG and TILE (``recount`` rebuilds them; the property
 # tests check them): they make "is this machine critical?" O(1) in the hot loop
 MCOUNT = 386     # 6: malfunctions lying at machine m (sum of its BOARD row)
 BAG_N = 392      # malfunctions in the bag
-EFFM = 393       # 6: the machine whose critical tile has effect e
+EFFM = 393       # 6: the machine whose critical tile has effect e, -1 while that tile is unseen
 HAVE = 400       # 16: knowledge tokens of player q of type t: s[HAVE + 4*q + t] (sum of KNOW by type)
-S_SIZE = 416
+UNSEEN = 416     # spies nobody has seen: face down in the stack, above the known bottom
+SPIES_REVEALED = 417  # spies revealed from the stack after setup (keys the n-th spy draw)
+REVEAL_M = 418   # a tile reveal is pending (phase chance_tile): the machine, else -1
+REVEAL_THEN = 419     # what the reveal interrupted: T_PLACEMENT or T_SPY
+S_SIZE = 420
+
+# cfg: the setup arguments as one int64 array (the same idea in every game)
+CFG_PLAYERS = 0
+CFG_SPIES = 1
+CFG_CHARS = 2    # 4: character of seat q, or -1 in CFG_CHARS to deal at random
+CFG_SIZE = 6
+
+# chance sub-streams (simcore.rng.substream), one per kind of event; number n of a sub-stream is
+# the n-th event of that kind in the game
+CH_SETUP_SPIES = 0   # setup 5b: the i-th difficulty spy
+CH_OPENING = 1       # setup 7: the i-th opening draw (redraws included)
+CH_CHARACTERS = 2    # setup 8: the character of seat q
+CH_FIRST = 3         # setup 9: the first player
+CH_MALFUNCTION = 4   # the n-th malfunction drawn after setup
+CH_TILE = 5          # the n-th critical tile revealed
+CH_SPY = 6           # the n-th spy revealed after setup
 
 C_ENTER, C_UNCOVER, C_HARRIS, C_JUNAS_GIVE, C_JUNAS_DISCARD, C_LINNY, C_VIOLET, C_RONE, C_WINDOW, C_LIMIT = range(10)
 R_BEGIN_PLACEMENT, R_CONTINUE_PLACEMENT, R_AFTER_SPY = range(3)
+T_PLACEMENT, T_SPY = range(2)  # what a tile reveal interrupted
 
 CRITICAL_LOSS_AT = 4  # rulebook: "4 or more critical Machines"
-N_SECTIONS = 6
 
 
 # ---- small queries ------------------------------------------------------------------------------
@@ -108,23 +144,26 @@ def malfunctions_at(s, m):
 
 @njit(cache=True, _nrt=False)
 def recount(s):
-    """Rebuild the derived caches from BOARD, BAG and TILE (after editing those directly)."""
-    for m in range(6):
+    """Rebuild the derived caches from BOARD, BAG, TILE and KNOW (after editing those directly)."""
+    for e in range(N_EFFECTS):
+        s[EFFM + e] = -1
+    for m in range(N_MACHINES):
         t = 0
-        for k in range(24):
-            t += s[BOARD + 24 * m + k]
+        for k in range(N_KINDS):
+            t += s[BOARD + N_KINDS * m + k]
         s[MCOUNT + m] = t
-        s[EFFM + s[TILE + m]] = m
+        if s[TILE + m] >= 0:
+            s[EFFM + s[TILE + m]] = m
     b = 0
-    for k in range(24):
+    for k in range(N_KINDS):
         b += s[BAG + k]
     s[BAG_N] = b
-    for q in range(4):
-        for t in range(4):
+    for q in range(MAX_PLAYERS):
+        for t in range(N_TYPES):
             h = 0
-            for m in range(6):
-                h += s[KNOW + 24 * q + 4 * m + t]
-            s[HAVE + 4 * q + t] = h
+            for m in range(N_MACHINES):
+                h += s[KNOW + N_KINDS * q + N_TYPES * m + t]
+            s[HAVE + N_TYPES * q + t] = h
 
 
 @njit(cache=True, _nrt=False)
@@ -135,7 +174,7 @@ def is_critical(s, p, m):
 @njit(cache=True, _nrt=False)
 def n_critical(s, p):
     n = 0
-    for m in range(6):
+    for m in range(N_MACHINES):
         if is_critical(s, p, m):
             n += 1
     return n
@@ -143,28 +182,31 @@ def n_critical(s, p):
 
 @njit(cache=True, _nrt=False)
 def effect_active(s, p, e):
-    """A critical tile's effect is active while its machine is critical (the tile is face up)."""
+    """A critical tile's effect is active while its machine is critical (the tile is face up);
+    a tile nobody has seen yet lies beside a machine that has never been critical."""
     m = s[EFFM + e]
+    if m < 0:
+        return 0
     return 1 if s[MCOUNT + m] + s[SPY + m] > p[P_CRIT_ABOVE] else 0
 
 
 @njit(cache=True, _nrt=False)
 def knowledge_total(s, q):
-    b = HAVE + 4 * q
+    b = HAVE + N_TYPES * q
     return s[b] + s[b + 1] + s[b + 2] + s[b + 3]
 
 
 @njit(cache=True, _nrt=False)
 def have_types(s, q):
-    b = HAVE + 4 * q
+    b = HAVE + N_TYPES * q
     return (s[b], s[b + 1], s[b + 2], s[b + 3])
 
 
 @njit(cache=True, _nrt=False)
 def _know_add(s, q, k, d):
     """Player q gains (d = 1) or loses (d = -1) one knowledge token of kind k."""
-    s[KNOW + 24 * q + k] += d
-    s[HAVE + 4 * q + k % 4] += d
+    s[KNOW + N_KINDS * q + k] += d
+    s[HAVE + N_TYPES * q + k % N_TYPES] += d
 
 
 @njit(cache=True, _nrt=False)
@@ -191,16 +233,9 @@ def hand_total(s):
 @njit(cache=True, _nrt=False)
 def fixable_at(s, m, t):
     n = 0
-    for pm in range(6):
-        n += s[BOARD + 24 * m + 4 * pm + t]
+    for pm in range(N_MACHINES):
+        n += s[BOARD + N_KINDS * m + N_TYPES * pm + t]
     return n
-
-
-@njit(cache=True, _nrt=False)
-def decider(s):
-    if s[PHASE] == PH_PAY:
-        return s[PAYER]
-    return s[CUR]
 
 
 # ---- payment feasibility --------------------------------------------------------------------------
@@ -252,7 +287,7 @@ def bag_total(s):
 def kind_at(s, r):
     """The kind of the r-th malfunction in the bag, counting kinds in index order. (A two-level
     walk over per-machine totals was measured slower than this plain loop.)"""
-    for k in range(24):
+    for k in range(N_KINDS):
         r -= s[BAG + k]
         if r < 0:
             return k
@@ -260,84 +295,107 @@ def kind_at(s, r):
 
 
 @njit(cache=True, _nrt=False)
-def setup(s, p, n_players, n_spies, chars, key):
-    """Set up a game. chars[q] is the character of seat q, or -1 in chars[0] to deal at random.
-
-    Draw order on the chance stream: critical tiles, spy stack, opening malfunctions (with
-    redraws), characters (when dealt), first player. Returns the next chance counter."""
+def setup(s, p, cfg, key):
+    """Set up a game from cfg (CFG_*) and the game's chance key. Each setup step draws from a
+    sub-stream of its own (CH_*). The critical tiles stay face down and unknown (TILE = -1), and
+    the spy stack is six unseen spies: both are drawn when they are revealed."""
+    n_players = cfg[CFG_PLAYERS]
     s[:] = 0
-    c = 0
     s[NP] = n_players
-    for m in range(6):
-        s[TILE + m] = m
-    c = shuffle(s, TILE, 6, key, c)
-    for m in range(6):
-        s[EFFM + s[TILE + m]] = m
-    for m in range(6):
-        s[WORK + 4 * m + p[P_MACHINE_TYPES + 2 * m]] += 1
-        s[WORK + 4 * m + p[P_MACHINE_TYPES + 2 * m + 1]] += 1
+    for m in range(N_MACHINES):
+        s[TILE + m] = -1
+        s[EFFM + m] = -1
+        s[WORK + N_TYPES * m + p[P_MACHINE_TYPES + 2 * m]] += 1
+        s[WORK + N_TYPES * m + p[P_MACHINE_TYPES + 2 * m + 1]] += 1
         s[ORPH + m] = -1
-        s[STACK + m] = m
-    c = shuffle(s, STACK, 6, key, c)
-    s[STACK_N] = 6
-    for _ in range(n_spies):
-        _pop_spy_onto_board(s)
-    for k in range(24):
+        s[STACK + m] = -1
+    s[STACK_N] = 0
+    s[UNSEEN] = N_SPIES
+    s[REVEAL_M] = -1
+    s[REVEAL_THEN] = -1
+    ks = substream(key, CH_SETUP_SPIES)
+    for i in range(cfg[CFG_SPIES]):
+        _reveal_spy(s, _unseen_spy(s, below(ks, i, s[UNSEEN])))
+    for k in range(N_KINDS):
         s[BAG + k] = p[P_MALF_COUNTS + k]
         s[BAG_N] += p[P_MALF_COUNTS + k]
+    ko = substream(key, CH_OPENING)
     placed = 0
+    i = 0
     while placed < p[P_OPENING]:
-        k = kind_at(s, below(key, c, bag_total(s)))
-        c += 1
-        m = k // 4
+        k = kind_at(s, below(ko, i, bag_total(s)))
+        i += 1
+        m = k // N_TYPES
         # setup step 7 (and 7b): at most 3 on a machine, at most 2 on a machine with a spy
         if malfunctions_at(s, m) + 1 + s[SPY + m] <= p[P_CRIT_ABOVE]:
             s[BAG + k] -= 1
             s[BAG_N] -= 1
-            s[BOARD + 24 * m + k] += 1
+            s[BOARD + N_KINDS * m + k] += 1
             s[MCOUNT + m] += 1
             placed += 1
-    for q in range(4):
+    for q in range(MAX_PLAYERS):
         s[CHAR + q] = -1
-    if chars[0] < 0:
-        # deal: a partial Fisher-Yates shuffle of the 8 characters
-        # (the 8 payment slots NEED..PAID serve as the deck; they are cleared after)
-        for i in range(8):
-            s[NEED + i] = i
+    if cfg[CFG_CHARS] < 0:
+        # deal: seat q gets the r-th character not dealt yet, r uniform (a partial shuffle)
+        kc = substream(key, CH_CHARACTERS)
         for q in range(n_players):
-            j = q + below(key, c, 8 - q)
-            c += 1
-            tmp = s[NEED + q]
-            s[NEED + q] = s[NEED + j]
-            s[NEED + j] = tmp
-            s[CHAR + q] = s[NEED + q]
-        for i in range(8):
-            s[NEED + i] = 0
+            r = below(kc, q, N_CHARACTERS - q)
+            for c in range(N_CHARACTERS):
+                dealt = False
+                for q2 in range(q):
+                    if s[CHAR + q2] == c:
+                        dealt = True
+                if not dealt:
+                    if r == 0:
+                        s[CHAR + q] = c
+                        break
+                    r -= 1
     else:
         for q in range(n_players):
-            s[CHAR + q] = chars[q]
-    s[FIRST] = below(key, c, n_players)
-    c += 1
+            s[CHAR + q] = cfg[CFG_CHARS + q]
+    s[FIRST] = below(substream(key, CH_FIRST), 0, n_players)
     s[CUR] = s[FIRST]
     _start_turn(s)
-    return c
 
 
 @njit(cache=True, _nrt=False)
-def _pop_spy_onto_board(s):
-    top = s[STACK]
-    for i in range(5):
-        s[STACK + i] = s[STACK + i + 1]
-    s[STACK + 5] = -1
-    s[STACK_N] -= 1
-    s[SPY + top] = 1
-    return top
+def _in_stack_bottom(s, m):
+    for i in range(s[STACK_N]):
+        if s[STACK + i] == m:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _unseen_spy(s, r):
+    """The r-th (in machine order) of the spies nobody has seen: not on the board and not among
+    the uncovered spies at the bottom of the stack."""
+    for m in range(N_SPIES):
+        if s[SPY + m] == 0 and not _in_stack_bottom(s, m):
+            if r == 0:
+                return m
+            r -= 1
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def _reveal_spy(s, m):
+    """Spy m comes off the top of the stack onto its machine: an unseen one while any is left,
+    else the first of the known bottom."""
+    if s[UNSEEN] > 0:
+        s[UNSEEN] -= 1
+    else:
+        for i in range(s[STACK_N] - 1):
+            s[STACK + i] = s[STACK + i + 1]
+        s[STACK_N] -= 1
+        s[STACK + s[STACK_N]] = -1
+    s[SPY + m] = 1
 
 
 @njit(cache=True, _nrt=False)
 def _clear_payment(s):
     s[PAYER] = -1
-    for t in range(4):
+    for t in range(N_TYPES):
         s[NEED + t] = 0
         s[PAID + t] = 0
     s[ANY_N] = 0
@@ -368,7 +426,7 @@ def _start_turn(s):
     s[PLACE_LEFT] = 0
     s[EXTRA_DONE] = 0
     s[WENT_CRIT] = 0
-    for t in range(4):
+    for t in range(N_TYPES):
         s[HAND + t] = 0
     s[PHASE] = PH_PRE
     s[ABIL_USED] = 0
@@ -399,18 +457,18 @@ def legal_actions(s, p, acts):
     n = 0
     cur = s[CUR]
     if ph == PH_PRE:
-        for m in range(6):
-            if s[WORK + 4 * m] + s[WORK + 4 * m + 1] + s[WORK + 4 * m + 2] + s[WORK + 4 * m + 3] > 0:
+        for m in range(N_MACHINES):
+            if s[WORK + N_TYPES * m] + s[WORK + N_TYPES * m + 1] + s[WORK + N_TYPES * m + 2] + s[WORK + N_TYPES * m + 3] > 0:
                 n = _add(acts, n, A_PICK + 2 * m)
                 n = _add(acts, n, A_PICK + 2 * m + 1)
         n = _ability_mask(s, p, acts, n)
     elif ph == PH_MOVE:
-        for t in range(4):
+        for t in range(N_TYPES):
             if s[HAND + t] > 0:
                 n = _add(acts, n, A_DROP + t)
         if hand_total(s) == 1 and s[ORPH + s[POS]] < 0:
             t = 0
-            for t2 in range(4):
+            for t2 in range(N_TYPES):
                 if s[HAND + t2] > 0:
                     t = t2
             if p[P_SECTION_TYPES + 2 * s[POS]] == t or p[P_SECTION_TYPES + 2 * s[POS] + 1] == t:
@@ -424,9 +482,9 @@ def legal_actions(s, p, acts):
     elif ph == PH_FIX:
         m = s[POS]
         t = s[LAST_T]
-        for pm in range(6):
-            if s[BOARD + 24 * m + 4 * pm + t] > 0:
-                n = _add(acts, n, A_FIX + 4 * pm + t)
+        for pm in range(N_MACHINES):
+            if s[BOARD + N_KINDS * m + N_TYPES * pm + t] > 0:
+                n = _add(acts, n, A_FIX + N_TYPES * pm + t)
         n = _add(acts, n, A_STOP_FIXING)
     elif ph == PH_POST:
         lm = s[LASTM]
@@ -444,7 +502,7 @@ def legal_actions(s, p, acts):
                     n = _add(acts, n, A_UNCOVER_FENN)
             if ch == FARE and free:
                 for d in range(2):
-                    m2 = (lm + 1) % 6 if d == 0 else (lm + 5) % 6
+                    m2 = (lm + 1) % N_MACHINES if d == 0 else (lm + N_MACHINES - 1) % N_MACHINES
                     if s[SPY + m2] == 1:
                         need = _need2(p[P_MACHINE_TYPES + 2 * m2], p[P_MACHINE_TYPES + 2 * m2 + 1])
                         if can_pay(have, need, extra + 1 + tax, 0):
@@ -455,28 +513,28 @@ def legal_actions(s, p, acts):
         q = s[PAYER]
         have = have_types(s, q)
         need = (s[NEED], s[NEED + 1], s[NEED + 2], s[NEED + 3])
-        for k in range(24):
-            if s[KNOW + 24 * q + k] > 0:
-                t = k % 4
+        for k in range(N_KINDS):
+            if s[KNOW + N_KINDS * q + k] > 0:
+                t = k % N_TYPES
                 h2 = (have[0] - (t == 0), have[1] - (t == 1), have[2] - (t == 2), have[3] - (t == 3))
                 p2 = (s[PAID] + (t == 0), s[PAID + 1] + (t == 1), s[PAID + 2] + (t == 2), s[PAID + 3] + (t == 3))
                 if feasible(need, s[ANY_N], s[SUB], p2, s[PAID_N] + 1, h2):
                     n = _add(acts, n, A_PAY + k)
     elif ph == PH_HARRIS_FROM:
         t = s[CARG]
-        for m in range(6):
-            if s[WORK + 4 * m + t] > 0:
+        for m in range(N_MACHINES):
+            if s[WORK + N_TYPES * m + t] > 0:
                 n = _add(acts, n, A_SELECT + m)
     elif ph == PH_HARRIS_TO:
-        for m in range(6):
+        for m in range(N_MACHINES):
             if m != s[CARG2]:
                 n = _add(acts, n, A_SELECT + m)
     elif ph == PH_LINNY:
         pm = s[CARG]
-        for loc in range(6):
-            for t in range(4):
-                if s[BOARD + 24 * loc + 4 * pm + t] > 0:
-                    n = _add(acts, n, A_SELECT + 4 * loc + t)
+        for loc in range(N_MACHINES):
+            for t in range(N_TYPES):
+                if s[BOARD + N_KINDS * loc + N_TYPES * pm + t] > 0:
+                    n = _add(acts, n, A_SELECT + N_TYPES * loc + t)
     return n
 
 
@@ -494,39 +552,39 @@ def _ability_mask(s, p, acts, n):
     have = have_types(s, cur)
     total = have[0] + have[1] + have[2] + have[3]
     if ch == HARRIS:
-        for t in range(4):
+        for t in range(N_TYPES):
             if can_pay(have, _need1(t, 1), tax, 0):
-                for m in range(6):
-                    if s[WORK + 4 * m + t] > 0:
+                for m in range(N_MACHINES):
+                    if s[WORK + N_TYPES * m + t] > 0:
                         n = _add(acts, n, A_HARRIS + t)
                         break
     elif ch == JUNAS:
-        for t in range(4):
+        for t in range(N_TYPES):
             for g in range(1, 3):
                 if have[t] >= 1 + g and total >= 1 + g + tax:
                     for off in range(1, s[NP]):
                         n = _add(acts, n, A_JUNAS + 6 * t + 3 * (g - 1) + off - 1)
     elif ch == LINNY:
         if total >= 1 + tax:
-            for k in range(24):
-                if s[KNOW + 24 * cur + k] > 0:
-                    pm = k // 4
+            for k in range(N_KINDS):
+                if s[KNOW + N_KINDS * cur + k] > 0:
+                    pm = k // N_TYPES
                     on_board = 0
-                    for loc in range(6):
-                        for t in range(4):
-                            on_board += s[BOARD + 24 * loc + 4 * pm + t]
+                    for loc in range(N_MACHINES):
+                        for t in range(N_TYPES):
+                            on_board += s[BOARD + N_KINDS * loc + N_TYPES * pm + t]
                     if on_board > 0:
                         n = _add(acts, n, A_LINNY + k)
     elif ch == VIOLET:
-        for t in range(4):
+        for t in range(N_TYPES):
             if can_pay(have, _need1(t, VIOLET_REDUCTION), tax, 0):
                 n = _add(acts, n, A_VIOLET + t)
     else:  # RONE: action 152 + 6m + pair, listed in ascending order
         ok = (can_pay(have, _need2(0, 1), tax, 0), can_pay(have, _need2(0, 2), tax, 0),
               can_pay(have, _need2(0, 3), tax, 0), can_pay(have, _need2(1, 2), tax, 0),
               can_pay(have, _need2(1, 3), tax, 0), can_pay(have, _need2(2, 3), tax, 0))
-        for m in range(6):
-            for i in range(6):
+        for m in range(N_MACHINES):
+            for i in range(N_TYPE_PAIRS):
                 if ok[i]:
                     n = _add(acts, n, A_RONE + 6 * m + i)
     return n
@@ -536,7 +594,7 @@ def _ability_mask(s, p, acts, n):
 @njit(cache=True, _nrt=False)
 def _start_payment(s, p, payer, need, any_n, sub, dest, cont, carg, carg2):
     s[PAYER] = payer
-    for t in range(4):
+    for t in range(N_TYPES):
         s[NEED + t] = need[t]
         s[PAID + t] = 0
     s[ANY_N] = any_n
@@ -557,7 +615,7 @@ def _finish_payment(s, p):
     cur = s[CUR]
     _clear_payment(s)
     if cont == C_ENTER:
-        for t in range(4):
+        for t in range(N_TYPES):
             if s[HAND + t] > 0:
                 s[HAND + t] = 0
                 s[ORPH + s[POS]] = t
@@ -693,27 +751,27 @@ def apply(s, p, a):
     s[ST_DECISIONS] += 1
     if a < A_DROP:  # PICK
         m = a // 2
-        for t in range(4):
-            s[HAND + t] = s[WORK + 4 * m + t]
-            s[WORK + 4 * m + t] = 0
+        for t in range(N_TYPES):
+            s[HAND + t] = s[WORK + N_TYPES * m + t]
+            s[WORK + N_TYPES * m + t] = 0
         s[POS] = m
         s[DIR] = 1 if a % 2 == 0 else -1
         s[PHASE] = PH_MOVE
     elif a < A_ENTER:  # DROP
         t = a - A_DROP
         s[HAND + t] -= 1
-        m = (s[POS] + s[DIR]) % 6
+        m = (s[POS] + s[DIR]) % N_MACHINES
         s[POS] = m
-        s[WORK + 4 * m + t] += 1
+        s[WORK + N_TYPES * m + t] += 1
         s[LAST_T] = t
-        s[FIX_LEFT] = s[WORK + 4 * m + t]  # every worker of this type here is activated
+        s[FIX_LEFT] = s[WORK + N_TYPES * m + t]  # every worker of this type here is activated
         if fixable_at(s, m, t) > 0:
             s[PHASE] = PH_FIX
         else:
             _after_drop(s)
     elif a == A_ENTER or a == A_ENTER_NOVA:
         t = 0
-        for t2 in range(4):
+        for t2 in range(N_TYPES):
             if s[HAND + t2] > 0:
                 t = t2
         cost = orphanage_count(s) + 1 + effect_active(s, p, E_CONSTRUCT)
@@ -725,7 +783,7 @@ def apply(s, p, a):
     elif a < A_STOP_FIXING:  # FIX
         k = a - A_FIX
         m = s[POS]
-        s[BOARD + 24 * m + k] -= 1
+        s[BOARD + N_KINDS * m + k] -= 1
         s[MCOUNT + m] -= 1
         _know_add(s, cur, k, 1)
         s[ST_FIXED] += 1
@@ -745,9 +803,9 @@ def apply(s, p, a):
             if a == A_UNCOVER_FENN:
                 m, any_n, sub = lm, extra + tax, 1
             elif a == A_UNCOVER_FARE_CW:
-                m, any_n, sub = (lm + 1) % 6, extra + 1 + tax, 0
+                m, any_n, sub = (lm + 1) % N_MACHINES, extra + 1 + tax, 0
             else:
-                m, any_n, sub = (lm + 5) % 6, extra + 1 + tax, 0
+                m, any_n, sub = (lm + N_MACHINES - 1) % N_MACHINES, extra + 1 + tax, 0
         need = _need2(p[P_MACHINE_TYPES + 2 * m], p[P_MACHINE_TYPES + 2 * m + 1])
         _start_payment(s, p, cur, need, any_n, sub, -1, C_UNCOVER, m, -1)
     elif a == A_END_TURN:
@@ -760,7 +818,7 @@ def apply(s, p, a):
             s[DISCARD + k] += 1
         else:
             _know_add(s, s[DEST], k, 1)
-        s[PAID + k % 4] += 1
+        s[PAID + k % N_TYPES] += 1
         s[PAID_N] += 1
         if s[PAID_N] == s[NEED] + s[NEED + 1] + s[NEED + 2] + s[NEED + 3] + s[ANY_N]:
             _finish_payment(s, p)
@@ -772,13 +830,13 @@ def apply(s, p, a):
             s[PHASE] = PH_HARRIS_TO
         elif ph == PH_HARRIS_TO:
             t = s[CARG]
-            s[WORK + 4 * s[CARG2] + t] -= 1
-            s[WORK + 4 * i + t] += 1
+            s[WORK + N_TYPES * s[CARG2] + t] -= 1
+            s[WORK + N_TYPES * i + t] += 1
             _return_window(s)
         else:  # PH_LINNY: i = location*4 + type, of printed machine CARG
-            k = 4 * s[CARG] + i % 4
-            s[BOARD + 24 * (i // 4) + k] -= 1
-            s[MCOUNT + i // 4] -= 1
+            k = N_TYPES * s[CARG] + i % N_TYPES
+            s[BOARD + N_KINDS * (i // N_TYPES) + k] -= 1
+            s[MCOUNT + i // N_TYPES] -= 1
             s[DISCARD + k] += 1
             _return_window(s)
     else:  # the active abilities
@@ -799,9 +857,9 @@ def apply(s, p, a):
             _know_add(s, cur, k, -1)
             s[DISCARD + k] += 1
             if tax:
-                _start_payment(s, p, cur, (0, 0, 0, 0), tax, 0, -1, C_LINNY, k // 4, -1)
+                _start_payment(s, p, cur, (0, 0, 0, 0), tax, 0, -1, C_LINNY, k // N_TYPES, -1)
             else:
-                s[CARG] = k // 4
+                s[CARG] = k // N_TYPES
                 s[PHASE] = PH_LINNY
         elif a < A_RONE:
             t = a - A_VIOLET
@@ -809,7 +867,7 @@ def apply(s, p, a):
         else:
             i = a - A_RONE
             m = i // 6
-            pair = i % 6
+            pair = i % N_TYPE_PAIRS
             t1 = 0 if pair < 3 else (1 if pair < 5 else 2)
             t2 = (1, 2, 3, 2, 3, 3)[pair]
             _start_payment(s, p, cur, _need2(t1, t2), tax, 0, -1, C_RONE, m, -1)
@@ -817,74 +875,181 @@ def apply(s, p, a):
 
 # ---- chance ------------------------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def chance_outcome(s, key, counter):
-    """Draw the outcome of the pending chance event: a malfunction kind, uniform over the tokens
-    in the bag; or the spy on top of the stack (probability 1)."""
-    if s[PHASE] == PH_CHANCE_MALF:
-        return kind_at(s, below(key, counter, bag_total(s)))
+def malfunctions_drawn(s, p):
+    """Malfunctions drawn from the bag since setup (the bag is never refilled): the index n of the
+    next draw on the CH_MALFUNCTION sub-stream."""
+    total = 0
+    for k in range(N_KINDS):
+        total += p[P_MALF_COUNTS + k]
+    n = total - p[P_OPENING] - s[BAG_N]
+    return n if n > 0 else 0  # (a hand-made test position may hold more than the game has)
+
+
+@njit(cache=True, _nrt=False)
+def tiles_seen(s):
+    n = 0
+    for e in range(N_EFFECTS):
+        if s[EFFM + e] >= 0:
+            n += 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def _unseen_effect(s, r):
+    """The r-th (in effect order) of the effects no tile has shown yet."""
+    for e in range(N_EFFECTS):
+        if s[EFFM + e] < 0:
+            if r == 0:
+                return e
+            r -= 1
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def chance_outcome(s, p, key):
+    """The outcome of the pending chance event, drawn from the game's chance key: a malfunction
+    kind (uniform over the tokens in the bag), a tile's effect (uniform over the effects not seen
+    yet) or a spy (uniform over the unseen spies; once none is left, the first of the known bottom
+    of the stack). The n-th event of each kind uses number n of that kind's sub-stream."""
+    ph = s[PHASE]
+    if ph == PH_CHANCE_MALF:
+        return kind_at(s, below(substream(key, CH_MALFUNCTION), malfunctions_drawn(s, p), bag_total(s)))
+    if ph == PH_CHANCE_TILE:
+        n = tiles_seen(s)
+        return _unseen_effect(s, below(substream(key, CH_TILE), n, N_EFFECTS - n))
+    if s[UNSEEN] > 0:
+        return _unseen_spy(s, below(substream(key, CH_SPY), s[SPIES_REVEALED], s[UNSEEN]))
     return s[STACK]
 
 
 @njit(cache=True, _nrt=False)
-def chance_probabilities(s, out):
-    """out[i] = probability of chance outcome i (24 malfunction kinds, or 6 spies)."""
+def chance_probabilities(s, p, out):
+    """out[o] = probability of chance outcome o (24 malfunction kinds, 6 effects or 6 spies)."""
     out[:] = 0.0
-    if s[PHASE] == PH_CHANCE_MALF:
+    ph = s[PHASE]
+    if ph == PH_CHANCE_MALF:
         tot = bag_total(s)
-        for k in range(24):
+        for k in range(N_KINDS):
             out[k] = s[BAG + k] / tot
-    elif s[PHASE] == PH_CHANCE_SPY:
-        out[s[STACK]] = 1.0
+    elif ph == PH_CHANCE_TILE:
+        n = N_EFFECTS - tiles_seen(s)
+        for e in range(N_EFFECTS):
+            if s[EFFM + e] < 0:
+                out[e] = 1.0 / n
+    elif ph == PH_CHANCE_SPY:
+        if s[UNSEEN] > 0:
+            for m in range(N_SPIES):
+                if s[SPY + m] == 0 and not _in_stack_bottom(s, m):
+                    out[m] = 1.0 / s[UNSEEN]
+        else:
+            out[s[STACK]] = 1.0
+
+
+@njit(cache=True, _nrt=False)
+def _went_critical(s, p, m, then):
+    """Machine m just went critical and its tile is face up: the effects that act at once
+    (extra malfunction in a placement, knowledge limit 6), then what was interrupted goes on."""
+    e = s[TILE + m]
+    if then == T_PLACEMENT:
+        if e == E_EXTRA and s[EXTRA_DONE] == 0:
+            s[EXTRA_DONE] = 1
+            s[PLACE_LEFT] += 1
+        elif e == E_LIMIT6:
+            _discard_round(s, p, p[P_CRIT_LIMIT], R_CONTINUE_PLACEMENT)
+            return
+        _placement_next(s, p)
+    else:  # a spy turned it critical: the extra-malfunction tile adds nothing
+        if e == E_LIMIT6:
+            _discard_round(s, p, p[P_CRIT_LIMIT], R_AFTER_SPY)
+            return
+        _next_turn(s)
+
+
+@njit(cache=True, _nrt=False)
+def _turn_tile(s, p, m, then):
+    """Machine m went critical: its tile turns face up, drawn first if nobody has seen it."""
+    if s[TILE + m] < 0:
+        s[REVEAL_M] = m
+        s[REVEAL_THEN] = then
+        s[PHASE] = PH_CHANCE_TILE
+    else:
+        _went_critical(s, p, m, then)
 
 
 @njit(cache=True, _nrt=False)
 def apply_chance(s, p, outcome):
-    if s[PHASE] == PH_CHANCE_MALF:
+    ph = s[PHASE]
+    if ph == PH_CHANCE_MALF:
         k = outcome
         s[BAG + k] -= 1
         s[BAG_N] -= 1
         s[PLACE_LEFT] -= 1
-        n = k // 4
+        n = k // N_TYPES
         if s[RONE_M] == n:
             s[DISCARD + k] += 1  # Rone: drawn for the protected machine, straight to the discard
             _placement_next(s, p)
             return
         target = n
         if s[TILE + n] == E_REDIRECT and is_critical(s, p, n):
-            for i in range(1, 6):
-                m = (n + i) % 6
+            for i in range(1, N_MACHINES):
+                m = (n + i) % N_MACHINES
                 if not is_critical(s, p, m):
                     target = m
                     break
             # every machine critical: it stays where it was drawn for (assumption)
         was = is_critical(s, p, target)
-        s[BOARD + 24 * target + k] += 1
+        s[BOARD + N_KINDS * target + k] += 1
         s[MCOUNT + target] += 1
         if not was and is_critical(s, p, target):
             s[WENT_CRIT] = 1
-            e = s[TILE + target]
-            if e == E_EXTRA and s[EXTRA_DONE] == 0:
-                s[EXTRA_DONE] = 1
-                s[PLACE_LEFT] += 1
-            elif e == E_LIMIT6:
-                _discard_round(s, p, p[P_CRIT_LIMIT], R_CONTINUE_PLACEMENT)
-                return
+            _turn_tile(s, p, target, T_PLACEMENT)
+            return
         _placement_next(s, p)
+    elif ph == PH_CHANCE_TILE:
+        m = s[REVEAL_M]
+        then = s[REVEAL_THEN]
+        s[TILE + m] = outcome
+        s[EFFM + outcome] = m
+        s[REVEAL_M] = -1
+        s[REVEAL_THEN] = -1
+        _went_critical(s, p, m, then)
     else:
-        spy = _pop_spy_onto_board(s)
+        spy = outcome
+        _reveal_spy(s, spy)
+        s[SPIES_REVEALED] += 1
         on_board = 0
-        for m in range(6):
+        for m in range(N_SPIES):
             on_board += s[SPY + m]
-        if on_board == 6:
+        if on_board == N_SPIES:
             s[OUTCOME] = OUT_SIX_SPIES
             s[PHASE] = PH_TERMINAL
             return
-        # the spy may turn its machine critical; the extra-malfunction tile then adds nothing
+        # the spy may turn its machine critical (its tile turns face up)
         if malfunctions_at(s, spy) + 1 > p[P_CRIT_ABOVE] and malfunctions_at(s, spy) <= p[P_CRIT_ABOVE]:
-            if s[TILE + spy] == E_LIMIT6:
-                _discard_round(s, p, p[P_CRIT_LIMIT], R_AFTER_SPY)
-                return
+            _turn_tile(s, p, spy, T_SPY)
+            return
         _next_turn(s)
+
+
+@njit(cache=True, _nrt=False)
+def current_player(s):
+    """The seat that decides now (the payer during a payment), PLAYER_CHANCE or PLAYER_TERMINAL."""
+    ph = s[PHASE]
+    if ph == PH_TERMINAL:
+        return PLAYER_TERMINAL
+    if ph == PH_CHANCE_MALF or ph == PH_CHANCE_SPY or ph == PH_CHANCE_TILE:
+        return PLAYER_CHANCE
+    if ph == PH_PAY:
+        return s[PAYER]
+    return s[CUR]
+
+
+@njit(cache=True, _nrt=False)
+def returns(s, out):
+    """out[q] = 1.0 for every seat if the players won (cooperative), else 0.0."""
+    r = 1.0 if s[OUTCOME] == OUT_WIN else 0.0
+    for q in range(s[NP]):
+        out[q] = r
 
 
 @njit(cache=True, _nrt=False)
@@ -894,4 +1059,4 @@ def is_terminal(s):
 
 @njit(cache=True, _nrt=False)
 def is_chance(s):
-    return s[PHASE] == PH_CHANCE_MALF or s[PHASE] == PH_CHANCE_SPY
+    return current_player(s) == PLAYER_CHANCE

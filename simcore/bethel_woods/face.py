@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import UserError
 from ..rng import STREAM_CHANCE, stream_key
 from . import engine as E
 from .actions import (
@@ -16,13 +17,14 @@ from .actions import (
     chance_name, kind_name,
 )
 from .rules import (
-    CHARACTERS, CRITICAL_EFFECTS, DEFAULT_CRITICAL_ABOVE, MAX_PLAYERS, MAX_SPIES_AT_SETUP, MIN_PLAYERS, N_KINDS, TYPES, WORKERS,
-    Rules,
+    CHARACTERS, CRITICAL_EFFECTS, DEFAULT_CRITICAL_ABOVE, MAX_PLAYERS, MAX_SPIES_AT_SETUP, MIN_PLAYERS, N_KINDS,
+    N_MACHINES, N_SPIES, TYPES, WORKERS, Rules,
 )
 
 CONTINUATIONS = ("enter", "uncover", "harris", "junas_give", "junas_discard", "linny", "violet", "rone",
                  "return", "discard_round")
 ROUND_THEN = ("begin_placement", "continue_placement", "next_turn")
+TILE_REVEAL_THEN = ("placement", "spy")   # engine.T_PLACEMENT, engine.T_SPY
 
 
 def parse_characters(spec, n_players):
@@ -32,26 +34,29 @@ def parse_characters(spec, n_players):
     names = [x.strip() for x in (spec.split(",") if isinstance(spec, str) else spec) if x.strip()]
     for n in names:
         if n not in CHARACTERS:
-            raise ValueError(f"unknown character {n!r}; allowed: {', '.join(CHARACTERS)}")
+            raise UserError(f"unknown character {n!r}; allowed: {', '.join(CHARACTERS)}")
     if len(names) != n_players:
-        raise ValueError(f"--characters names {len(names)} characters for {n_players} players; give exactly {n_players}")
+        raise UserError(f"--characters names {len(names)} characters for {n_players} players; give exactly {n_players}")
     if len(set(names)) != len(names):
-        raise ValueError(f"--characters {','.join(names)}: each character can be dealt only once")
+        raise UserError(f"--characters {','.join(names)}: each character can be dealt only once")
     return [CHARACTERS.index(n) for n in names]
 
 
 def check_setup_args(n_players, n_spies):
     if not MIN_PLAYERS <= n_players <= MAX_PLAYERS:
-        raise ValueError(f"players {n_players} is not allowed; Bethel Woods takes {MIN_PLAYERS} to {MAX_PLAYERS}")
+        raise UserError(f"players {n_players} is not allowed; Bethel Woods takes {MIN_PLAYERS} to {MAX_PLAYERS}")
     if not 0 <= n_spies <= MAX_SPIES_AT_SETUP:
-        raise ValueError(f"spies {n_spies} is not allowed; choose 0 to {MAX_SPIES_AT_SETUP} spies added at setup")
+        raise UserError(f"spies {n_spies} is not allowed; choose 0 to {MAX_SPIES_AT_SETUP} spies added at setup")
 
 
-def chars_array(chars):
-    a = np.full(4, -1, dtype=np.int64)
+def setup_config(players, spies, chars=None):
+    """The engine's cfg array (engine.CFG_*): players, spies, characters by seat (-1: dealt)."""
+    cfg = np.full(E.CFG_SIZE, -1, dtype=np.int64)
+    cfg[E.CFG_PLAYERS] = players
+    cfg[E.CFG_SPIES] = spies
     if chars is not None:
-        a[: len(chars)] = chars
-    return a
+        cfg[E.CFG_CHARS: E.CFG_CHARS + len(chars)] = chars
+    return cfg
 
 
 def _counts(arr):
@@ -70,7 +75,9 @@ def _opt(x, f=lambda v: v):
 
 
 def to_dict(s) -> dict:
-    """The whole true state as plain JSON data (hidden parts included)."""
+    """The position as plain JSON data. The state holds only what the players know, so this is
+    the players' view: a tile nobody has seen is None, the spy stack is a count of unseen spies
+    above the known list of uncovered ones."""
     s = np.asarray(s)
     n = int(s[E.NP])
     pay = None
@@ -103,7 +110,7 @@ def to_dict(s) -> dict:
                 "workers": {WORKERS[t]: int(s[E.WORK + 4 * m + t]) for t in range(4)},
                 "malfunctions": _counts(s[E.BOARD + 24 * m: E.BOARD + 24 * m + 24]),
                 "spy": bool(s[E.SPY + m]),
-                "critical_tile": CRITICAL_EFFECTS[s[E.TILE + m]],
+                "critical_tile": _opt(int(s[E.TILE + m]), lambda e: CRITICAL_EFFECTS[e]),
                 "critical_face_up": bool(E.malfunctions_at(s, m) + s[E.SPY + m] > DEFAULT_CRITICAL_ABOVE),
             }
             for m in range(6)
@@ -113,7 +120,9 @@ def to_dict(s) -> dict:
         "bag": _counts(s[E.BAG: E.BAG + 24]),
         "discard": _counts(s[E.DISCARD: E.DISCARD + 24]),
         "knowledge": [_counts(s[E.KNOW + 24 * q: E.KNOW + 24 * q + 24]) for q in range(n)],
-        "spy_stack": [int(s[E.STACK + i]) + 1 for i in range(int(s[E.STACK_N]))],
+        "spy_stack": {"unseen": int(s[E.UNSEEN]),
+                      "returned": [int(s[E.STACK + i]) + 1 for i in range(int(s[E.STACK_N]))],
+                      "revealed_after_setup": int(s[E.SPIES_REVEALED])},
         "turn_state": {
             "hand": {WORKERS[t]: int(s[E.HAND + t]) for t in range(4)},
             "position": _opt(int(s[E.POS]), lambda m: m + 1),
@@ -131,7 +140,9 @@ def to_dict(s) -> dict:
         "ability_args": [int(s[E.CARG]), int(s[E.CARG2])],
         "discard_round": rnd,
         "placement": {"left": int(s[E.PLACE_LEFT]), "extra_added": bool(s[E.EXTRA_DONE]),
-                      "went_critical": bool(s[E.WENT_CRIT])},
+                      "went_critical": bool(s[E.WENT_CRIT]),
+                      "tile_reveal": None if s[E.REVEAL_M] < 0 else {"machine": int(s[E.REVEAL_M]) + 1,
+                                                                    "then": TILE_REVEAL_THEN[s[E.REVEAL_THEN]]}},
         "stats": {"malfunctions_fixed": int(s[E.ST_FIXED]), "spies_uncovered": int(s[E.ST_UNCOV]),
                   "decisions": int(s[E.ST_DECISIONS])},
     }
@@ -142,7 +153,7 @@ def from_dict(d: dict) -> np.ndarray:
     try:
         return _from_dict(d)
     except (KeyError, IndexError, TypeError, ValueError) as e:
-        raise ValueError(f"not a Bethel Woods position: {type(e).__name__} {e}") from None
+        raise UserError(f"not a Bethel Woods position: {type(e).__name__} {e}") from None
 
 
 def _from_dict(d):
@@ -162,17 +173,20 @@ def _from_dict(d):
             s[E.WORK + 4 * m + t] = md["workers"][WORKERS[t]]
         _uncounts(md["malfunctions"], s[E.BOARD + 24 * m: E.BOARD + 24 * m + 24])
         s[E.SPY + m] = int(md["spy"])
-        s[E.TILE + m] = CRITICAL_EFFECTS.index(md["critical_tile"])
+        s[E.TILE + m] = -1 if md["critical_tile"] is None else CRITICAL_EFFECTS.index(md["critical_tile"])
     for i, w in enumerate(d["orphanage"]):
         s[E.ORPH + i] = -1 if w is None else WORKERS.index(w)
     _uncounts(d["bag"], s[E.BAG: E.BAG + 24])
     _uncounts(d["discard"], s[E.DISCARD: E.DISCARD + 24])
     for q, kd in enumerate(d["knowledge"]):
         _uncounts(kd, s[E.KNOW + 24 * q: E.KNOW + 24 * q + 24])
-    s[E.STACK: E.STACK + 6] = -1
-    for i, m in enumerate(d["spy_stack"]):
+    st = d["spy_stack"]
+    s[E.STACK: E.STACK + N_SPIES] = -1
+    for i, m in enumerate(st["returned"]):
         s[E.STACK + i] = m - 1
-    s[E.STACK_N] = len(d["spy_stack"])
+    s[E.STACK_N] = len(st["returned"])
+    s[E.UNSEEN] = st["unseen"]
+    s[E.SPIES_REVEALED] = st["revealed_after_setup"]
     ts = d["turn_state"]
     for t in range(4):
         s[E.HAND + t] = ts["hand"][WORKERS[t]]
@@ -209,12 +223,23 @@ def _from_dict(d):
     s[E.PLACE_LEFT] = pl["left"]
     s[E.EXTRA_DONE] = int(pl["extra_added"])
     s[E.WENT_CRIT] = int(pl["went_critical"])
+    rv = pl["tile_reveal"]
+    s[E.REVEAL_M] = -1 if rv is None else rv["machine"] - 1
+    s[E.REVEAL_THEN] = -1 if rv is None else TILE_REVEAL_THEN.index(rv["then"])
     st = d["stats"]
     s[E.ST_FIXED] = st["malfunctions_fixed"]
     s[E.ST_UNCOV] = st["spies_uncovered"]
     s[E.ST_DECISIONS] = st["decisions"]
-    if sorted(s[E.TILE:E.TILE + 6]) != list(range(6)):
-        raise ValueError("the six critical tiles must each lie beside one machine")
+    known = [int(e) for e in s[E.TILE:E.TILE + N_MACHINES] if e >= 0]
+    if len(set(known)) != len(known):
+        raise ValueError("a critical effect is shown by two tiles")
+    for m in range(N_MACHINES):
+        crit = sum(d["machines"][m]["malfunctions"].values()) + d["machines"][m]["spy"] > DEFAULT_CRITICAL_ABOVE
+        if crit and s[E.TILE + m] < 0 and s[E.REVEAL_M] != m:
+            raise ValueError(f"Machine {m + 1} is critical, so its tile is face up and must be named")
+    on_board = int(s[E.SPY:E.SPY + N_SPIES].sum())
+    if on_board + s[E.UNSEEN] + s[E.STACK_N] != N_SPIES:
+        raise ValueError("the spies on the board, unseen and returned must add up to 6")
     E.recount(s)
     return s
 
@@ -234,7 +259,7 @@ class Game:
         self.params = self.rules.params
         self.key = np.uint64(stream_key(seed, game_index, STREAM_CHANCE))
         self.state = np.zeros(E.S_SIZE, dtype=np.int32)
-        self.counter = int(E.setup(self.state, self.params, players, spies, chars_array(chars), self.key))
+        E.setup(self.state, self.params, setup_config(players, spies, chars), self.key)
         self._mask = np.zeros(N_ACTIONS, dtype=np.bool_)
 
     @classmethod
@@ -244,7 +269,6 @@ class Game:
         g.params = g.rules.params
         g.key = np.uint64(stream_key(seed, game_index, STREAM_CHANCE))
         g.state = from_dict(d)
-        g.counter = 0
         g._mask = np.zeros(N_ACTIONS, dtype=np.bool_)
         return g
 
@@ -263,8 +287,9 @@ class Game:
     def is_chance(self):
         return bool(E.is_chance(self.state))
 
-    def decider(self):
-        return int(E.decider(self.state))
+    def current_player(self):
+        """The deciding seat, or engine PLAYER_CHANCE / PLAYER_TERMINAL."""
+        return int(E.current_player(self.state))
 
     def legal_actions(self):
         E.legal_mask(self.state, self.params, self._mask)
@@ -282,36 +307,36 @@ class Game:
         leaves the position unchanged."""
         a = action_from_name(action) if isinstance(action, str) else int(action)
         if self.is_terminal() or self.is_chance():
-            raise ValueError(f"action {ACTION_NAMES[a] if 0 <= a < N_ACTIONS else a!r} is illegal: "
+            raise UserError(f"action {ACTION_NAMES[a] if 0 <= a < N_ACTIONS else a!r} is illegal: "
                              f"the game is at a {self.phase} step")
         if not 0 <= a < N_ACTIONS or not self.legal_actions().count(a):
             name = ACTION_NAMES[a] if 0 <= a < N_ACTIONS else str(a)
-            raise ValueError(f"action {name!r} ({a}) is illegal here; legal: {', '.join(self.legal_action_names())}")
+            raise UserError(f"action {name!r} ({a}) is illegal here; legal: {', '.join(self.legal_action_names())}")
         E.apply(self.state, self.params, a)
         return a
 
     def chance_probabilities(self):
         out = np.zeros(N_KINDS, dtype=np.float64)
-        E.chance_probabilities(self.state, out)
+        E.chance_probabilities(self.state, self.params, out)
         return out
 
     def sample_chance(self):
-        o = int(E.chance_outcome(self.state, self.key, self.counter))
-        self.counter += 1
-        return o
+        """The outcome of the pending chance event drawn from this game's chance key (keyed by
+        event: the same whatever happened before, given the same position)."""
+        return int(E.chance_outcome(self.state, self.params, self.key))
 
     def apply_chance(self, outcome=None):
         """Resolve the pending chance event with the given outcome, or one drawn from the stream."""
         if not self.is_chance():
-            raise ValueError(f"no chance event is pending (phase {self.phase})")
+            raise UserError(f"no chance event is pending (phase {self.phase})")
         if outcome is None:
             outcome = self.sample_chance()
         if self.chance_probabilities()[outcome] <= 0:
-            raise ValueError(f"chance outcome {outcome} is impossible here")
+            raise UserError(f"chance outcome {outcome} is impossible here")
         name = chance_name(self.state[E.PHASE], outcome)
         E.apply_chance(self.state, self.params, outcome)
         return outcome, name
 
 
-__all__ = ["Game", "to_dict", "from_dict", "parse_characters", "check_setup_args", "chars_array",
+__all__ = ["Game", "to_dict", "from_dict", "parse_characters", "check_setup_args", "setup_config",
            "PH_CHANCE_MALF", "PH_CHANCE_SPY"]

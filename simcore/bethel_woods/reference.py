@@ -3,9 +3,15 @@
 Written from the rulebook for readability, not translated from engine.py: objects, Counters and
 lists, one method per rule, and payments checked by searching every way to complete them. It
 shares only the interface with the compiled engine (the action numbering and phases of
-actions.py, the position format of face.to_dict, the draw order of setup) so that the two can be
-compared step by step (tests/test_bw_differential.py). It is slow on purpose; never use it for
-volume.
+actions.py, the position format of face.to_dict, which sub-stream and number each setup draw
+uses) so that the two can be compared step by step (tests/test_bw_differential.py). It is slow on
+purpose; never use it for volume.
+
+Like the compiled engine it holds only what the players know: a critical tile is None until its
+machine first goes critical (then a chance step, ``chance_tile``, reveals it), and the spy stack
+is a number of unseen spies above a known list of uncovered ones. ``hidden="setup"`` plays the
+older model instead, where the tiles and the stack order are shuffled at setup and merely turned
+over later; the tests use it to show that the two models give the same games in distribution.
 """
 from __future__ import annotations
 
@@ -13,7 +19,9 @@ import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..rng import below
+import random as _random
+
+from ..rng import below, substream
 from .actions import (
     A_DROP, A_END_TURN, A_ENTER, A_ENTER_NOVA, A_FIX, A_HARRIS, A_JUNAS, A_LINNY, A_PAY, A_PICK, A_RONE,
     A_SELECT, A_STOP_FIXING, A_UNCOVER, A_UNCOVER_FARE_CCW, A_UNCOVER_FARE_CW, A_UNCOVER_FENN, A_VIOLET,
@@ -74,11 +82,11 @@ class Payment:
 class ReferenceGame:
     """One game of Bethel Woods, set up from the chance stream `key` in the documented order."""
 
-    def __init__(self, rules: Rules, players: int, spies: int, characters, key):
+    def __init__(self, rules: Rules, players: int, spies: int, characters, key, hidden="reveal"):
         self.rules = rules
         self.n = players
         self.key = key
-        self.counter = 0
+        self.hidden = hidden
         self.machine_types = [tuple(x) for x in rules.machine_types]
         self.section_types = [tuple(x) for x in rules.section_types]
         self.malfunctions = [Counter() for _ in range(6)]  # at each machine, by printed kind
@@ -90,19 +98,20 @@ class ReferenceGame:
         self.turn = 0
         self.outcome = "ongoing"
         self.stats = Counter()
-        # 2. critical tiles, shuffled face down beside the machines
-        self.tiles = list(range(6))
-        self._shuffle(self.tiles)
+        # 2. critical tiles face down beside the machines: nobody knows them yet
+        self.tiles = [None] * 6
+        self.reveal = None                                   # (machine, then) while a tile is being revealed
         # 4. two workers on each machine, of the machine's two types
         for m, (a, b) in enumerate(self.machine_types):
             self.workers[m][a] += 1
             self.workers[m][b] += 1
-        # 5. the spy stack (index 0 is the top)
-        self.spy_stack = list(range(6))
-        self._shuffle(self.spy_stack)
-        # 5b. difficulty: reveal spies from the top onto their machines
-        for _ in range(spies):
-            self.spy_on[self.spy_stack.pop(0)] = True
+        # 5. the spy stack: six unseen spies; uncovered spies will go under them in a known order
+        self.returned = []
+        self.spies_revealed = 0
+        # 5b. difficulty: reveal spies from the top (uniform over the unseen ones) onto their machines
+        for i in range(spies):
+            unseen = self.unseen_spies()
+            self.spy_on[unseen[self._rand("setup_spies", i, len(unseen))]] = True
         # 6. the bag
         self.bag = Counter()
         for m in range(6):
@@ -111,34 +120,41 @@ class ReferenceGame:
                     self.bag[4 * m + t] = rules.malfunction_counts[m][t]
         # 7. six opening malfunctions; one that would make 4 (or 3 beside a spy) goes back
         placed = 0
+        draws = 0
         while placed < DEFAULT_OPENING_MALFUNCTIONS:
-            kind = self._draw_from_bag()
+            tokens = sorted(self.bag.elements())
+            kind = tokens[self._rand("opening", draws, len(tokens))]
+            draws += 1
             m = machine_of(kind)
             limit = DEFAULT_CRITICAL_ABOVE - (1 if self.spy_on[m] else 0)
-            if sum(self.malfunctions[m].values()) + 1 > limit:
-                self.bag[kind] += 1  # returned to the bag; draw a replacement
-            else:
+            if sum(self.malfunctions[m].values()) + 1 <= limit:
+                self.bag[kind] -= 1
                 self.malfunctions[m][kind] += 1
                 placed += 1
-        # 8. characters
+        # 8. characters: seat q gets the r-th character not dealt yet
         if characters is None:
-            deck = list(range(8))
+            self.characters = []
             for q in range(players):
-                j = q + self._rand(8 - q)
-                deck[q], deck[j] = deck[j], deck[q]
-            self.characters = deck[:players]
+                left = [c for c in range(8) if c not in self.characters]
+                self.characters.append(left[self._rand("characters", q, 8 - q)])
         else:
             self.characters = list(characters)
         # 9. a random first player
-        self.first = self._rand(players)
+        self.first = self._rand("first", 0, players)
         self.current = self.first
         self._new_turn_state()
+        if hidden == "setup":  # the older model: everything hidden is fixed now (from another stream)
+            rng = _random.Random(int(key))
+            self.setup_tiles = list(range(6))
+            rng.shuffle(self.setup_tiles)
+            self.setup_stack = self.unseen_spies()
+            rng.shuffle(self.setup_stack)
 
     @classmethod
     def from_dict(cls, d, rules: Rules, key=0):
         """A game at the position `d` (the format of face.to_dict)."""
         g = cls.__new__(cls)
-        g.rules, g.key, g.counter = rules, key, 0
+        g.rules, g.key, g.hidden = rules, key, "reveal"
         g.n = d["players"]
         g.machine_types = [tuple(x) for x in rules.machine_types]
         g.section_types = [tuple(x) for x in rules.section_types]
@@ -150,12 +166,14 @@ class ReferenceGame:
         g.malfunctions = [counter_of(md["malfunctions"]) for md in d["machines"]]
         g.workers = [Counter({WORKERS.index(w): c for w, c in md["workers"].items() if c}) for md in d["machines"]]
         g.spy_on = [md["spy"] for md in d["machines"]]
-        g.tiles = [CRITICAL_EFFECTS.index(md["critical_tile"]) for md in d["machines"]]
+        g.tiles = [None if md["critical_tile"] is None else CRITICAL_EFFECTS.index(md["critical_tile"])
+                   for md in d["machines"]]
         g.orphanage = [None if w is None else WORKERS.index(w) for w in d["orphanage"]]
         g.knowledge = [counter_of(k) for k in d["knowledge"]]
         g.discard = counter_of(d["discard"])
         g.bag = counter_of(d["bag"])
-        g.spy_stack = [m - 1 for m in d["spy_stack"]]
+        g.returned = [m - 1 for m in d["spy_stack"]["returned"]]
+        g.spies_revealed = d["spy_stack"]["revealed_after_setup"]
         g.characters = [CHARACTERS.index(c) for c in d["characters"]]
         g.first, g.current, g.turn = d["first_player"], d["current_player"], d["turn"]
         g.phase, g.outcome = d["phase"], d["outcome"]
@@ -178,24 +196,37 @@ class ReferenceGame:
             list(d["ability_args"]), [pay["paid"][t] for t in TYPES])
         g.discard_round = None if d["discard_round"] is None else dict(d["discard_round"])
         g.placement = dict(d["placement"])
+        rv = g.placement.pop("tile_reveal")
+        g.reveal = None if rv is None else (rv["machine"] - 1, rv["then"])
         return g
 
-    # ---- randomness (same stream and order as the compiled setup) ---------------------------
-    def _rand(self, n):
-        r = int(below(self.key, self.counter, n))
-        self.counter += 1
-        return r
+    # ---- randomness: the sub-streams of the compiled engine (engine.CH_*) ------------------------
+    SUBSTREAMS = {"setup_spies": 0, "opening": 1, "characters": 2, "first": 3, "malfunction": 4, "tile": 5,
+                  "spy": 6}
 
-    def _shuffle(self, items):
-        for i in range(len(items) - 1, 0, -1):
-            j = self._rand(i + 1)
-            items[i], items[j] = items[j], items[i]
+    def _rand(self, kind, n, bound):
+        """Number n of the chance sub-stream of this kind of event, uniform in [0, bound)."""
+        return int(below(substream(self.key, self.SUBSTREAMS[kind]), n, bound))
 
-    def _draw_from_bag(self):
-        tokens = sorted(self.bag.elements())
-        kind = tokens[self._rand(len(tokens))]
-        self.bag[kind] -= 1
-        return kind
+    def unseen_spies(self):
+        """The spies nobody has seen: neither on the board nor among the uncovered ones."""
+        return [m for m in range(6) if not self.spy_on[m] and m not in self.returned]
+
+    def sample_chance(self):
+        """The outcome of the pending chance event drawn from the game's key, as the compiled engine
+        draws it (used by the benchmarks to play the same games on both engines)."""
+        if self.phase == "chance_malfunction":
+            drawn = max(0, sum(sum(r) for r in self.rules.malfunction_counts) - DEFAULT_OPENING_MALFUNCTIONS
+                        - sum(self.bag.values()))
+            tokens = sorted(self.bag.elements())
+            return tokens[self._rand("malfunction", drawn, len(tokens))]
+        if self.phase == "chance_tile":
+            unseen = [e for e in range(6) if e not in self.tiles]
+            return unseen[self._rand("tile", 6 - len(unseen), len(unseen))]
+        unseen = self.unseen_spies()
+        if unseen:
+            return unseen[self._rand("spy", self.spies_revealed, len(unseen))]
+        return self.returned[0]
 
     # ---- facts about the board ------------------------------------------------------------------
     def count_at(self, m):
@@ -205,9 +236,10 @@ class ReferenceGame:
         return self.count_at(m) + (1 if self.spy_on[m] else 0) > DEFAULT_CRITICAL_ABOVE
 
     def effect_on(self, effect_name):
-        """Is the critical tile with this effect face up?"""
-        m = self.tiles.index(CRITICAL_EFFECTS.index(effect_name))
-        return self.critical(m)
+        """Is the critical tile with this effect face up? (A tile nobody has seen lies beside a
+        machine that was never critical.)"""
+        e = CRITICAL_EFFECTS.index(effect_name)
+        return e in self.tiles and self.critical(self.tiles.index(e))
 
     def limit(self):
         if self.effect_on("knowledge_limit_6"):
@@ -556,7 +588,7 @@ class ReferenceGame:
         elif then == "uncover":
             m = pay.args[0]
             self.spy_on[m] = False
-            self.spy_stack.append(m)   # to the bottom of the stack
+            self.returned.append(m)    # to the bottom of the stack, face down but known
             self.spy_uncovered = True
             self.stats["spies_uncovered"] += 1
             self.phase = "post"
@@ -637,15 +669,56 @@ class ReferenceGame:
         if self.phase == "chance_malfunction":
             total = sum(self.bag.values())
             return {k: c / total for k, c in self.bag.items() if c}
+        if self.phase == "chance_tile":
+            if self.hidden == "setup":
+                return {self.setup_tiles[self.reveal[0]]: 1.0}
+            unseen = [e for e in range(6) if e not in self.tiles]
+            return {e: 1 / len(unseen) for e in unseen}
         if self.phase == "chance_spy":
-            return {self.spy_stack[0]: 1.0}
+            unseen = self.unseen_spies()
+            if not unseen:
+                return {self.returned[0]: 1.0}
+            if self.hidden == "setup":
+                return {[m for m in self.setup_stack if m in unseen][0]: 1.0}
+            return {m: 1 / len(unseen) for m in unseen}
         return {}
 
     def apply_chance(self, outcome):
+        assert self.chance_probabilities().get(outcome, 0) > 0, "impossible chance outcome"
         if self.phase == "chance_malfunction":
             self._place_malfunction(outcome)
+        elif self.phase == "chance_tile":
+            m, then = self.reveal
+            self.reveal = None
+            self.tiles[m] = outcome
+            self._tile_effect_now(m, then)
         else:
             self._place_spy(outcome)
+
+    def _turn_over(self, m, then):
+        """Machine m went critical: its tile turns face up; if nobody has seen it, it is revealed
+        first (a chance step)."""
+        if self.tiles[m] is None:
+            self.reveal = (m, then)
+            self.phase = "chance_tile"
+        else:
+            self._tile_effect_now(m, then)
+
+    def _tile_effect_now(self, m, then):
+        effect = CRITICAL_EFFECTS[self.tiles[m]]
+        if then == "placement":
+            if effect == "extra_malfunction" and not self.placement["extra_added"]:
+                self.placement["extra_added"] = True
+                self.placement["left"] += 1
+            elif effect == "knowledge_limit_6":
+                self._start_discard_round(self.rules.critical_knowledge_limit, "continue_placement")
+                return
+            self._next_malfunction()
+        else:  # revealed by a spy: no extra malfunction that turn
+            if effect == "knowledge_limit_6":
+                self._start_discard_round(self.rules.critical_knowledge_limit, "next_turn")
+                return
+            self._next_player()
 
     def _place_malfunction(self, kind):
         self.bag[kind] -= 1
@@ -664,25 +737,23 @@ class ReferenceGame:
         self.malfunctions[m][kind] += 1
         if not was_critical and self.critical(m):
             self.placement["went_critical"] = True
-            effect = CRITICAL_EFFECTS[self.tiles[m]]
-            if effect == "extra_malfunction" and not self.placement["extra_added"]:
-                self.placement["extra_added"] = True
-                self.placement["left"] += 1
-            elif effect == "knowledge_limit_6":
-                self._start_discard_round(self.rules.critical_knowledge_limit, "continue_placement")
-                return
+            self._turn_over(m, "placement")
+            return
         self._next_malfunction()
 
     def _place_spy(self, spy):
-        assert spy == self.spy_stack[0]
-        self.spy_stack.pop(0)
+        if self.unseen_spies():
+            assert spy in self.unseen_spies()
+        else:
+            assert spy == self.returned.pop(0)
+        self.spies_revealed += 1
         was_critical = self.critical(spy)
         self.spy_on[spy] = True
         if all(self.spy_on):
             self._lose("six_spies")
             return
-        if not was_critical and self.critical(spy) and CRITICAL_EFFECTS[self.tiles[spy]] == "knowledge_limit_6":
-            self._start_discard_round(self.rules.critical_knowledge_limit, "next_turn")
+        if not was_critical and self.critical(spy):
+            self._turn_over(spy, "spy")
             return
         self._next_player()
 
@@ -718,7 +789,8 @@ class ReferenceGame:
             "machines": [
                 {"machine": m + 1, "workers": {WORKERS[t]: self.workers[m][t] for t in range(4)},
                  "malfunctions": counts(self.malfunctions[m]), "spy": self.spy_on[m],
-                 "critical_tile": CRITICAL_EFFECTS[self.tiles[m]], "critical_face_up": self.critical(m)}
+                 "critical_tile": None if self.tiles[m] is None else CRITICAL_EFFECTS[self.tiles[m]],
+                 "critical_face_up": self.critical(m)}
                 for m in range(6)
             ],
             "orphanage": [None if w is None else WORKERS[w] for w in self.orphanage],
@@ -726,7 +798,8 @@ class ReferenceGame:
             "bag": counts(self.bag),
             "discard": counts(self.discard),
             "knowledge": [counts(k) for k in self.knowledge],
-            "spy_stack": [m + 1 for m in self.spy_stack],
+            "spy_stack": {"unseen": len(self.unseen_spies()), "returned": [m + 1 for m in self.returned],
+                          "revealed_after_setup": self.spies_revealed},
             "turn_state": {
                 "hand": {WORKERS[t]: self.hand[t] for t in range(4)},
                 "position": None if self.position is None else self.position + 1,
@@ -744,7 +817,9 @@ class ReferenceGame:
             "ability_args": list(self.ability_args),
             "discard_round": None if self.discard_round is None else dict(self.discard_round),
             "placement": {"left": self.placement["left"], "extra_added": bool(self.placement["extra_added"]),
-                          "went_critical": self.placement["went_critical"]},
+                          "went_critical": self.placement["went_critical"],
+                          "tile_reveal": None if self.reveal is None else {"machine": self.reveal[0] + 1,
+                                                                            "then": self.reveal[1]}},
             "stats": {"malfunctions_fixed": self.stats["malfunctions_fixed"],
                       "spies_uncovered": self.stats["spies_uncovered"], "decisions": self.stats["decisions"]},
         }

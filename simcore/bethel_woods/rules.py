@@ -31,6 +31,7 @@ MIN_PLAYERS = 2
 MAX_SPIES_AT_SETUP = 5
 
 CHARACTERS = ("Nova", "Harris", "Junas", "Linny", "Violet", "Fenn", "Rone", "Fare")
+N_CHARACTERS = 8
 NOVA, HARRIS, JUNAS, LINNY, VIOLET, FENN, RONE, FARE = range(8)
 
 # The six critical tiles, in the order the rulebook lists them.
@@ -43,6 +44,7 @@ CRITICAL_EFFECTS = (
     "extra_malfunction",   # place 1 more malfunction (not in the placement whose spy revealed it)
 )
 E_LIMIT6, E_REDIRECT, E_CONSTRUCT, E_UNCOVER, E_ABILITY, E_EXTRA = range(6)
+N_EFFECTS = 6
 
 LOSS_REASONS = ("bag_empty", "four_critical", "six_spies")
 

@@ -4,54 +4,72 @@ Trace lines (one JSON object each; the format is documented in docs/bethel_woods
     {"type": "setup", "game": "bethel_woods", "seed", "game_index", "players", "spies",
      "policy", "rules", "position"}
     {"type": "decision", "turn", "player", "action", "name"}
-    {"type": "chance", "turn", "outcome", "name"}
+    {"type": "chance", "turn", "outcome", "name"}   a malfunction drawn, a tile or a spy revealed
     {"type": "position", "turn", "position"}      after every player's turn (and at the end)
     {"type": "end", "outcome", "turns", "daydreamer_built"}
 
-``record_game`` plays the same game as game ``game_index`` of a batch run with the same seed
-(same streams, same policy), so a surprising record in a batch can be looked at turn by turn.
+Positions show only what the players know (a tile is named once revealed; the spy stack is a
+count of unseen spies and the known list of uncovered ones); hidden things appear as chance lines
+when they are revealed. ``record_game`` plays game ``game_index`` of a batch run with the same
+seed through the same compiled play loop (``batch.play_game``), logging its steps, and then
+replays the steps on the Python face to write the positions.
 """
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 
 import numpy as np
 
-from policies import policy_id, random_action
-from ..rng import STREAM_POLICY, stream_key
-from . import engine as E
-from .actions import (
-    A_DROP, A_ENTER, A_FIX, A_PAY, A_PICK, A_SELECT, ACTION_NAMES, N_ACTIONS, PH_CHANCE_MALF, PHASES,
-    kind_name,
+from simcore.bethel_woods import engine as E
+from simcore.bethel_woods.actions import (
+    A_DROP, A_ENTER, A_FIX, A_PAY, A_PICK, A_SELECT, ACTION_NAMES, N_ACTIONS, PH_CHANCE_MALF, PH_CHANCE_TILE,
+    PHASES, kind_name,
 )
-from .face import Game
-from .rules import TYPES, WORKERS, rules_from_mapping
+from simcore.bethel_woods.face import Game, setup_config
+from simcore.bethel_woods.rules import MAX_PLAYERS, TYPES, WORKERS, rules_from_mapping
+from simcore.errors import UserError
+
+from .batch import LOG_CHANCE, WS_SIZE, play_game, seat_policies
+
+MAX_LOG = 1 << 16  # steps a trace can hold (a game ends within 78 turns, far fewer steps)
+
+
+def play_logged(players, spies, chars, policy, seed, game_index, rules, policy_seed=None):
+    """Play one game through the arena's loop; return (its steps as an int array (k, 3), final state)."""
+    pols, thetas = seat_policies(policy, players)
+    s = np.zeros(E.S_SIZE, dtype=np.int32)
+    log = np.zeros((MAX_LOG, 3), dtype=np.int32)
+    n = play_game(s, rules.params, setup_config(players, spies, chars), np.uint64(seed),
+                  np.uint64(seed if policy_seed is None else policy_seed), game_index, pols, thetas,
+                  np.zeros((MAX_PLAYERS, WS_SIZE), np.int32), np.zeros(N_ACTIONS, np.int32),
+                  np.zeros(MAX_PLAYERS, np.uint64), np.zeros(MAX_PLAYERS, np.int64), log)
+    if n >= MAX_LOG:
+        raise RuntimeError("the game is longer than a trace can hold")
+    return log[:n], s
 
 
 def record_game(players=3, spies=0, characters=None, policy="random", seed=0, game_index=0, rules=None):
     """Play one game; return its trace as a list of dicts."""
-    policy_id(policy)
     g = Game(players, spies, characters, seed, game_index, rules)
-    keys = [np.uint64(stream_key(seed, game_index, STREAM_POLICY + q)) for q in range(players)]
-    counters = [0] * players
+    chars = [int(c) for c in g.state[E.CHAR:E.CHAR + players]] if characters is not None else None
+    steps, final = play_logged(players, spies, chars, policy, seed, game_index, g.rules)
     lines = [{"type": "setup", "game": "bethel_woods", "seed": seed, "game_index": game_index,
               "players": players, "spies": spies, "policy": policy, "rules": g.rules.to_dict(),
               "position": g.to_dict()}]
-    while not g.is_terminal():
+    for kind, q, a in steps.tolist():
         turn = int(g.state[E.TURN])
-        if g.is_chance():
-            o, name = g.apply_chance()
+        if kind == LOG_CHANCE:
+            o, name = g.apply_chance(a)
             lines.append({"type": "chance", "turn": turn, "outcome": o, "name": name})
         else:
-            q = g.decider()
-            acts = np.zeros(N_ACTIONS, dtype=np.int32)
-            n = E.legal_actions(g.state, g.params, acts)
-            a = int(random_action(acts, n, keys[q], counters[q]))
-            counters[q] += 1
-            g.apply(a)
+            g.apply(a)  # checked: the arena's action must be legal on the Python face too
             lines.append({"type": "decision", "turn": turn, "player": q, "action": a, "name": ACTION_NAMES[a]})
         if g.is_terminal() or int(g.state[E.TURN]) != turn:
             lines.append({"type": "position", "turn": turn, "position": g.to_dict()})
+    if not np.array_equal(g.state, final):
+        raise RuntimeError("the replayed game differs from the arena's")
     lines.append({"type": "end", "outcome": g.outcome, "turns": int(g.state[E.TURN]) + 1,
                   "daydreamer_built": int(E.orphanage_count(g.state))})
     return lines
@@ -59,10 +77,14 @@ def record_game(players=3, spies=0, characters=None, policy="random", seed=0, ga
 
 def write_trace(lines, path):
     """Write a trace atomically: nothing is left half-written if it fails."""
-    import os
-    import tempfile
     d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".trace-", suffix=".tmp")
+    if not os.path.isdir(d):
+        raise UserError(f"cannot write the trace {str(path)!r}: the folder {os.path.dirname(str(path)) or '.'!r} "
+                        f"does not exist")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".trace-", suffix=".tmp")
+    except OSError as e:
+        raise UserError(f"cannot write the trace {str(path)!r}: {e.strerror}") from None
     try:
         with os.fdopen(fd, "w") as f:
             for line in lines:
@@ -112,17 +134,19 @@ def describe_decision(before, after, a):
 def replay_lines(lines):
     """Re-play a trace on the engine, checking every recorded position, and yield its story.
 
-    Raises ValueError if the trace is malformed or does not match the rules it names."""
+    Raises UserError if the trace is malformed or does not match the rules it names."""
     if not lines or lines[0].get("type") != "setup" or lines[0].get("game") != "bethel_woods":
-        raise ValueError("not a Bethel Woods trace: the first line must be its setup")
+        raise UserError("not a Bethel Woods trace: the first line must be its setup")
     head = lines[0]
     rules = rules_from_mapping(head["rules"], source="trace")
     g = Game.from_position(head["position"], rules)
     pos = head["position"]
     yield (f"Bethel Woods, {head['players']} players ({', '.join(pos['characters'])}), {head['spies']} spies "
            f"at setup, policy {head['policy']}, seed {head['seed']}, game {head['game_index']}.")
-    yield ("Critical tiles: " + ", ".join(f"M{m['machine']} {m['critical_tile']}" for m in pos["machines"]) +
-           f". Spy stack from the top: {pos['spy_stack']}. Player {pos['first_player'] + 1} starts.")
+    st = pos["spy_stack"]
+    yield (f"The critical tiles lie face down; the spy stack holds {st['unseen']} unseen spies"
+           + (f" above spies {st['returned']}" if st["returned"] else "")
+           + f". Player {pos['first_player'] + 1} starts.")
     yield _board_line(pos)
     last_turn = None
     for n, line in enumerate(lines[1:], start=2):
@@ -135,24 +159,27 @@ def replay_lines(lines):
             before = g.to_dict()
             try:
                 g.apply(int(line["action"]))
-            except ValueError as e:
-                raise ValueError(f"trace line {n}: {e}") from None
+            except UserError as e:
+                raise UserError(f"trace line {n}: {e}") from None
             yield f"   {_who(pos, line['player'])} {describe_decision(before, g.to_dict(), int(line['action']))}"
         elif kind == "chance":
             before = g.to_dict()
-            g.apply_chance(int(line["outcome"]))
+            try:
+                g.apply_chance(int(line["outcome"]))
+            except UserError as e:
+                raise UserError(f"trace line {n}: {e}") from None
             after = g.to_dict()
             yield "   " + _chance_words(before, after, int(line["outcome"]))
         elif kind == "position":
             if g.to_dict() != line["position"]:
-                raise ValueError(f"trace line {n}: the recorded position differs from the replayed game")
+                raise UserError(f"trace line {n}: the recorded position differs from the replayed game")
             yield "   " + _board_line(line["position"])
         elif kind == "end":
             won = line["outcome"] == "win"
             yield (f"The players {'WIN' if won else 'LOSE (' + line['outcome'].replace('_', ' ') + ')'} "
                    f"after {line['turns']} turns with {line['daydreamer_built']} of 6 Daydreamer pieces.")
         else:
-            raise ValueError(f"trace line {n}: unknown line type {kind!r}")
+            raise UserError(f"trace line {n}: unknown line type {kind!r}")
 
 
 def _chance_words(before, after, o):
@@ -168,8 +195,14 @@ def _chance_words(before, after, o):
             s += " (redirected)"
         if crit:
             tile = after["machines"][crit[0] - 1]["critical_tile"]
-            s += f"; Machine {crit[0]} goes critical: tile '{tile}' turns face up"
+            if tile is None:
+                s += f"; Machine {crit[0]} goes critical: its tile turns face up"
+            else:
+                s += f"; Machine {crit[0]} goes critical: tile '{tile}' turns face up again"
         return s
+    if before["phase"] == PHASES[PH_CHANCE_TILE]:
+        m = before["placement"]["tile_reveal"]["machine"]
+        return f"The tile beside Machine {m} is revealed: '{after['machines'][m - 1]['critical_tile']}'"
     return f"A machine went critical, so spy {o + 1} is revealed and placed on Machine {o + 1}"
 
 
@@ -186,13 +219,17 @@ def _board_line(pos):
 
 
 def read_trace(path):
+    """The lines of a trace file (either game); UserError for a missing or malformed file."""
     lines = []
-    with open(path) as f:
-        for n, raw in enumerate(f, start=1):
-            if raw.strip():
-                try:
-                    lines.append(json.loads(raw))
-                except json.JSONDecodeError as e:
-                    raise ValueError(f"{path} line {n} is not JSON: {e.msg}") from None
+    try:
+        with open(path) as f:
+            for n, raw in enumerate(f, start=1):
+                if raw.strip():
+                    try:
+                        lines.append(json.loads(raw))
+                    except json.JSONDecodeError as e:
+                        raise UserError(f"{path} line {n} is not JSON: {e.msg}") from None
+    except OSError as e:
+        raise UserError(f"cannot read the trace {str(path)!r}: {e.strerror}") from None
     return lines
 

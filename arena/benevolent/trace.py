@@ -10,33 +10,37 @@ from __future__ import annotations
 
 import numpy as np
 
-from policies import random_action
-from ..rng import STREAM_POLICY, stream_key
-from . import engine as E
-from .actions import ACTION_NAMES, N_ACTIONS
-from .batch import parse_policies
-from .face import Game
-from .rules import rules_from_mapping
+from simcore.benevolent import engine as E
+from simcore.benevolent.actions import ACTION_NAMES, N_ACTIONS
+from simcore.benevolent.face import Game, setup_config
+from simcore.benevolent.rules import rules_from_mapping
+from simcore.errors import UserError
+
+from .batch import MAX_PLAYERS, WS_SIZE, parse_policies, play_game
+
+MAX_LOG = 1 << 16  # steps a trace can hold (a 200-round timeout takes far fewer)
 
 
 def record_game(players=4, leaves=None, policy="random", seed=0, game_index=0, rules=None, policies=None):
     g = Game(players, leaves, seed, game_index, rules)
-    names, _ = parse_policies(policy, policies, players)
-    keys = [np.uint64(stream_key(seed, game_index, STREAM_POLICY + q)) for q in range(players)]
-    counters = [0] * players
-    acts = np.zeros(N_ACTIONS, dtype=np.int32)
+    names, pols, thetas = parse_policies(policy, policies, players)
+    s = np.zeros(E.S_SIZE, dtype=np.int32)
+    log = np.zeros((MAX_LOG, 3), dtype=np.int32)
+    n = play_game(s, g.params, setup_config(players, g.leaves), np.uint64(seed), np.uint64(seed), game_index,
+                  pols, thetas, np.zeros((MAX_PLAYERS, WS_SIZE), np.int32), np.zeros(N_ACTIONS, np.int32),
+                  np.zeros(MAX_PLAYERS, np.uint64), np.zeros(MAX_PLAYERS, np.int64), log)
+    if n >= MAX_LOG:
+        raise RuntimeError("the game is longer than a trace can hold")
     lines = [{"type": "setup", "game": "benevolent", "seed": seed, "game_index": game_index, "players": players,
               "leaves": list(g.leaves), "policies": names, "rules": g.rules.to_dict(), "position": g.to_dict()}]
-    while not g.is_terminal():
+    for _, q, a in log[:n].tolist():
         turn = int(g.state[E.TURN])
-        q = g.decider()
-        n = E.legal_actions(g.state, g.params, acts)
-        a = int(random_action(acts, n, keys[q], counters[q]))
-        counters[q] += 1
-        g.apply(a)
+        g.apply(a)  # checked: the arena's action must be legal on the Python face too
         lines.append({"type": "decision", "turn": turn, "player": q, "action": a, "name": ACTION_NAMES[a]})
         if g.is_terminal() or int(g.state[E.TURN]) != turn:
             lines.append({"type": "position", "turn": turn, "position": g.to_dict()})
+    if not np.array_equal(g.state, s):
+        raise RuntimeError("the replayed game differs from the arena's")
     d = g.to_dict()
     lines.append({"type": "end", "outcome": d["outcome"], "winner": d["winner"], "turns": d["turn"] + (d["outcome"] == "win")})
     return lines
@@ -66,21 +70,21 @@ def replay_lines(lines):
             before = g.to_dict()
             try:
                 g.apply(int(line["action"]))
-            except ValueError as e:
-                raise ValueError(f"trace line {n}: {e}") from None
+            except UserError as e:
+                raise UserError(f"trace line {n}: {e}") from None
             after = g.to_dict()
             me = after["player_state"][line["player"]]
             yield f"   seat {line['player'] + 1} {_words(before, after, int(line['action']))} (now {me['leaves']} leaves; {_gifts(me)})"
         elif kind == "position":
             if g.to_dict() != line["position"]:
-                raise ValueError(f"trace line {n}: the recorded position differs from the replayed game")
+                raise UserError(f"trace line {n}: the recorded position differs from the replayed game")
         elif kind == "end":
             if line["outcome"] == "win":
                 yield f"Seat {line['winner'] + 1} WINS with all five gifts after {line['turns']} turns."
             else:
                 yield f"No winner: the game timed out after {line['turns']} turns."
         else:
-            raise ValueError(f"trace line {n}: unknown line type {kind!r}")
+            raise UserError(f"trace line {n}: unknown line type {kind!r}")
 
 
 def _words(before, after, a):

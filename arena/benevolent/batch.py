@@ -1,4 +1,6 @@
-"""Benevolent: the parallel batch runner (per-seat policies, one record per game)."""
+"""Benevolent: the play loop (the arena) and the parallel batch runner (per-seat policies, one
+record per game). ``play_game`` is the one compiled play loop of Benevolent, used by the batch
+runner, the traces, the benchmarks and the tests."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -7,56 +9,81 @@ import numpy as np
 import pandas as pd
 from numba import njit, prange
 
-from policies import policy_id as _policy_id, random_action
-from ..batch import BLOCK, DEFAULT_CHUNK, Rates, check_run, check_threads, run_batch
-from ..rng import STREAM_CHANCE, STREAM_POLICY, stream_key
-from . import engine as E
-from .actions import N_ACTIONS, OUT_WIN
-from .face import check_players, leaves_array
-from .rules import GIFTS, Rules, parse_leaves
+from policies import policy_id as _policy_id
+from policies.benevolent.decide import THETA_SIZE, WS_SIZE, decide, default_theta, reset
+from simcore.benevolent import engine as E
+from simcore.benevolent.actions import N_ACTIONS, OUT_WIN
+from simcore.benevolent.face import check_players, setup_config
+from simcore.benevolent.rules import GIFTS, Rules, parse_leaves
+from simcore.common import PLAYER_CHANCE, PLAYER_TERMINAL
+from simcore.errors import UserError
+from simcore.rng import STREAM_CHANCE, STREAM_POLICY, draw, stream_key
 
+from ..runner import Rates, check_run, check_threads, run_batch
+
+MAX_PLAYERS = 4
 # record columns: winner (-1 timeout), turns, decisions, then per seat: turns taken, leaves, 5 gifts
 R_WINNER, R_TURNS, R_DECISIONS = range(3)
 R_SEAT = 3
 SEAT_COLS = 7  # turns taken, leaves, Clover, Feather, Crystal, Amber, Figurine
-N_REC = R_SEAT + 4 * SEAT_COLS
+N_REC = R_SEAT + MAX_PLAYERS * SEAT_COLS
+LOG_DECISION, LOG_CHANCE = 0, 1
 
 
 @njit(cache=True, _nrt=False)
-def play_game(s, p, acts, keys, counters, n_players, leaves, pols, seed, game):
+def play_game(s, p, cfg, seed, pseed, game, pols, thetas, ws, acts, keys, counts, log):
+    """Play one game to the end in s; return the number of steps logged (see Bethel Woods'
+    play_game: the same loop, the same arguments)."""
     ck = stream_key(seed, game, STREAM_CHANCE)
-    E.setup(s, p, n_players, leaves, ck)
-    for q in range(n_players):
-        keys[q] = stream_key(seed, game, STREAM_POLICY + q)
-        counters[q] = 0
-    while s[E.PHASE] != E.PH_TERMINAL:
-        q = s[E.CUR]
-        n = E.legal_actions(s, p, acts)
-        # per-seat policy dispatch: only the random policy exists so far (pols[q] == 0)
-        a = random_action(acts, n, keys[q], counters[q])
-        counters[q] += 1
-        E.apply(s, p, a)
-    return s[E.ST_DECISIONS]
+    E.setup(s, p, cfg, ck)
+    for q in range(cfg[E.CFG_PLAYERS]):
+        keys[q] = stream_key(pseed, game, STREAM_POLICY + q)
+        counts[q] = 0
+        reset(pols[q], thetas[q], q, ws[q])
+    steps = 0
+    while True:
+        q = E.current_player(s)
+        if q == PLAYER_TERMINAL:
+            break
+        if q == PLAYER_CHANCE:
+            a = E.chance_outcome(s, p, ck)
+            E.apply_chance(s, p, a)
+            kind = LOG_CHANCE
+        else:
+            n = E.legal_actions(s, p, acts)
+            a = decide(pols[q], s, p, thetas[q], q, acts, n, draw(keys[q], counts[q]), ws[q])
+            counts[q] += 1
+            E.apply(s, p, a)
+            kind = LOG_DECISION
+        if steps < log.shape[0]:
+            log[steps, 0] = kind
+            log[steps, 1] = q
+            log[steps, 2] = a
+            steps += 1
+    return steps
 
 
 @njit(cache=True, parallel=True)
-def play_chunk(p, n_players, leaves, pols, seed, start, count, out):
-    n_blocks = (count + BLOCK - 1) // BLOCK
+def play_chunk(p, cfg, seed, pseed, start, count, pols, thetas, block, out):
+    n_players = cfg[E.CFG_PLAYERS]
+    n_blocks = (count + block - 1) // block
     for b in prange(n_blocks):
         pb = p.copy()
         s = np.zeros(E.S_SIZE, dtype=np.int32)
         acts = np.zeros(N_ACTIONS, dtype=np.int32)
-        keys = np.zeros(4, dtype=np.uint64)
-        counters = np.zeros(4, dtype=np.int64)
-        lo = b * BLOCK
-        hi = min(count, lo + BLOCK)
+        ws = np.zeros((MAX_PLAYERS, WS_SIZE), dtype=np.int32)
+        keys = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+        counts = np.zeros(MAX_PLAYERS, dtype=np.int64)
+        log = np.zeros((0, 3), dtype=np.int32)
+        lo = b * block
+        hi = min(count, lo + block)
         for i in range(lo, hi):
-            play_game(s, pb, acts, keys, counters, n_players, leaves, pols, seed, start + i)
+            play_game(s, pb, cfg, seed, pseed, start + i, pols, thetas, ws, acts, keys, counts, log)
             out[i, R_WINNER] = s[E.WINNER] if s[E.OUTCOME] == OUT_WIN else -1
             out[i, R_TURNS] = s[E.TURN] + (1 if s[E.OUTCOME] == OUT_WIN else 0)
             out[i, R_DECISIONS] = s[E.ST_DECISIONS]
             turns = out[i, R_TURNS]
-            for q in range(4):
+            for q in range(MAX_PLAYERS):
                 c = R_SEAT + SEAT_COLS * q
                 if q < n_players:
                     # seats play in order 0, 1, ...: seat q has taken its turn t times if t*n+q < turns
@@ -112,29 +139,37 @@ def records_frame(rec, start, n):
 
 
 def parse_policies(policy, policies, n):
+    """The policy names by seat, their ids and theta rows (the arena's pols, thetas)."""
     if policies is None:
         names = [policy] * n
     else:
         names = [x.strip() for x in policies.split(",")] if isinstance(policies, str) else list(policies)
         if len(names) != n:
-            raise ValueError(f"--policies names {len(names)} policies for {n} players; give exactly {n}")
-    return names, np.array([_policy_id(x) for x in names], dtype=np.int64)
+            raise UserError(f"--policies names {len(names)} policies for {n} players; give exactly {n}")
+    pols = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    thetas = np.zeros((MAX_PLAYERS, THETA_SIZE), dtype=np.float64)
+    for q, x in enumerate(names):
+        pols[q] = _policy_id(x, "benevolent")
+        thetas[q] = default_theta(pols[q])
+    return names, pols, thetas
 
 
 def simulate(players=4, leaves=None, policy="random", games=1000, seed=0, threads=None, rules=None,
-             policies=None, keep_records=False, chunk=DEFAULT_CHUNK, progress=None) -> Summary:
+             policies=None, keep_records=False, chunk=None, progress=None, policy_seed=None) -> Summary:
     check_players(players)
     lv = parse_leaves(leaves, players)
-    names, pols = parse_policies(policy, policies, players)
+    names, pols, thetas = parse_policies(policy, policies, players)
     threads = check_threads(threads)
     check_run(games, seed)
+    pseed = seed if policy_seed is None else policy_seed
+    check_run(1, pseed)
     rules = rules or Rules()
     p = rules.params
-    la = leaves_array(lv)
+    cfg = setup_config(players, lv)
     summary = Summary(players, lv, names, seed, threads)
 
-    def kernel(start, count, out):
-        play_chunk(p, players, la, pols, np.uint64(seed), start, count, out)
+    def kernel(start, count, block, out):
+        play_chunk(p, cfg, np.uint64(seed), np.uint64(pseed), start, count, pols, thetas, block, out)
 
     summary.seconds, summary.records = run_batch(
         games, kernel, N_REC, summary, (lambda rec, start: records_frame(rec, start, players)) if keep_records else None,

@@ -1,0 +1,196 @@
+"""Bethel Woods: the play loop (the arena) and the parallel batch runner.
+
+``play_game`` is the one compiled play loop of Bethel Woods: the batch runner, the traces, the
+benchmarks and the tests all play through it. ``simulate`` plays games 0..n-1 of a run and returns
+a ``Summary`` (and, when asked, one record per game as a pandas DataFrame). Each game's chance
+events come from the key (seed, game, STREAM_CHANCE), split by event (engine.CH_*); seat q's
+decisions from (policy seed, game, STREAM_POLICY + q), one number per decision, so the same seed
+gives the same games on any number of threads and any chunking, and no policy ever sees the
+chance key.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from numba import njit, prange
+
+from policies import policy_id as _policy_id
+from policies.bethel_woods.decide import THETA_SIZE, WS_SIZE, decide, default_theta, reset
+from simcore.bethel_woods import engine as E
+from simcore.bethel_woods.actions import N_ACTIONS, OUTCOMES, OUT_WIN
+from simcore.bethel_woods.face import check_setup_args, parse_characters, setup_config
+from simcore.bethel_woods.rules import CHARACTERS, LOSS_REASONS, MAX_PLAYERS, Rules
+from simcore.common import PLAYER_CHANCE, PLAYER_TERMINAL
+from simcore.rng import STREAM_CHANCE, STREAM_POLICY, draw, stream_key
+
+from ..runner import Rates, check_run, check_threads, run_batch
+
+# one record per game: columns of the int32 record array
+R_OUTCOME, R_TURNS, R_BUILT, R_UNCOVERED, R_FIXED, R_DECISIONS, R_FIRST, R_CHAR0 = range(8)
+N_REC = R_CHAR0 + MAX_PLAYERS
+
+# a step of the log kept by play_game for traces: (LOG_DECISION, seat, action) or (LOG_CHANCE, -1, outcome)
+LOG_DECISION, LOG_CHANCE = 0, 1
+
+
+@njit(cache=True, _nrt=False)
+def play_game(s, p, cfg, seed, pseed, game, pols, thetas, ws, acts, keys, counts, log):
+    """Play one game to the end in s; return the number of steps logged (0 unless log has rows).
+
+    pols[q], thetas[q], ws[q]: seat q's policy id, parameters and scratch. With log of shape
+    (k, 3), the first k steps are written to it (the traces replay them)."""
+    ck = stream_key(seed, game, STREAM_CHANCE)
+    E.setup(s, p, cfg, ck)
+    for q in range(cfg[E.CFG_PLAYERS]):
+        keys[q] = stream_key(pseed, game, STREAM_POLICY + q)
+        counts[q] = 0
+        reset(pols[q], thetas[q], q, ws[q])
+    steps = 0
+    while True:
+        q = E.current_player(s)
+        if q == PLAYER_TERMINAL:
+            break
+        if q == PLAYER_CHANCE:
+            a = E.chance_outcome(s, p, ck)
+            E.apply_chance(s, p, a)
+            kind = LOG_CHANCE
+        else:
+            n = E.legal_actions(s, p, acts)
+            a = decide(pols[q], s, p, thetas[q], q, acts, n, draw(keys[q], counts[q]), ws[q])
+            counts[q] += 1
+            E.apply(s, p, a)
+            kind = LOG_DECISION
+        if steps < log.shape[0]:
+            log[steps, 0] = kind
+            log[steps, 1] = q
+            log[steps, 2] = a
+            steps += 1
+    return steps
+
+
+@njit(cache=True, parallel=True)
+def play_chunk(p, cfg, seed, pseed, start, count, pols, thetas, block, out):
+    """Play games start..start+count-1 in parallel blocks of `block` games; write one record per
+    game into out[count, N_REC]."""
+    n_blocks = (count + block - 1) // block
+    for b in prange(n_blocks):
+        pb = p.copy()  # each block reads its own copy of the rules: no shared cache line between threads
+        s = np.zeros(E.S_SIZE, dtype=np.int32)
+        acts = np.zeros(N_ACTIONS, dtype=np.int32)
+        ws = np.zeros((MAX_PLAYERS, WS_SIZE), dtype=np.int32)
+        keys = np.zeros(MAX_PLAYERS, dtype=np.uint64)
+        counts = np.zeros(MAX_PLAYERS, dtype=np.int64)
+        log = np.zeros((0, 3), dtype=np.int32)
+        lo = b * block
+        hi = min(count, lo + block)
+        for i in range(lo, hi):
+            play_game(s, pb, cfg, seed, pseed, start + i, pols, thetas, ws, acts, keys, counts, log)
+            out[i, R_OUTCOME] = s[E.OUTCOME]
+            out[i, R_TURNS] = s[E.TURN] + 1  # the turn in which the game ended counts
+            out[i, R_BUILT] = E.orphanage_count(s)
+            out[i, R_UNCOVERED] = s[E.ST_UNCOV]
+            out[i, R_FIXED] = s[E.ST_FIXED]
+            out[i, R_DECISIONS] = s[E.ST_DECISIONS]
+            out[i, R_FIRST] = s[E.FIRST]
+            for q in range(MAX_PLAYERS):
+                out[i, R_CHAR0 + q] = s[E.CHAR + q]
+
+
+def seat_policies(policy, players):
+    """Every seat plays `policy`: the ids and the theta rows the arena takes."""
+    pid = _policy_id(policy, "bethel_woods")
+    pols = np.full(MAX_PLAYERS, pid, dtype=np.int64)
+    thetas = np.zeros((MAX_PLAYERS, THETA_SIZE), dtype=np.float64)
+    for q in range(MAX_PLAYERS):
+        thetas[q] = default_theta(pid)
+    return pols, thetas
+
+
+@dataclass
+class Summary(Rates):
+    """Aggregates of a run; ``records`` holds one row per game only when asked for."""
+    players: int
+    spies: int
+    characters: list | None
+    policy: str
+    seed: int
+    threads: int
+    games: int = 0
+    wins: int = 0
+    losses: dict = field(default_factory=lambda: {r: 0 for r in LOSS_REASONS})
+    turns: int = 0
+    decisions: int = 0
+    built: int = 0
+    uncovered: int = 0
+    fixed: int = 0
+    seconds: float = 0.0
+    records: pd.DataFrame | None = None
+
+    def add(self, rec):
+        out = rec[:, R_OUTCOME]
+        self.games += len(rec)
+        self.wins += int((out == OUT_WIN).sum())
+        for i, r in enumerate(LOSS_REASONS):
+            self.losses[r] += int((out == OUTCOMES.index(r)).sum())
+        self.turns += int(rec[:, R_TURNS].sum())
+        self.decisions += int(rec[:, R_DECISIONS].sum())
+        self.built += int(rec[:, R_BUILT].sum())
+        self.uncovered += int(rec[:, R_UNCOVERED].sum())
+        self.fixed += int(rec[:, R_FIXED].sum())
+
+    @property
+    def win_rate(self):
+        return self.wins / self.games if self.games else float("nan")
+
+    @property
+    def mean_turns(self):
+        return self.turns / self.games if self.games else float("nan")
+
+
+
+def records_frame(rec, start, n_players):
+    """One row per game: game, won, outcome, turns, daydreamer_built, spies_uncovered,
+    malfunctions_fixed, decisions, first_player, characters."""
+    chars = rec[:, R_CHAR0:R_CHAR0 + n_players]
+    return pd.DataFrame({
+        "game": np.arange(start, start + len(rec)),
+        "won": rec[:, R_OUTCOME] == OUT_WIN,
+        "outcome": pd.Categorical.from_codes(rec[:, R_OUTCOME], categories=list(OUTCOMES)),
+        "turns": rec[:, R_TURNS],
+        "daydreamer_built": rec[:, R_BUILT],
+        "spies_uncovered": rec[:, R_UNCOVERED],
+        "malfunctions_fixed": rec[:, R_FIXED],
+        "decisions": rec[:, R_DECISIONS],
+        "first_player": rec[:, R_FIRST],
+        "characters": [",".join(CHARACTERS[c] for c in row) for row in chars],
+    })
+
+
+def simulate(players=3, spies=0, characters=None, policy="random", games=1000, seed=0, threads=None,
+             rules: Rules | None = None, keep_records=False, chunk=None, progress=None,
+             policy_seed=None) -> Summary:
+    """Play `games` games and aggregate them. Raises UserError naming a bad argument.
+
+    policy_seed (default: seed) keys the policies' streams apart from the chance stream, so two
+    runs can face the same chance with differently seeded policies."""
+    check_setup_args(players, spies)
+    chars = parse_characters(characters, players)
+    pols, thetas = seat_policies(policy, players)
+    threads = check_threads(threads)
+    check_run(games, seed)
+    pseed = seed if policy_seed is None else policy_seed
+    check_run(1, pseed)
+    rules = rules or Rules()
+    p = rules.params
+    cfg = setup_config(players, spies, chars)
+    summary = Summary(players, spies, chars and [CHARACTERS[c] for c in chars], policy, seed, threads)
+
+    def kernel(start, count, block, out):
+        play_chunk(p, cfg, np.uint64(seed), np.uint64(pseed), start, count, pols, thetas, block, out)
+
+    summary.seconds, summary.records = run_batch(
+        games, kernel, N_REC, summary, (lambda rec, start: records_frame(rec, start, players)) if keep_records else None,
+        chunk=chunk, threads=threads, progress=progress)
+    return summary
