@@ -57,13 +57,13 @@ class GameBench:
 
 
 def _bw_simulate(games, seed, threads):
-    from simcore.bethel_woods.batch import simulate
+    from arena.bethel_woods.batch import simulate
     s = simulate(3, 0, None, "random", games, seed, threads)
     return s.games, s.decisions, {"wins": s.wins, **s.losses, "turns": s.turns, "decisions": s.decisions}
 
 
 def _bw_records(games, seed):
-    from simcore.bethel_woods.batch import simulate
+    from arena.bethel_woods.batch import simulate
     r = simulate(3, 0, None, "random", games, seed, 1, keep_records=True).records
     return [(str(o), int(t), int(d)) for o, t, d in zip(r["outcome"], r["turns"], r["decisions"])]
 
@@ -79,70 +79,73 @@ def _bv_cli_sig(cli_json, sig):
     return {"seat_wins": list(src["seat_wins"])[:4], "timeouts": src["timeouts"]}
 
 
-def _bw_time_same(games, seed):
-    """Seconds for the compiled kernel (one thread, no Python in the loop) to play games 0..games-1
+def _time_same(play_chunk, n_rec, p, cfg, pols, thetas, games, seed):
+    """Seconds for a compiled kernel (one thread, no Python in the loop) to play games 0..games-1
     of `seed` once: the median over repeats lasting about a second in all."""
-    from simcore.bethel_woods.batch import N_REC, play_chunk
-    from simcore.bethel_woods.face import chars_array
-    from simcore.bethel_woods.rules import Rules
-    p = Rules().params
-    out = np.zeros((games, N_REC), np.int32)
-    ch = chars_array(None)
+    out = np.zeros((games, n_rec), np.int32)
     old = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
-        play_chunk(p, 3, 0, ch, np.uint64(seed), 0, games, 0, out)
+        args = (p, cfg, np.uint64(seed), np.uint64(seed), 0, games, pols, thetas, 256, out)
+        play_chunk(*args)
         times = []
         t_end = time.perf_counter() + 1.0
         while time.perf_counter() < t_end or len(times) < 5:
             t0 = time.perf_counter()
-            play_chunk(p, 3, 0, ch, np.uint64(seed), 0, games, 0, out)
+            play_chunk(*args)
             times.append(time.perf_counter() - t0)
         return float(np.median(times))
     finally:
         numba.set_num_threads(old)
 
 
+def _bw_time_same(games, seed):
+    from arena.bethel_woods.batch import N_REC, play_chunk, seat_policies
+    from simcore.bethel_woods.face import setup_config
+    from simcore.bethel_woods.rules import Rules
+    pols, thetas = seat_policies("random", 3)
+    return _time_same(play_chunk, N_REC, Rules().params, setup_config(3, 0), pols, thetas, games, seed)
+
+
+def _reference_random(legal, key, d):
+    """The random policy's choice among `legal` at decision d of a seat's stream (the one rule)."""
+    from policies import random_action
+    from simcore.rng import draw
+    return int(random_action(np.array(legal, np.int32), len(legal), draw(key, d)))
+
+
 def _bw_reference(games, seed):
-    """The reference engine plays the same games as the compiled runner: the same chance stream
-    and the same random policy rule (the r-th legal action, r from the seat's stream)."""
+    """The reference engine plays the same games as the compiled runner: the same chance draws
+    (keyed by event) and the same random policy (policies.random_action, one key per decision)."""
     from simcore.bethel_woods.reference import ReferenceGame
     from simcore.bethel_woods.rules import Rules
-    from simcore.rng import STREAM_CHANCE, STREAM_POLICY, below, stream_key
+    from simcore.rng import STREAM_CHANCE, STREAM_POLICY, stream_key
     rules = Rules()
     out = []
     for g in range(games):
-        ck = np.uint64(stream_key(seed, g, STREAM_CHANCE))
-        ref = ReferenceGame(rules, 3, 0, None, ck)
-        c = ref.counter
+        ref = ReferenceGame(rules, 3, 0, None, np.uint64(stream_key(seed, g, STREAM_CHANCE)))
         keys = [np.uint64(stream_key(seed, g, STREAM_POLICY + q)) for q in range(3)]
         counters = [0, 0, 0]
         while ref.phase != "terminal":
-            if ref.phase == "chance_malfunction":
-                tokens = sorted(ref.bag.elements())
-                ref.apply_chance(tokens[int(below(ck, c, len(tokens)))])
-                c += 1
-            elif ref.phase == "chance_spy":
-                ref.apply_chance(ref.spy_stack[0])
-                c += 1
+            if ref.phase.startswith("chance"):
+                ref.apply_chance(ref.sample_chance())
             else:
-                q = ref.decider()
-                legal = ref.legal_actions()
-                ref.apply(legal[int(below(keys[q], counters[q], len(legal)))])
+                q = ref.current_player()
+                ref.apply(_reference_random(ref.legal_actions(), keys[q], counters[q]))
                 counters[q] += 1
         out.append((ref.outcome, ref.turn + 1, ref.stats["decisions"]))
     return out
 
 
 def _bv_simulate(games, seed, threads):
-    from simcore.benevolent.batch import simulate
+    from arena.benevolent.batch import simulate
     s = simulate(4, None, "random", games, seed, threads)
     return s.games, s.decisions, {"seat_wins": s.seat_wins, "timeouts": s.timeouts, "turns": s.turns,
                                   "decisions": s.decisions}
 
 
 def _bv_records(games, seed):
-    from simcore.benevolent.batch import simulate
+    from arena.benevolent.batch import simulate
     r = simulate(4, None, "random", games, seed, 1, keep_records=True).records
     return [(int(w), int(t), int(d)) for w, t, d in zip(r["winner"], r["turns"], r["decisions"])]
 
@@ -150,7 +153,7 @@ def _bv_records(games, seed):
 def _bv_reference(games, seed):
     from simcore.benevolent.reference import ReferenceGame
     from simcore.benevolent.rules import DEFAULT_LEAVES, Rules
-    from simcore.rng import STREAM_CHANCE, STREAM_POLICY, below, stream_key
+    from simcore.rng import STREAM_CHANCE, STREAM_POLICY, stream_key
     rules = Rules()
     out = []
     for g in range(games):
@@ -159,34 +162,18 @@ def _bv_reference(games, seed):
         counters = [0] * 4
         while ref.phase != "terminal":
             q = ref.current
-            legal = ref.legal_actions()
-            ref.apply(legal[int(below(keys[q], counters[q], len(legal)))])
+            ref.apply(_reference_random(ref.legal_actions(), keys[q], counters[q]))
             counters[q] += 1
         out.append((-1 if ref.winner is None else ref.winner, ref.turn + (ref.outcome == "win"), ref.decisions))
     return out
 
 
 def _bv_time_same(games, seed):
-    from simcore.benevolent.batch import N_REC, play_chunk
-    from simcore.benevolent.face import leaves_array
+    from arena.benevolent.batch import N_REC, parse_policies, play_chunk
+    from simcore.benevolent.face import setup_config
     from simcore.benevolent.rules import DEFAULT_LEAVES, Rules
-    p = Rules().params
-    out = np.zeros((games, N_REC), np.int32)
-    la = leaves_array(DEFAULT_LEAVES)
-    pols = np.zeros(4, np.int64)
-    old = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
-        play_chunk(p, 4, la, pols, np.uint64(seed), 0, games, out)
-        times = []
-        t_end = time.perf_counter() + 1.0
-        while time.perf_counter() < t_end or len(times) < 5:
-            t0 = time.perf_counter()
-            play_chunk(p, 4, la, pols, np.uint64(seed), 0, games, out)
-            times.append(time.perf_counter() - t0)
-        return float(np.median(times))
-    finally:
-        numba.set_num_threads(old)
+    _, pols, thetas = parse_policies("random", None, 4)
+    return _time_same(play_chunk, N_REC, Rules().params, setup_config(4, DEFAULT_LEAVES), pols, thetas, games, seed)
 
 
 GAMES = [GameBench("bethel_woods", "random", _bw_simulate, _bw_reference, _bw_records, 3, _bw_time_same,

@@ -7,12 +7,12 @@ from typing import Annotated, Optional
 
 import typer
 
-from simcore.benevolent.batch import simulate as run_simulation
+from arena.benevolent.batch import simulate as run_simulation
 from simcore.benevolent.rules import load_rules
-from simcore.bethel_woods.trace import write_trace
-from simcore.benevolent.trace import record_game
+from arena.bethel_woods.trace import write_trace
+from arena.benevolent.trace import record_game
 
-from .errors import user_errors, write_csv
+from .errors import check_writable, user_errors, write_csv
 from .progress import ProgressBar
 from .stats import pct, wilson
 
@@ -20,7 +20,7 @@ app = typer.Typer(no_args_is_help=True, help="Benevolent (competitive, 2-4 playe
 
 Players = Annotated[int, typer.Option(help="Number of players, 2 to 4.")]
 Leaves = Annotated[Optional[str], typer.Option(help="Starting leaves by seat, e.g. 1,3,4,5 (default: the rulebook's 1,3,4,5).")]
-Policy = Annotated[str, typer.Option(help="Policy for every seat: random.")]
+Policy = Annotated[str, typer.Option(help="Policy for every seat (known: random).")]
 Policies = Annotated[Optional[str], typer.Option(help="One policy per seat, e.g. random,random,random,random.")]
 RulesFile = Annotated[Optional[Path], typer.Option("--rules", help="TOML rules file overriding the assumptions.")]
 
@@ -70,6 +70,8 @@ def simulate(
 ):
     """Play many games and report each seat's win rate (95% Wilson interval), timeouts and speed."""
     r = load_rules(rules)
+    if records is not None:
+        check_writable(records)
     s = run_simulation(players, leaves, policy, games, seed, threads, r, policies=policies,
                        keep_records=records is not None, progress=ProgressBar())
     d = summary_dict(s, r)
@@ -92,6 +94,7 @@ def play(
 ):
     """Play one game (game GAME_INDEX of `simulate` with this seed) and record its trace."""
     r = load_rules(rules)
+    check_writable(trace)
     lines = record_game(players, leaves, policy, seed, game_index, r, policies)
     write_trace(lines, trace)
     end = lines[-1]

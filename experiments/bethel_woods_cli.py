@@ -7,11 +7,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from simcore.bethel_woods.batch import simulate as run_simulation
+from arena.bethel_woods.batch import simulate as run_simulation
 from simcore.bethel_woods.rules import load_rules
-from simcore.bethel_woods.trace import record_game, write_trace
+from arena.bethel_woods.trace import record_game, write_trace
 
-from .errors import user_errors, write_csv
+from .errors import check_writable, user_errors, write_csv
 from .progress import ProgressBar
 from .stats import pct, wilson
 
@@ -22,7 +22,7 @@ Spies = Annotated[int, typer.Option(help="Spies added at setup (difficulty), 0 t
 Characters = Annotated[Optional[str], typer.Option(
     help="Comma-separated characters, one per seat (Nova, Harris, Junas, Linny, Violet, Fenn, Rone, Fare); "
          "default: dealt at random in every game.")]
-Policy = Annotated[str, typer.Option(help="Policy for every seat: random.")]
+Policy = Annotated[str, typer.Option(help="Policy for every seat (known: random).")]
 Seed = Annotated[int, typer.Option(help="Master seed: the same seed gives the same games.")]
 RulesFile = Annotated[Optional[Path], typer.Option("--rules", help="TOML rules file overriding the assumptions.")]
 
@@ -79,6 +79,8 @@ def simulate(
 ):
     """Play many games and report the win rate (95% Wilson interval), losses by reason and speed."""
     r = load_rules(rules)
+    if records is not None:
+        check_writable(records)
     s = run_simulation(players, spies, characters, policy, games, seed, threads, r,
                        keep_records=records is not None, progress=ProgressBar())
     d = summary_dict(s, r)
@@ -101,6 +103,7 @@ def play(
 ):
     """Play one game (the same as game GAME_INDEX of `simulate` with this seed) and record its trace."""
     r = load_rules(rules)
+    check_writable(trace)
     lines = record_game(players, spies, characters, policy, seed, game_index, r)
     write_trace(lines, trace)
     end = lines[-1]

@@ -13,6 +13,8 @@ except ImportError:  # pragma: no cover
     from click.exceptions import UsageError
 
 from . import bench_cli, benevolent_cli, bethel_woods_cli
+from simcore.errors import UserError
+
 from .errors import user_errors
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
@@ -26,16 +28,16 @@ app.command(name="bench")(bench_cli.bench)
 @user_errors
 def replay(trace: Annotated[Path, typer.Argument(help="A trace written by `play --trace`.")]):
     """Tell a recorded game turn by turn in plain words (checking it against the rules)."""
-    from simcore.bethel_woods.trace import read_trace, replay_lines
+    from arena.bethel_woods.trace import read_trace, replay_lines
     lines = read_trace(trace)
     game = lines[0].get("game") if lines else None
     if game == "bethel_woods":
         story = replay_lines(lines)
     elif game == "benevolent":
-        from simcore.benevolent.trace import replay_lines as bv_replay
+        from arena.benevolent.trace import replay_lines as bv_replay
         story = bv_replay(lines)
     else:
-        raise ValueError(f"{trace}: unknown game {game!r} in the trace's first line")
+        raise UserError(f"{trace}: unknown game {game!r} in the trace's first line")
     for line in story:
         typer.echo(line)
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import typer
 
+from simcore.errors import UserError
+
 
 def fail(message: str) -> "typer.Exit":
     """Print `error: message` on stderr and return the Exit(2) to raise."""
@@ -11,7 +13,8 @@ def fail(message: str) -> "typer.Exit":
 
 
 def user_errors(fn):
-    """Turn the library's ValueErrors (bad values, bad rules files) into one-line exit-2 errors."""
+    """Turn the library's UserError (bad values, bad rules files, bad traces) into one-line exit-2
+    errors. Every other exception is a bug and keeps its traceback."""
     import functools
 
     @functools.wraps(fn)
@@ -20,19 +23,31 @@ def user_errors(fn):
             return fn(*args, **kwargs)
         except BrokenPipeError:  # `| head` closed the pipe: click's own handling (exit 1), not "error:"
             raise
-        except (ValueError, OSError) as e:
+        except UserError as e:
             msg = str(e).splitlines()[0] if str(e) else type(e).__name__
             raise fail(msg) from None
     return wrapper
 
 
 
+def check_writable(path):
+    """UserError unless a file can be created at path (its folder exists): checked before a long
+    run, so that nothing is played for a file that cannot be written."""
+    import os
+    d = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(d):
+        raise UserError(f"cannot write {str(path)!r}: the folder {os.path.dirname(str(path)) or '.'!r} does not exist")
+
+
 def write_csv(frame, path):
     """Write a DataFrame to path via a temporary file: nothing half-written if it fails."""
+    check_writable(path)
     tmp = path.with_name(path.name + ".tmp")
     try:
         frame.to_csv(tmp, index=False)
         tmp.replace(path)
+    except OSError as e:
+        raise UserError(f"cannot write {str(path)!r}: {e.strerror}") from None
     finally:
         if tmp.exists():
             tmp.unlink()

@@ -12,7 +12,9 @@ class ProgressBar:
         self.shown = False
 
     def __call__(self, done, total, elapsed):
-        if not self.shown and (done >= total or elapsed * total / max(done, 1) < self.show_after):
+        # shown only for runs that look long once there is a rate to go by (the first chunks are tiny)
+        if not self.shown and (done >= total or elapsed < self.show_after / 4
+                               or elapsed * total / max(done, 1) < self.show_after):
             return
         self.shown = True
         frac = done / total

@@ -3,7 +3,7 @@ import numpy as np
 
 from simcore.bethel_woods import engine as E
 from simcore.bethel_woods.actions import N_ACTIONS
-from simcore.bethel_woods.face import chars_array, to_dict
+from simcore.bethel_woods.face import setup_config, to_dict
 from simcore.bethel_woods.reference import ReferenceGame
 from simcore.bethel_woods.rules import Rules
 from simcore.rng import STREAM_CHANCE, STREAM_POLICY, below, stream_key
@@ -51,10 +51,9 @@ def lockstep(seed, game, players, spies, chars=None, rules=None, max_steps=20000
     ck = np.uint64(stream_key(seed, game, STREAM_CHANCE))
     pk = np.uint64(stream_key(seed, game, STREAM_POLICY))
     s = np.zeros(E.S_SIZE, np.int32)
-    c = int(E.setup(s, p, players, spies, chars_array(chars), ck))
+    E.setup(s, p, setup_config(players, spies, chars), ck)
     ref = ReferenceGame(rules, players, spies, chars, ck)
-    assert ref.counter == c, f"setup used {ref.counter} draws in the reference, {c} compiled"
-    return _run_lockstep(s, ref, p, ck, c, pk, weights, max_steps, check_every)
+    return _run_lockstep(s, ref, p, ck, pk, weights, max_steps, check_every)
 
 
 def _diff(a, b, path=""):
@@ -78,7 +77,7 @@ def rich_position(seed, game, players, spies, chars=None, rules=None, orphanage=
     p = rules.params
     ck = np.uint64(stream_key(seed, game, STREAM_CHANCE))
     s = np.zeros(E.S_SIZE, np.int32)
-    E.setup(s, p, players, spies, chars_array(chars), ck)
+    E.setup(s, p, setup_config(players, spies, chars), ck)
     rk = np.uint64(stream_key(seed, game, 99))
     c = [0]
 
@@ -139,6 +138,12 @@ def rich_position(seed, game, players, spies, chars=None, rules=None, orphanage=
             s[E.DISCARD + take_from_bag()] += 1
     s[E.TURN] = r(20)
     E.recount(s)
+    # a critical machine shows its tile: reveal one for each (as the game would have)
+    for m in range(6):
+        if E.is_critical(s, p, m) and s[E.TILE + m] < 0:
+            unseen = [e for e in range(6) if s[E.EFFM + e] < 0]
+            s[E.TILE + m] = unseen[r(len(unseen))]
+            E.recount(s)
     return to_dict(s), from_dict(to_dict(s))
 
 
@@ -151,10 +156,10 @@ def lockstep_from(position, seed, game, rules=None, weights=None, max_steps=2000
     pk = np.uint64(stream_key(seed, game, STREAM_POLICY))
     s = from_dict(position)
     ref = ReferenceGame.from_dict(position, rules, ck)
-    return _run_lockstep(s, ref, p, ck, 0, pk, weights, max_steps, 1)
+    return _run_lockstep(s, ref, p, ck, pk, weights, max_steps, 1)
 
 
-def _run_lockstep(s, ref, p, ck, c, pk, weights, max_steps, check_every):
+def _run_lockstep(s, ref, p, ck, pk, weights, max_steps, check_every):
     mask = np.zeros(N_ACTIONS, np.bool_)
     probs = np.zeros(24)
     pc = 0
@@ -166,13 +171,14 @@ def _run_lockstep(s, ref, p, ck, c, pk, weights, max_steps, check_every):
         if E.is_terminal(s):
             assert ref.phase == "terminal"
             return step, to_dict(s)
+        assert E.current_player(s) == ref.current_player(), f"step {step}: current players differ"
         if E.is_chance(s):
-            E.chance_probabilities(s, probs)
+            E.chance_probabilities(s, p, probs)
             rp = ref.chance_probabilities()
             for k in range(24):
                 assert abs(probs[k] - rp.get(k, 0.0)) < 1e-12, f"step {step}: chance distributions differ"
-            o = int(E.chance_outcome(s, ck, c))
-            c += 1
+            o = int(E.chance_outcome(s, p, ck))
+            assert o == ref.sample_chance(), f"step {step}: the keyed chance draws differ"
             E.apply_chance(s, p, o)
             ref.apply_chance(o)
         else:
@@ -211,13 +217,15 @@ def scenario(players=2, characters=("Fenn", "Nova"), current=0, workers=None, ma
     workers: {machine: [worker names]} (default: the setup workers)
     malfunctions: {machine: [(printed machine, type name), ...]} (default: none)
     knowledge: {seat: [(printed machine, type name), ...]}
-    spies: machines with a spy; stack: the spy stack (default: the other spies in order)
-    tiles: six critical effect names for machines 1-6 (default: the rulebook's order)
+    spies: machines with a spy; stack: the known bottom of the spy stack, uncovered spies in order
+    (default: none; the other spies are unseen)
+    tiles: six critical effect names (or None: not seen yet) for machines 1-6 (default: the
+    rulebook's order, all seen)
     orphanage: six worker names or None"""
     from simcore.bethel_woods.face import Game
     from simcore.bethel_woods.rules import CRITICAL_EFFECTS
     from simcore.bethel_woods.actions import kind_name
-    assert tiles is None or sorted(tiles) == sorted(CRITICAL_EFFECTS), "tiles must be the six effects, once each"
+    assert tiles is None or len(set(x for x in tiles if x)) == len([x for x in tiles if x]), "an effect twice"
     g = Game(players, 0, list(characters), seed=1)
     d = g.to_dict()
     rules = Rules()
@@ -245,7 +253,8 @@ def scenario(players=2, characters=("Fenn", "Nova"), current=0, workers=None, ma
             used[name] = used.get(name, 0) + 1
     d["discard"] = {}
     d["bag"] = {n: c - used.get(n, 0) for n, c in total.items() if c - used.get(n, 0) > 0}
-    d["spy_stack"] = list(stack) if stack is not None else [m for m in range(1, 7) if m not in spies]
+    returned = list(stack) if stack is not None else []
+    d["spy_stack"] = {"unseen": 6 - len(spies) - len(returned), "returned": returned, "revealed_after_setup": 0}
     d["orphanage"] = list(orphanage) if orphanage is not None else [None] * 6
     d["daydreamer_built"] = sum(w is not None for w in d["orphanage"])
     d["phase"] = phase

@@ -1,8 +1,8 @@
 """Benevolent batch runner: reproducible, the same games as `play`, seat records that add up."""
 import pytest
 
-from simcore.benevolent.batch import simulate
-from simcore.benevolent.trace import record_game
+from arena.benevolent.batch import simulate
+from arena.benevolent.trace import record_game
 
 
 def test_same_records_any_threads_and_chunking():

@@ -5,7 +5,7 @@ from hypothesis import given, settings, strategies as st
 import bv_helpers as H
 from simcore.benevolent import engine as E
 from simcore.benevolent.actions import A_GATHER, N_ACTIONS, OUT_ONGOING, OUT_WIN
-from simcore.benevolent.face import from_dict, leaves_array, to_dict
+from simcore.benevolent.face import from_dict, setup_config, to_dict
 from simcore.benevolent.rules import PM_TWO_ON_HEX, PM_UNCONNECTED, POOL, Rules
 from simcore.rng import STREAM_CHANCE, STREAM_POLICY, stream_key
 
@@ -21,7 +21,7 @@ games = st.tuples(st.integers(0, 2**40), st.integers(0, 10**6), st.integers(2, 4
 def test_invariants(args):
     seed, game, n, explore, leaves = args
     s = np.zeros(E.S_SIZE, np.int32)
-    E.setup(s, P, n, leaves_array(leaves[:n]), np.uint64(stream_key(seed, game, STREAM_CHANCE)))
+    E.setup(s, P, setup_config(n, leaves[:n]), np.uint64(stream_key(seed, game, STREAM_CHANCE)))
     pk = np.uint64(stream_key(seed, game, STREAM_POLICY))
     acts = np.zeros(N_ACTIONS, np.int32)
     mask = np.zeros(N_ACTIONS, np.bool_)
@@ -72,7 +72,7 @@ def test_invariants(args):
 def test_same_seed_same_game(seed, n):
     def play():
         s = np.zeros(E.S_SIZE, np.int32)
-        E.setup(s, P, n, leaves_array([1, 3, 4, 5][:n]), np.uint64(stream_key(seed, 0, STREAM_CHANCE)))
+        E.setup(s, P, setup_config(n, [1, 3, 4, 5][:n]), np.uint64(stream_key(seed, 0, STREAM_CHANCE)))
         acts = np.zeros(N_ACTIONS, np.int32)
         pk = np.uint64(stream_key(seed, 0, STREAM_POLICY))
         step = 0

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from simcore.bethel_woods.batch import simulate
-from simcore.bethel_woods.trace import record_game
+from arena.bethel_woods.batch import simulate
+from arena.bethel_woods.trace import record_game
 
 
 def test_same_records_on_one_and_two_threads_and_any_chunking():

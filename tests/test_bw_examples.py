@@ -170,7 +170,7 @@ def test_machine6_spy_is_paid_with_mechanical_and_digital():
     assert b.legal() == ["pay M1 Mechanical", "pay M2 Digital"]
     b.do("pay M2 Digital", "pay M1 Mechanical")
     d = b.d
-    assert not d["machines"][5]["spy"] and d["spy_stack"][-1] == 6  # to the bottom of the stack
+    assert not d["machines"][5]["spy"] and d["spy_stack"]["returned"][-1] == 6  # to the bottom of the stack
     assert know(b) == {"M3 Electrical": 1} and d["stats"]["spies_uncovered"] == 1
     assert "uncover spy" not in b.legal()
 
@@ -222,7 +222,7 @@ def test_machine1_goes_critical_and_a_spy_sneaks_in():
     assert b.d["phase"] == "chance_spy"
     b.chance(4)  # spy 5 from the top of the stack
     d = b.d
-    assert d["machines"][4]["spy"] and d["spy_stack"] == [1, 2, 3, 4, 6]
+    assert d["machines"][4]["spy"] and d["spy_stack"]["returned"] == [1, 2, 3, 4, 6]
     assert d["phase"] == "pre" and d["current_player"] == 1
 
 
@@ -292,7 +292,7 @@ def test_extra_malfunction_in_the_same_placement():
     tiles = QUIET_TILES[:5] + ("extra_malfunction",)
     b = end_of_turn({6: mal(6, "Digital", 3)}, tiles=tiles)
     b.do("end turn").chance(kind(6, "Mechanical"))
-    assert b.d["placement"] == {"left": 3, "extra_added": True, "went_critical": True}
+    assert b.d["placement"] == {"left": 3, "extra_added": True, "went_critical": True, "tile_reveal": None}
     b.chance(kind(1, "Digital"), kind(2, "Digital"), kind(4, "Digital"))
     assert b.d["phase"] == "chance_spy"
 
@@ -514,7 +514,7 @@ def test_setup_spies_are_the_top_of_the_stack(spies):
         g = Game(3, spies, None, seed=seed)
         d = g.to_dict()
         on = [m["machine"] for m in d["machines"] if m["spy"]]
-        assert len(on) == spies and len(d["spy_stack"]) == 6 - spies
+        assert len(on) == spies and d["spy_stack"]["unseen"] == 6 - spies
         for m in d["machines"]:
             n = sum(m["malfunctions"].values())
             assert n <= (2 if m["spy"] else 3) and not m["critical_face_up"]

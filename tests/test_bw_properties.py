@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 import bw_helpers as H
 from simcore.bethel_woods import engine as E
 from simcore.bethel_woods.actions import N_ACTIONS
-from simcore.bethel_woods.face import chars_array, from_dict, to_dict
+from simcore.bethel_woods.face import from_dict, setup_config, to_dict
 from simcore.bethel_woods.rules import Rules
 from simcore.rng import STREAM_CHANCE, STREAM_POLICY, stream_key
 
@@ -22,7 +22,7 @@ def play(seed, game, players, spies, chars, explore, on_step):
     ck = np.uint64(stream_key(seed, game, STREAM_CHANCE))
     pk = np.uint64(stream_key(seed, game, STREAM_POLICY))
     s = np.zeros(E.S_SIZE, np.int32)
-    c = int(E.setup(s, P, players, spies, chars_array(chars), ck))
+    E.setup(s, P, setup_config(players, spies, chars), ck)
     mask = np.zeros(N_ACTIONS, np.bool_)
     acts = np.zeros(N_ACTIONS, np.int32)
     probs = np.zeros(24)
@@ -31,10 +31,9 @@ def play(seed, game, players, spies, chars, explore, on_step):
     on_step(s, None)
     while not E.is_terminal(s):
         if E.is_chance(s):
-            E.chance_probabilities(s, probs)
+            E.chance_probabilities(s, P, probs)
             assert abs(probs.sum() - 1.0) < 1e-9 and (probs >= 0).all()
-            o = int(E.chance_outcome(s, ck, c))
-            c += 1
+            o = int(E.chance_outcome(s, P, ck))
             assert probs[o] > 0
             E.apply_chance(s, P, o)
         else:
@@ -69,7 +68,9 @@ def test_components_are_conserved_and_limits_hold(args):
         malf, workers, stack, on_board = components(s, players)
         assert malf == TOTAL_MALFUNCTIONS
         assert workers == 12
-        assert sorted(stack + on_board) == list(range(6))  # 6 spies, at most one per machine
+        # 6 spies: on the board, uncovered at the bottom of the stack, or never seen
+        assert len(set(stack + on_board)) == len(stack + on_board)
+        assert len(stack) + len(on_board) + s[E.UNSEEN] == 6
         assert all(s[E.SPY + m] in (0, 1) for m in range(6))
         assert (s[E.BAG:E.BAG + 24] >= 0).all() and (s[E.KNOW:E.KNOW + 96] >= 0).all()
         assert (s[E.BOARD:E.BOARD + 144] >= 0).all() and (s[E.WORK:E.WORK + 24] >= 0).all()
@@ -90,7 +91,12 @@ def test_components_are_conserved_and_limits_hold(args):
         # the derived caches equal their definitions
         for m in range(6):
             assert s[E.MCOUNT + m] == s[E.BOARD + 24 * m:E.BOARD + 24 * m + 24].sum()
-            assert s[E.EFFM + s[E.TILE + m]] == m
+            if s[E.TILE + m] >= 0:
+                assert s[E.EFFM + s[E.TILE + m]] == m
+            # a tile is known exactly when its machine has been critical (face up now, or seen)
+            assert s[E.TILE + m] >= 0 or not E.is_critical(s, P, m) or s[E.REVEAL_M] == m
+        for e in range(6):
+            assert s[E.EFFM + e] < 0 or s[E.TILE + s[E.EFFM + e]] == e
         assert s[E.BAG_N] == s[E.BAG:E.BAG + 24].sum()
         for q in range(4):
             for t in range(4):
@@ -118,12 +124,14 @@ def test_same_seed_same_game(args):
 @given(st.integers(0, 2**40), st.integers(2, 4), st.integers(0, 5))
 def test_setup(seed, players, spies):
     s = np.zeros(E.S_SIZE, np.int32)
-    E.setup(s, P, players, spies, chars_array(None), np.uint64(stream_key(seed, 0, STREAM_CHANCE)))
+    E.setup(s, P, setup_config(players, spies), np.uint64(stream_key(seed, 0, STREAM_CHANCE)))
     for m in range(6):  # two workers, of the machine's two types
         a, b = RULES.machine_types[m]
         assert s[E.WORK + 4 * m + a] == 1 and s[E.WORK + 4 * m + b] == 1 and s[E.WORK + 4 * m:E.WORK + 4 * m + 4].sum() == 2
         assert not E.is_critical(s, P, m)
-    assert sorted(s[E.TILE:E.TILE + 6]) == list(range(6))
+    # nothing hidden is in the state: every tile face down and unknown, the stack all unseen
+    assert (s[E.TILE:E.TILE + 6] == -1).all() and (s[E.EFFM:E.EFFM + 6] == -1).all()
+    assert s[E.STACK_N] == 0 and s[E.UNSEEN] == 6 - spies
     assert s[E.BOARD:E.BOARD + 144].sum() == 6 and s[E.BAG:E.BAG + 24].sum() == 78
     assert s[E.SPY:E.SPY + 6].sum() == spies
     chars = [int(c) for c in s[E.CHAR:E.CHAR + players]]

@@ -1,7 +1,7 @@
 """The rules data: the defaults the issues fix, and user overrides from a TOML file."""
 import pytest
 
-from simcore.bethel_woods.batch import simulate
+from arena.bethel_woods.batch import simulate
 from simcore.bethel_woods.rules import TYPES, Rules, RulesError, load_rules
 
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from collections import Counter, deque
 
-from ..rng import below
+import numpy as np
+
+from ..rng import below, substream
 from .actions import (
     A_BUY, A_DECLINE, A_END_TURN, A_EXCHANGE, A_FROM, A_GATHER, A_GATHER_PUT, A_GATHER_TAKE, A_MEADOW, A_MOVE,
     A_NEST, A_PLACE, A_SECRET, A_SLEEP, A_TABLE,
@@ -40,14 +42,14 @@ class ReferenceGame:
         self.rules = rules
         self.n = players
         self.key = key
-        self.counter = 0
-        # the forest: random segments, random side up
+        # the forest: random segments, random side up (each setup step on a sub-stream of its own,
+        # as in the compiled engine: engine.CH_*)
         order = [0, 1, 2]
-        for i in (2, 1):
-            j = self._rand(i + 1)
+        for n, i in enumerate((2, 1)):
+            j = self._rand("segments", n, i + 1)
             order[i], order[j] = order[j], order[i]
         offsets = rules.layout(players)
-        self.segments = [(order[i], self._rand(2)) for i in range(len(offsets))]
+        self.segments = [(order[i], self._rand("sides", i, 2)) for i in range(len(offsets))]
         cells, nbrs = assemble(offsets)
         self.hex_type, self.hex_gray, self.neighbours = [], [], nbrs
         for (_, _, slot, idx) in cells:
@@ -56,10 +58,10 @@ class ReferenceGame:
             self.hex_gray.append(rules.gray[2 * seg + side][idx] == 1)
         # the Secret tiles
         tiles = list(range(9))
-        for i in range(8, 0, -1):
-            j = self._rand(i + 1)
+        for n, i in enumerate(range(8, 0, -1)):
+            j = self._rand("tiles", n, i + 1)
             tiles[i], tiles[j] = tiles[j], tiles[i]
-        self.triangle = [[t, self._rand(2)] for t in tiles]   # [tile or None, side 0 single-use / 1 permanent]
+        self.triangle = [[t, self._rand("tile_sides", i, 2)] for i, t in enumerate(tiles)]   # [tile or None, side 0 single-use / 1 permanent]
         # gifts and leaves
         self.pool = list(POOL[players])
         self.pool[CLOVER] -= players
@@ -77,10 +79,18 @@ class ReferenceGame:
         self.pending = None
         self.decisions = 0
 
-    def _rand(self, n):
-        r = int(below(self.key, self.counter, n))
-        self.counter += 1
-        return r
+    SUBSTREAMS = {"segments": 0, "sides": 1, "tiles": 2, "tile_sides": 3}
+
+    def _rand(self, kind, n, bound):
+        """Number n of the setup sub-stream of this kind, uniform in [0, bound)."""
+        return int(below(np.uint64(substream(np.uint64(self.key), self.SUBSTREAMS[kind])), n, bound))
+
+    def current_player(self):
+        """The seat to play, or -2 when the game is over (the engine API's PLAYER_TERMINAL)."""
+        return -2 if self.phase == "terminal" else self.current
+
+    def returns(self):
+        return [1.0 if self.outcome == "win" and self.winner == q else 0.0 for q in range(self.n)]
 
     # ---- facts -----------------------------------------------------------------------------------------
     @property
@@ -446,7 +456,7 @@ class ReferenceGame:
     @classmethod
     def from_dict(cls, d, rules: Rules):
         g = cls.__new__(cls)
-        g.rules, g.key, g.counter = rules, 0, 0
+        g.rules, g.key = rules, 0
         g.n = d["players"]
         g.segments = [(x["segment"], x["side"]) for x in d["forest"]["segments"]]
         g.hex_type = [HEX_TYPES.index(h["type"]) for h in d["forest"]["hexes"]]

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 
 import random as _random
 
+import numpy as np
+
 from ..rng import below, substream
 from .actions import (
     A_DROP, A_END_TURN, A_ENTER, A_ENTER_NOVA, A_FIX, A_HARRIS, A_JUNAS, A_LINNY, A_PAY, A_PICK, A_RONE,
@@ -206,7 +208,7 @@ class ReferenceGame:
 
     def _rand(self, kind, n, bound):
         """Number n of the chance sub-stream of this kind of event, uniform in [0, bound)."""
-        return int(below(substream(self.key, self.SUBSTREAMS[kind]), n, bound))
+        return int(below(np.uint64(substream(np.uint64(self.key), self.SUBSTREAMS[kind])), n, bound))
 
     def unseen_spies(self):
         """The spies nobody has seen: neither on the board nor among the uncovered ones."""
@@ -283,8 +285,17 @@ class ReferenceGame:
         self.discard_round = None
         self.placement = {"left": 0, "extra_added": False, "went_critical": False}
 
-    def decider(self):
+    def current_player(self):
+        """The deciding seat (the payer during a payment), -1 at a chance step, -2 at the end (the
+        engine API's PLAYER_CHANCE and PLAYER_TERMINAL)."""
+        if self.phase == "terminal":
+            return -2
+        if self.phase.startswith("chance"):
+            return -1
         return self.payment.payer if self.phase == "pay" else self.current
+
+    def returns(self):
+        return [1.0 if self.outcome == "win" else 0.0] * self.n
 
     # ---- legal actions -------------------------------------------------------------------------------
     def legal_actions(self):
