@@ -111,7 +111,7 @@ def _reference_random(legal, key, d):
     """The random policy's choice among `legal` at decision d of a seat's stream (the one rule)."""
     from policies import random_action
     from simcore.rng import draw
-    return int(random_action(np.array(legal, np.int32), len(legal), draw(key, d)))
+    return int(random_action(np.array(legal, np.int32), len(legal), np.uint64(draw(np.uint64(key), d))))
 
 
 def _bw_reference(games, seed):
