@@ -1,7 +1,7 @@
 """boardsim's compiled core.
 
 Importing simcore points numba's on-disk cache at a directory keyed by a hash of every compiled
-source file (simcore/, policies/, benchmarks/calibration.py). numba's cache checks only the
+source file (simcore/, policies/, arena/, benchmarks/calibration.py). numba's cache checks only the
 timestamp of the file that defines a function, not of the functions it calls in other modules:
 after a change to engine.py, the cached batch kernel in batch.py would otherwise keep running the
 old rules (seen here: a stale kernel kept its old speed and old code until the cache was cleared).
@@ -15,10 +15,10 @@ import tempfile
 
 
 def source_hash(root) -> str:
-    """A hash of every compiled source below root (simcore/, policies/, benchmarks/calibration.py)."""
+    """A hash of every compiled source below root (simcore/, policies/, arena/, benchmarks/calibration.py)."""
     root = pathlib.Path(root)
     h = hashlib.sha1()
-    files = sorted((root / "simcore").rglob("*.py")) + sorted((root / "policies").rglob("*.py"))
+    files = [f for pkg in ("simcore", "policies", "arena") for f in sorted((root / pkg).rglob("*.py"))]
     files.append(root / "benchmarks" / "calibration.py")
     for f in files:
         if f.exists():

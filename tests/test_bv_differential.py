@@ -33,10 +33,19 @@ def test_other_leaves_and_rules():
         H.lockstep(23, g, n, leaves=[(g + 7 * q) % 9 for q in range(n)], rules=rules, weights=w if g % 2 else None)
 
 
-def test_the_differential_tests_covered_every_kind_of_step():
+def test_lockstep_play_reaches_every_kind_of_step():
+    """Lock-step games of its own (independent of the tests above and of their order) reach every
+    kind of action, every single-use Secret and the repeats; fails if they stop reaching one."""
     from simcore.benevolent.rules import SINGLE_USE
     need = {"place", "move", "purchase", "sleep", "exchange", "take Secret", "take it from", "gather leaves",
             "gather leaves, put 1 on the gather tile", "gather leaves, take 1 from the gather tile",
             "Meadow: take a Clover", "Nest: take a Feather", "decline", "end turn"}
     need |= {f"resolve Secret: {x}" for x in SINGLE_USE}
+    H.COVERAGE.clear()
+    w = H.explore_weights()
+    for g in range(600):
+        n = 2 + g % 3
+        H.lockstep(24, g, n, weights=w if g % 2 else None)
+        if need <= set(H.COVERAGE):
+            break
     assert need <= set(H.COVERAGE), sorted(need - set(H.COVERAGE))

@@ -2,6 +2,8 @@
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
+from conftest import EXAMPLES_SCALE
+
 import bv_helpers as H
 from simcore.benevolent import engine as E
 from simcore.benevolent.actions import A_GATHER, N_ACTIONS, OUT_ONGOING, OUT_WIN
@@ -16,7 +18,7 @@ games = st.tuples(st.integers(0, 2**40), st.integers(0, 10**6), st.integers(2, 4
                   st.lists(st.integers(0, 10), min_size=4, max_size=4))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40 * EXAMPLES_SCALE, deadline=None)
 @given(games)
 def test_invariants(args):
     seed, game, n, explore, leaves = args
@@ -67,7 +69,7 @@ def test_invariants(args):
         assert s[E.OUTCOME] != OUT_ONGOING and winners == []
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=20 * EXAMPLES_SCALE, deadline=None)
 @given(st.integers(0, 2**40), st.integers(2, 4))
 def test_same_seed_same_game(seed, n):
     def play():

@@ -1,5 +1,4 @@
 """The batch runner: reproducible on any thread count and chunking, and the same games as `play`."""
-import numpy as np
 import pytest
 
 from arena.bethel_woods.batch import simulate
@@ -67,4 +66,3 @@ def test_bad_arguments_are_named(kwargs, message):
         simulate(**args)
 
 
-assert np

@@ -3,6 +3,8 @@ difficulties and characters, at every step of whole games of the compiled engine
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
+from conftest import EXAMPLES_SCALE
+
 import bw_helpers as H
 from simcore.bethel_woods import engine as E
 from simcore.bethel_woods.actions import N_ACTIONS
@@ -57,7 +59,7 @@ def components(s, n):
     return malf, workers, stack, on_board
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60 * EXAMPLES_SCALE, deadline=None)
 @given(games)
 def test_components_are_conserved_and_limits_hold(args):
     seed, game, players, spies, dealt, perm, explore = args
@@ -110,7 +112,7 @@ def test_components_are_conserved_and_limits_hold(args):
     assert s[E.OUTCOME] != 0
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30 * EXAMPLES_SCALE, deadline=None)
 @given(games)
 def test_same_seed_same_game(args):
     seed, game, players, spies, dealt, perm, explore = args
@@ -120,7 +122,7 @@ def test_same_seed_same_game(args):
     assert (a == b).all()
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40 * EXAMPLES_SCALE, deadline=None)
 @given(st.integers(0, 2**40), st.integers(2, 4), st.integers(0, 5))
 def test_setup(seed, players, spies):
     s = np.zeros(E.S_SIZE, np.int32)
