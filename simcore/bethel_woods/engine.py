@@ -47,7 +47,7 @@ from .actions import (
 from .rules import (
     E_ABILITY, E_CONSTRUCT, E_EXTRA, E_LIMIT6, E_REDIRECT, E_UNCOVER, FARE, FENN, HARRIS, JUNAS,
     LINNY, MAX_PLAYERS, N_CHARACTERS, N_EFFECTS, N_KINDS, N_MACHINES, N_SECTIONS, N_SPIES, N_TYPES, NOVA,
-    P_CRIT_ABOVE, P_CRIT_LIMIT, P_LIMIT, P_MACHINE_TYPES, P_MALF_COUNTS, P_OPENING, P_PER_TURN,
+    P_CRIT_ABOVE, P_CRIT_LIMIT, P_LIMIT, P_MACHINE_TYPES, P_MALF_COUNTS, P_MALF_TOTAL, P_OPENING, P_PER_TURN,
     P_SECTION_TYPES, RONE, VIOLET, VIOLET_REDUCTION,
 )
 
@@ -878,10 +878,7 @@ def apply(s, p, a):
 def malfunctions_drawn(s, p):
     """Malfunctions drawn from the bag since setup (the bag is never refilled): the index n of the
     next draw on the CH_MALFUNCTION sub-stream."""
-    total = 0
-    for k in range(N_KINDS):
-        total += p[P_MALF_COUNTS + k]
-    n = total - p[P_OPENING] - s[BAG_N]
+    n = p[P_MALF_TOTAL] - p[P_OPENING] - s[BAG_N]
     return n if n > 0 else 0  # (a hand-made test position may hold more than the game has)
 
 

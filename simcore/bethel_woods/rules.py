@@ -84,6 +84,7 @@ P_CRIT_LIMIT = 49
 P_PER_TURN = 50
 P_CRIT_ABOVE = 51
 P_OPENING = 52
+P_MALF_TOTAL = 53        # malfunctions in the game (the sum of P_MALF_COUNTS)
 N_PARAMS = 56
 
 
@@ -130,6 +131,7 @@ class Rules:
         p[P_PER_TURN] = self.malfunctions_per_turn
         p[P_CRIT_ABOVE] = DEFAULT_CRITICAL_ABOVE
         p[P_OPENING] = DEFAULT_OPENING_MALFUNCTIONS
+        p[P_MALF_TOTAL] = sum(sum(row) for row in self.malfunction_counts)
         return p
 
     def to_dict(self) -> dict:
