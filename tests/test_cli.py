@@ -56,6 +56,9 @@ def test_simulate_records_csv(capsys, tmp_path):
     (["--policy", "genius"], "unknown policy 'genius'"),
     (["--players", "abc"], "'--players'"),
     (["--rules", "/nonexistent.toml"], "does not exist"),
+    (["--games", "99999999999999999999"], "games 99999999999999999999 is not allowed; play 1 to 2**62"),
+    (["--seed=-1"], "seed -1"),
+    (["--records", "missing_dir/g.csv"], "the folder 'missing_dir' does not exist"),
 ])
 def test_bad_input_one_line_exit_2(capsys, args, message):
     code, out, err = run(capsys, "bethel-woods", "simulate", "--games", "10", *args)
@@ -109,6 +112,25 @@ def test_replay_errors(capsys, tmp_path):
     assert code == 2 and "not JSON" in err
     code, _, err = run(capsys, "replay", str(tmp_path / "missing.jsonl"))
     assert code == 2 and err.startswith("error: ")
+
+
+def test_play_names_a_missing_folder_not_a_temporary_file(capsys, tmp_path):
+    code, out, err = run(capsys, "bethel-woods", "play", "--trace", str(tmp_path / "missing_dir" / "x.jsonl"))
+    assert code == 2 and "missing_dir' does not exist" in err and ".tmp" not in err and err.count("\n") == 1
+    code, out, err = run(capsys, "benevolent", "play", "--trace", "nowhere/b.jsonl")
+    assert code == 2 and "the folder 'nowhere' does not exist" in err
+
+
+def test_an_internal_error_keeps_its_traceback(capsys, monkeypatch):
+    """Only the library's UserError becomes a one-line exit-2 error: a bug (here any other
+    ValueError raised inside the run) propagates with its traceback."""
+    import experiments.bethel_woods_cli as cli
+
+    def broken(*args, **kwargs):
+        raise ValueError("an internal bug")
+    monkeypatch.setattr(cli, "run_simulation", broken)
+    with pytest.raises(ValueError, match="an internal bug"):
+        run(capsys, "bethel-woods", "simulate", "--games", "10")
 
 
 def test_play_writes_nothing_on_bad_input(capsys, tmp_path):
