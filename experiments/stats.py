@@ -207,6 +207,57 @@ def logit_effects(frame: pd.DataFrame, formula: str) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+def pair_table(sets: pd.DataFrame) -> pd.DataFrame:
+    """Win rates of character pairs, from win counts per character set.
+
+    `sets` has columns players, spies, characters ("Nova,Harris,Fare"), games, wins. For each
+    (players, spies) and each pair of characters that occur together, the games and wins of
+    all sets containing both are pooled. The pair is compared with the other sets of the same
+    (players, spies) by Pearson's chi-square test of the 2x2 table (scipy chi2_contingency,
+    with Yates' correction), and the p-values are Holm-adjusted within each (players, spies).
+    With 2 players a pair IS a set, so this is each set against the rest.
+
+    Returns columns players, spies, a, b (the pair, a < b in the order of first appearance),
+    games, wins, rate, p_value, p_adj, significant (p_adj < 0.05).
+    """
+    need = {"players", "spies", "characters", "games", "wins"}
+    missing = need - set(sets.columns)
+    if missing:
+        raise ValueError(f"sets needs columns {sorted(missing)}, has {list(sets.columns)}")
+    rows = []
+    for (players, spies), g in sets.groupby(["players", "spies"], sort=True):
+        tot_games, tot_wins = int(g["games"].sum()), int(g["wins"].sum())
+        acc: dict[tuple[str, str], list[int]] = {}
+        for chars, games, wins in zip(g["characters"], g["games"], g["wins"]):
+            names = [c.strip() for c in str(chars).split(",") if c.strip()]
+            for i in range(len(names)):
+                for j in range(i + 1, len(names)):
+                    key = tuple(sorted((names[i], names[j])))
+                    cell = acc.setdefault(key, [0, 0])
+                    cell[0] += int(games)
+                    cell[1] += int(wins)
+        block = []
+        for (a, b), (games, wins) in acc.items():
+            rest_g, rest_w = tot_games - games, tot_wins - wins
+            p = 1.0
+            if games > 0 and rest_g > 0:
+                table = np.array([[wins, games - wins], [rest_w, rest_g - rest_w]])
+                if (table.sum(axis=0) > 0).all():
+                    p = float(_st.chi2_contingency(table, correction=True)[1])
+            block.append({"players": players, "spies": spies, "a": a, "b": b, "games": games,
+                          "wins": wins, "rate": wins / games if games else float("nan"),
+                          "p_value": p})
+        if block:
+            adj = adjust_pvalues([r["p_value"] for r in block])
+            for r, q in zip(block, adj):
+                r["p_adj"] = float(q)
+                r["significant"] = bool(q < 0.05)
+            rows.extend(block)
+    cols = ["players", "spies", "a", "b", "games", "wins", "rate", "p_value", "p_adj",
+            "significant"]
+    return pd.DataFrame(rows, columns=cols)
+
+
 @dataclass(frozen=True)
 class SequentialPlan:
     """A stopping rule for "play until the win rate is known to +-target", valid under repeated

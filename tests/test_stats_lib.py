@@ -7,7 +7,8 @@ import pytest
 from scipy import stats as st
 
 from experiments.stats import (adjust_pvalues, balance, chi2_equal, logit_effects,
-                               paired_difference, seat_intervals, sequential_plan, wilson)
+                               pair_table, paired_difference, seat_intervals, sequential_plan,
+                               wilson)
 
 
 @pytest.mark.parametrize("k,n,lo,hi", [
@@ -200,3 +201,20 @@ def test_sequential_plan_coverage_by_simulation(p):
     assert stopped_at.max() <= plan.worst_case_games()
     # at least 1 - alpha (Bonferroni over looks); 3 standard errors of slack for 4000 runs
     assert covered.mean() >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / runs)
+
+
+def test_pair_table_pools_sets_containing_the_pair():
+    sets = pd.DataFrame({
+        "players": 3, "spies": 1,
+        "characters": ["Nova,Harris,Fenn", "Nova,Harris,Fare", "Nova,Fenn,Fare"],
+        "games": [10, 20, 30], "wins": [5, 4, 3]})
+    t = pair_table(sets).set_index(["a", "b"])
+    assert len(t) == 6
+    assert tuple(t.loc[("Harris", "Nova"), ["games", "wins"]]) == (30, 9)
+    assert tuple(t.loc[("Fare", "Nova"), ["games", "wins"]]) == (50, 7)
+    assert tuple(t.loc[("Fenn", "Harris"), ["games", "wins"]]) == (10, 5)
+    # the pair against the other sets: 9/30 vs 3/30, Yates-corrected chi-square
+    p = st.chi2_contingency([[9, 21], [3, 27]], correction=True)[1]
+    assert t.loc[("Harris", "Nova"), "p_value"] == pytest.approx(p)
+    np.testing.assert_allclose(t["p_adj"], adjust_pvalues(t["p_value"].to_numpy()))
+    assert (t["significant"] == (t["p_adj"] < 0.05)).all()
