@@ -127,7 +127,7 @@ def _paragraphs_html(text: str) -> str:
 
 CSS = """
 body { font-family: -apple-system, "Segoe UI", "DejaVu Sans", Helvetica, Arial, sans-serif;
-       max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #1d1d1d; line-height: 1.5; }
+       max-width: 68rem; margin: 2rem auto; padding: 0 1rem; color: #1d1d1d; line-height: 1.5; }
 h1 { font-size: 1.8rem; margin-bottom: .3rem; }
 h2 { font-size: 1.35rem; margin-top: 2.2rem; border-bottom: 1px solid #ddd; padding-bottom: .2rem; }
 table { border-collapse: collapse; margin: 1rem 0; font-size: .9rem; }
@@ -141,6 +141,24 @@ figure img { max-width: 100%; height: auto; }
 figcaption { color: #444; font-size: .9rem; }
 .wide { overflow-x: auto; }
 """
+
+
+def _png_css_width(data: bytes) -> int | None:
+    """The width in CSS pixels (96 per inch) at which a PNG shows at its intended size, from
+    its IHDR width and pHYs resolution; None when it has no resolution. Charts of different
+    widths then show text at the same size instead of each being stretched to the column."""
+    width = int.from_bytes(data[16:20], "big")
+    i = 8
+    while i + 8 <= len(data):
+        length = int.from_bytes(data[i:i + 4], "big")
+        kind = data[i + 4:i + 8]
+        if kind == b"pHYs" and data[i + 16] == 1:  # unit: metre
+            ppm = int.from_bytes(data[i + 8:i + 12], "big")
+            return round(width * 96 / (ppm * 0.0254)) if ppm else None
+        if kind in (b"IDAT", b"IEND"):
+            return None
+        i += 12 + length
+    return None
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -204,8 +222,11 @@ def write_report(sections: list[Section], out_dir, title: str,
         for caption, png in s.charts:
             name = charts[Path(png).resolve()]
             md += [f"![{_md_escape(caption)}](charts/{name})", "", f"*{caption}*", ""]
-            data = base64.b64encode(Path(png).read_bytes()).decode("ascii")
-            body.append(f'<figure><img src="data:image/png;base64,{data}" '
+            raw = Path(png).read_bytes()
+            data = base64.b64encode(raw).decode("ascii")
+            css_w = _png_css_width(raw)
+            size = f'width="{css_w}" ' if css_w else ""
+            body.append(f'<figure><img {size}src="data:image/png;base64,{data}" '
                         f'alt="{html.escape(caption)}"><figcaption>{html.escape(caption)}'
                         "</figcaption></figure>")
         body.append("</section>")

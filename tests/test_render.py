@@ -146,3 +146,13 @@ def test_own_markdown_formatter_matches_tabulate(tmp_path, monkeypatch):
     own = render._markdown_table(df)
     assert cells(own) == cells(with_tab)
     assert cells(own)[2] == ["3", "c", "25", "25", "100.000%", "86.681% to 100.000%"]
+
+
+def test_charts_show_at_their_printed_size(tmp_path, chart_pngs):
+    # matplotlib writes the dpi into the PNG; the page shows 96 CSS pixels per inch
+    _, html = write_report(sections(chart_pngs), tmp_path, "t")
+    parser = _Page()
+    parser.feed(html.read_text())
+    for img, png in zip(parser.imgs, chart_pngs):
+        px = int.from_bytes(png.read_bytes()[16:20], "big")
+        assert int(img["width"]) == round(px * 96 / charts.DPI)
