@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from experiments import charts
+import test_browser as this
 from experiments.render import Section, rate_table, write_report
-from test_charts import difficulty_frame, effects_frame, seats_frame
+from test_charts import difficulty_frame, made  # noqa: F401  (made: a session fixture)
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 # Running as root needs --no-sandbox; the rest keep Chromium off the (closed) network.
@@ -49,13 +49,25 @@ def chromium():
     return exe, sync_playwright
 
 
-def test_report_renders_in_chromium(tmp_path, chromium):
+def test_missing_browser_skips_locally_but_fails_in_ci(monkeypatch):
+    monkeypatch.setattr(this, "IN_CI", False)
+    with pytest.raises(pytest.skip.Exception, match="CI=true makes this a failure"):
+        _need("Chromium", "not installed")
+    monkeypatch.setattr(this, "IN_CI", True)
+    with pytest.raises(pytest.fail.Exception, match="missing in CI"):
+        _need("Chromium", "not installed")
+
+
+def _images(page):
+    return page.eval_on_selector_all(
+        "img", "els => els.map(e => [e.complete, e.naturalWidth, e.naturalHeight,"
+               " e.clientWidth, document.body.clientWidth])")
+
+
+def test_report_renders_in_chromium(tmp_path, chromium, made):
     exe, sync_playwright = chromium
     d = difficulty_frame()
-    png1, _ = charts.difficulty_curve(d, tmp_path / "charts_src" / "difficulty")
-    png2, _ = charts.seat_bars(seats_frame(), tmp_path / "charts_src" / "seats")
-    png3, _ = charts.character_forest(effects_frame(), tmp_path / "charts_src" / "forest",
-                                      policy="random", games=84_000)
+    png1, png2, png3 = made["difficulty"][0], made["seats"][0], made["forest"][0]
     cells = d[["players", "spies", "difficulty", "policy", "games", "wins"]].head(6)
     sections = [
         Section("Difficulty", "Synthetic data: win rate by spies added.",
@@ -80,9 +92,7 @@ def test_report_renders_in_chromium(tmp_path, chromium):
             response = page.goto(html.as_uri(), wait_until="load")
             assert response is None or response.ok
             assert page.title() == "Balance study (browser test)"
-            imgs = page.eval_on_selector_all(
-                "img", "els => els.map(e => [e.complete, e.naturalWidth, e.naturalHeight,"
-                       " e.clientWidth, document.body.clientWidth])")
+            imgs = _images(page)
             assert len(imgs) == 3
             assert all(ok and w > 0 and h > 0 for ok, w, h, _, _ in imgs), imgs
             # shown no wider than the page and never upscaled past the pixels it has
@@ -92,6 +102,15 @@ def test_report_renders_in_chromium(tmp_path, chromium):
             assert "2,000" in cells_text and "Normal" in cells_text
             shot = tmp_path / "report.png"
             page.screenshot(path=str(shot), full_page=True)
+            # the check can fail: the same page with one image's data cut short
+            broken = tmp_path / "broken.html"
+            text = html.read_text()
+            start = text.index("base64,") + len("base64,")
+            broken.write_text(text[:start] + "iVBORw0KGgo" + text[start + 4000:])
+            other = context.new_page()
+            other.goto(broken.as_uri(), wait_until="load")
+            assert [w for _, w, _, _, _ in _images(other)].count(0) == 1
+            other.close()
         finally:
             context.close()
     errors = [t for kind, t in console if kind == "error"]

@@ -134,9 +134,16 @@ MUST_SAY = {
 }
 
 
-@pytest.fixture(scope="module")
+_MADE = {}
+
+
+@pytest.fixture(scope="session")
 def made(tmp_path_factory):
-    return all_charts(tmp_path_factory.mktemp("charts"))
+    """All seven charts, made once per test session: test_render and test_browser import this
+    fixture, which gives each module its own fixture definition, hence the module-level cache."""
+    if not _MADE:
+        _MADE.update(all_charts(tmp_path_factory.mktemp("charts")))
+    return _MADE
 
 
 @pytest.mark.parametrize("name", sorted(MUST_SAY))

@@ -9,7 +9,7 @@ import pytest
 
 from experiments import charts, render
 from experiments.render import Section, rate_table, write_report
-from test_charts import difficulty_frame, seats_frame
+from test_charts import difficulty_frame, made  # noqa: F401  (made: a session fixture)
 
 
 class _Page(HTMLParser):
@@ -33,12 +33,9 @@ class _Page(HTMLParser):
             self.tds.append(data)
 
 
-@pytest.fixture(scope="module")
-def chart_pngs(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("render_charts")
-    a, _ = charts.difficulty_curve(difficulty_frame(), folder / "difficulty")
-    b, _ = charts.seat_bars(seats_frame(), folder / "seats")
-    return a, b
+@pytest.fixture
+def chart_pngs(made):
+    return made["difficulty"][0], made["seats"][0]
 
 
 def sections(pngs):
