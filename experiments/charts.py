@@ -10,15 +10,17 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import functools
+
 import matplotlib
+import matplotlib.ticker
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.patches import Rectangle  # noqa: E402
-
-from .stats import pair_table, wilson  # noqa: E402
+from .stats import pair_table, wilson
 
 # The rulebook's difficulty levels by spies added at setup (Bethel Woods, "Increasing the
 # Difficulty"); the rulebook names no level for 0 spies, "Normal" is ours for the base game.
@@ -37,7 +39,10 @@ MARKERS = ["o", "s", "^", "D"]
 DPI = 150
 NOTE_COLOUR = "#444444"
 
-plt.rcParams.update({
+# Applied inside each chart function only (rc_context): importing this module changes no global
+# matplotlib state, and figures are drawn on an Agg canvas without pyplot, so it works the same
+# in a script, a test or a notebook with another backend.
+STYLE = {
     "font.size": 10.5,
     "axes.titlesize": 11.5,
     "axes.labelsize": 10.5,
@@ -49,7 +54,21 @@ plt.rcParams.update({
     "legend.frameon": False,
     "svg.hashsalt": "boardsim",  # the same data gives the same SVG bytes
     "svg.fonttype": "none",  # text stays text: searchable, smaller
-})
+}
+
+
+def _styled(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with matplotlib.rc_context(STYLE):
+            return fn(*args, **kwargs)
+    return wrapper
+
+
+def _figure(figsize) -> Figure:
+    fig = Figure(figsize=figsize, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
 
 
 def _paths(out) -> tuple[Path, Path]:
@@ -115,15 +134,14 @@ def _finish(fig, out, title: str, note: str, legend=None) -> tuple[Path, Path]:
     png, svg = _paths(out)
     fig.savefig(png, dpi=DPI, bbox_inches="tight", pad_inches=0.15, metadata={"Software": None})
     fig.savefig(svg, bbox_inches="tight", pad_inches=0.15, metadata={"Date": None})
-    plt.close(fig)
     return png, svg
 
 
 def _grid(n: int, ncols: int, w: float, h: float, **kw):
     ncols = max(1, min(ncols, n))
     nrows = -(-n // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(w * ncols, h * nrows), squeeze=False,
-                             layout="constrained", **kw)
+    fig = _figure((w * ncols, h * nrows))
+    axes = fig.subplots(nrows, ncols, squeeze=False, **kw)
     flat = axes.ravel()
     for ax in flat[n:]:
         ax.set_visible(False)
@@ -135,6 +153,7 @@ def _pct_axis(ax, axis: str = "y") -> None:
     (ax.yaxis if axis == "y" else ax.xaxis).set_major_formatter(fmt)
 
 
+@_styled
 def difficulty_curve(df: pd.DataFrame, out, title: str = "Bethel Woods: win rate by difficulty"):
     """Win rate against spies added (0..5, with the rulebook's difficulty names).
 
@@ -145,7 +164,7 @@ def difficulty_curve(df: pd.DataFrame, out, title: str = "Bethel Woods: win rate
     _require(df, ["players", "spies", "difficulty", "policy", "games", "wins"], "df")
     d = df.copy()
     has_rules = "rules" in d.columns and d["rules"].nunique() > 1
-    variants = sorted(d["rules"].unique()) if has_rules else [None]
+    variants = list(dict.fromkeys(d["rules"])) if has_rules else [None]  # in the frame's order
     fig, axes = _grid(len(variants), 2, 6.4, 4.2, sharey=True)
     names = {int(s): str(n) for s, n in zip(d["spies"], d["difficulty"])}
     players = sorted(d["players"].unique())
@@ -181,6 +200,7 @@ def difficulty_curve(df: pd.DataFrame, out, title: str = "Bethel Woods: win rate
     return _finish(fig, out, title, note)
 
 
+@_styled
 def loss_reasons(df: pd.DataFrame, out, title: str = "Bethel Woods: why games are lost"):
     """Shares of lost games by reason, stacked, by spies added; one panel per player count
     (and per policy when there are several).
@@ -230,6 +250,7 @@ def loss_reasons(df: pd.DataFrame, out, title: str = "Bethel Woods: why games ar
     return _finish(fig, out, title, note, legend=(handles, labs, len(reasons)))
 
 
+@_styled
 def game_length(hist: pd.DataFrame, out, title: str = "Bethel Woods: how long games last"):
     """The distribution of game length in turns, one line per spies count; one panel per player
     count (and policy).
@@ -240,7 +261,7 @@ def game_length(hist: pd.DataFrame, out, title: str = "Bethel Woods: how long ga
     h = hist.groupby(["policy", "players", "spies", "turns"], as_index=False)["games"].sum()
     panels = list(h.groupby(["policy", "players"], sort=True))
     fig, axes = _grid(len(panels), 3, 3.8, 3.4, sharey=True)
-    cmap = plt.get_cmap("viridis")
+    cmap = matplotlib.colormaps["viridis"]
     spies_all = sorted(h["spies"].unique())
     multi_policy = h["policy"].nunique() > 1
     per_cell = h.groupby(["policy", "players", "spies"])["games"].sum()
@@ -270,6 +291,7 @@ def _character_order(names) -> list[str]:
     return known + sorted(set(names) - set(known))
 
 
+@_styled
 def character_heatmap(sets: pd.DataFrame, out,
                       title: str = "Bethel Woods: win rate by pair of characters"):
     """Win rates of character pairs; one panel per (players, spies).
@@ -347,6 +369,7 @@ def character_heatmap(sets: pd.DataFrame, out,
     return _finish(fig, out, title, note)
 
 
+@_styled
 def character_forest(effects: pd.DataFrame, out, *, policy: str | None = None,
                      games: int | None = None,
                      title: str = "Bethel Woods: character effects on the odds of winning"):
@@ -365,7 +388,8 @@ def character_forest(effects: pd.DataFrame, out, *, policy: str | None = None,
     if policy is None or games is None:
         raise ValueError("character_forest needs policy= and games= (or such columns): "
                          "every chart names its policy and game count")
-    fig, ax = plt.subplots(figsize=(7.6, 0.42 * len(e) + 1.6), layout="constrained")
+    fig = _figure((7.6, 0.42 * len(e) + 1.6))
+    ax = fig.subplots()
     y = np.arange(len(e))
     sig = e["p_value"] < 0.05
     ax.axvline(1.0, color="#555555", lw=1, ls="--", zorder=1)
@@ -403,6 +427,7 @@ def _leaves_label(leaves: str) -> str:
     return "equal start" if str(leaves) == "equal" else f"leaves {leaves}"
 
 
+@_styled
 def seat_bars(seats: pd.DataFrame, out, title: str = "Benevolent: win rate by seat"):
     """Win rate per seat with error bars and the fair share 1/players; one panel per player
     count, one bar per (leaves, policy) within each seat.
@@ -457,6 +482,7 @@ def seat_bars(seats: pd.DataFrame, out, title: str = "Benevolent: win rate by se
     return _finish(fig, out, title, note, legend=(handles, labs, min(4, len(labs))))
 
 
+@_styled
 def handicap_landscape(cands: pd.DataFrame, out, *, policy: str | None = None,
                        title: str = "Benevolent: starting-leaf handicaps ranked by fairness"):
     """Candidate handicaps per player count, sorted by their largest seat gap, with interval

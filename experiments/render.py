@@ -204,7 +204,8 @@ def write_report(sections: list[Section], out_dir, title: str,
 
     md = [f"# {title}", ""]
     if meta:
-        md += [_markdown_table(pd.DataFrame({"run": [str(k) for k in meta], "value": [str(v) for v in meta.values()]})), ""]
+        run = pd.DataFrame({"run": [str(k) for k in meta], "value": [str(v) for v in meta.values()]})
+        md += [_markdown_table(run), ""]
     body = [f"<h1>{html.escape(title)}</h1>"]
     if meta:
         rows = "".join(f"<tr><td>{html.escape(str(k))}</td><td>{html.escape(str(v))}</td></tr>"

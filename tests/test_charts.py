@@ -46,7 +46,8 @@ def sets_frame(games=400, seed=3):
     rows = []
     for players, spies in ((2, 0), (2, 3), (3, 1)):
         for combo in itertools.combinations(CHARS, players):
-            p = 0.3 - 0.05 * spies + (0.12 if "Nova" in combo else 0) - (0.08 if "Fenn" in combo else 0)
+            p = (0.3 - 0.05 * spies + (0.12 if "Nova" in combo else 0)
+                 - (0.08 if "Fenn" in combo else 0))
             wins = int(rng.binomial(games, p))
             rows.append({"players": players, "spies": spies, "characters": ",".join(combo),
                          "policy": "random", "games": games, "wins": wins,
@@ -201,3 +202,12 @@ def test_loss_counts_cannot_exceed_losses(tmp_path):
     d.loc[0, "bag_empty"] = d.loc[0, "games"]
     with pytest.raises(ValueError, match="more than the lost games"):
         charts.loss_reasons(d, tmp_path / "l")
+
+
+def test_charts_leave_global_matplotlib_state_alone(tmp_path):
+    import matplotlib
+    before = dict(matplotlib.rcParams)
+    backend = matplotlib.get_backend()
+    charts.seat_bars(seats_frame(), tmp_path / "s")
+    assert matplotlib.get_backend() == backend
+    assert dict(matplotlib.rcParams) == before

@@ -1,4 +1,4 @@
-"""The report statistics against published values, hand-worked examples and second implementations."""
+"""Report statistics against published values, hand-worked examples, second implementations."""
 import math
 
 import numpy as np
