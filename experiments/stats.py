@@ -120,9 +120,10 @@ def paired_difference(a, b, *, exact: bool = True) -> PairedDifference:
 
     Interval: the Wald interval of the mean of the per-game differences d_i = a_i - b_i in
     {-1, 0, 1} (statsmodels DescrStatsW.zconfint_mean, standard error sd(d)/sqrt(n), ddof=1).
-    It is the textbook paired interval (Agresti, Categorical Data Analysis, 10.1); pairing makes
-    it much narrower than an interval for independent samples when the two arms agree on most
-    games. Its coverage is close to 95% once there are a few dozen discordant games, which the
+    It is the textbook Wald interval for dependent proportions (Agresti, Categorical Data
+    Analysis, "comparing dependent proportions"), with the sample variance (n - 1) in place of
+    n, a negligible difference at study sizes; pairing makes it much narrower than an interval
+    for independent samples when the two arms agree on most games. Its coverage is close to 95% once there are a few dozen discordant games, which the
     studies here always have; with none at all it degenerates to [0, 0], so read it with the
     discordant counts (only_a, only_b), which the result carries.
 
