@@ -1,23 +1,45 @@
-"""Statistics for reports: every rate is printed with its 95% interval."""
+"""Statistics for reports: every rate is printed with its 95% interval.
+
+The computations are scipy's and statsmodels'; this module only picks the method, fixes the
+conventions (95%, exact 0/1 endpoints, counts in, named results out) and says why.
+"""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _st
+from statsmodels.stats.proportion import multinomial_proportions_confint, proportion_confint
 
 Z95 = 1.959963984540054  # the 97.5% quantile of the standard normal
 
 
-def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval for k successes in n trials (Wilson 1927). Unlike the normal
-    approximation it stays inside [0, 1] and behaves at k = 0 or k = n, which matters here:
-    win rates of weak policies are often 0 in millions of games."""
-    if n <= 0:
-        return (float("nan"), float("nan"))
-    ph = k / n
-    denom = 1 + z * z / n
-    centre = (ph + z * z / (2 * n)) / denom
-    half = z * math.sqrt(ph * (1 - ph) / n + z * z / (4 * n * n)) / denom
-    lo = 0.0 if k == 0 else max(0.0, centre - half)
-    hi = 1.0 if k == n else min(1.0, centre + half)
+def wilson(k, n, z: float = Z95, *, alpha: float | None = None):
+    """The Wilson score interval for k successes in n trials (Wilson 1927), by statsmodels'
+    proportion_confint(method="wilson"). Unlike the normal approximation it stays inside [0, 1]
+    and behaves at k = 0 or k = n, which matters here: win rates of weak policies are often 0 in
+    millions of games. The endpoints at k = 0 and k = n are exactly 0 and 1.
+
+    The level is 95% (z = 1.96) unless `alpha` (two-sided) or `z` says otherwise. Scalars in,
+    a (lo, hi) tuple of floats out; arrays in, a (lo, hi) tuple of arrays out; n <= 0 gives NaN.
+    """
+    if alpha is None:
+        alpha = 2 * _st.norm.sf(z)
+    k_arr = np.asarray(k, dtype=float)
+    n_arr = np.asarray(n, dtype=float)
+    k_b, n_b = np.broadcast_arrays(k_arr, n_arr)
+    ok = n_b > 0
+    lo = np.full(k_b.shape, np.nan)
+    hi = np.full(k_b.shape, np.nan)
+    if ok.any():
+        lo_ok, hi_ok = proportion_confint(k_b[ok], n_b[ok], alpha=alpha, method="wilson")
+        lo[ok] = np.clip(np.where(k_b[ok] == 0, 0.0, lo_ok), 0.0, 1.0)
+        hi[ok] = np.clip(np.where(k_b[ok] == n_b[ok], 1.0, hi_ok), 0.0, 1.0)
+    if lo.ndim == 0:
+        return (float(lo), float(hi))
     return (lo, hi)
 
 
@@ -28,3 +50,284 @@ def pct(x: float) -> str:
         return "0%"
     v = 100 * x
     return f"{v:.3f}%" if v >= 0.1 else f"{v:.3g}%"
+
+
+def _counts(counts) -> np.ndarray:
+    c = np.asarray(counts)
+    if c.ndim != 1 or c.size < 2:
+        raise ValueError(f"counts must be a 1-D list of at least 2 counts, got shape {c.shape}")
+    if np.any(c < 0) or np.any(c != np.round(c)):
+        raise ValueError(f"counts must be whole numbers >= 0, got {c.tolist()}")
+    return c.astype(np.int64)
+
+
+def seat_intervals(counts, method: str = "goodman", alpha: float = 0.05) -> np.ndarray:
+    """Simultaneous 95% intervals for the shares of a multinomial (wins per seat, one winner per
+    game): all k intervals cover their true shares together with probability ~95%, so a reader
+    may compare any seats with one another. Returns an array of shape (k, 2): lower, upper.
+
+    Goodman (1965), by statsmodels' multinomial_proportions_confint, is the default because a
+    table has 2 to 4 seats: Goodman holds for any number of categories once every count is
+    >= 5, while Sison-Glaz (1995) rests on an Edgeworth expansion that needs about 7 or more
+    categories (statsmodels' notes). With 2-4 seats Goodman is a little conservative, never
+    optimistic. method="sison-glaz" is passed through for callers with many categories.
+    """
+    c = _counts(counts)
+    if method not in ("goodman", "sison-glaz"):
+        raise ValueError(f"method must be 'goodman' or 'sison-glaz', got {method!r}")
+    return np.asarray(multinomial_proportions_confint(c, alpha=alpha, method=method), dtype=float)
+
+
+class TestResult(NamedTuple):
+    statistic: float
+    pvalue: float
+
+
+def chi2_equal(counts) -> TestResult:
+    """Pearson's chi-square test of the counts against equal shares (scipy.stats.chisquare):
+    do the seats win equally often? Returns (statistic, pvalue); k - 1 degrees of freedom."""
+    c = _counts(counts)
+    r = _st.chisquare(c)
+    return TestResult(float(r.statistic), float(r.pvalue))
+
+
+def balance(rates) -> float:
+    """Ludii's Balance metric: 1 - (max - min) over the seats' win rates. 1 is perfectly
+    balanced; 0 means one seat always wins and another never does."""
+    r = np.asarray(rates, dtype=float)
+    if r.size == 0 or np.any(~np.isfinite(r)) or np.any((r < 0) | (r > 1)):
+        raise ValueError(f"rates must be finite win rates in [0, 1], got {r.tolist()}")
+    return float(1.0 - (r.max() - r.min()))
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """rate_a - rate_b on the same seeds, its 95% interval, and McNemar's test of equality."""
+    diff: float
+    ci_low: float
+    ci_high: float
+    rate_a: float
+    rate_b: float
+    n: int
+    only_a: int  # games won by a and lost by b (the discordant pairs carry all the information)
+    only_b: int
+    pvalue: float
+
+
+def paired_difference(a, b, *, exact: bool = True) -> PairedDifference:
+    """The difference of two win rates measured on the same seeds (game i of a and game i of b
+    share their chance events), e.g. two policies or two rule variants.
+
+    Interval: the Wald interval of the mean of the per-game differences d_i = a_i - b_i in
+    {-1, 0, 1} (statsmodels DescrStatsW.zconfint_mean, standard error sd(d)/sqrt(n), ddof=1).
+    It is the textbook Wald interval for dependent proportions (Agresti, Categorical Data
+    Analysis, "comparing dependent proportions"), with the sample variance (n - 1) in place of
+    n, a negligible difference at study sizes; pairing makes it much narrower than an interval
+    for independent samples when the two arms agree on most games. Its coverage is close to 95% once there are a few dozen discordant games, which the
+    studies here always have; with none at all it degenerates to [0, 0], so read it with the
+    discordant counts (only_a, only_b), which the result carries.
+
+    p-value: McNemar's test on the discordant games (statsmodels contingency_tables.mcnemar),
+    exact binomial by default (valid at any count), chi-square with continuity correction when
+    exact=False.
+    """
+    from statsmodels.stats.contingency_tables import mcnemar
+    from statsmodels.stats.weightstats import DescrStatsW
+
+    a = np.asarray(a)
+    b = np.asarray(b)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"a and b must be 1-D of the same length, got {a.shape} and {b.shape}")
+    if a.size < 2:
+        raise ValueError(f"need at least 2 paired games, got {a.size}")
+    a = a.astype(bool)
+    b = b.astype(bool)
+    n = int(a.size)
+    only_a = int(np.sum(a & ~b))
+    only_b = int(np.sum(~a & b))
+    both = int(np.sum(a & b))
+    neither = n - only_a - only_b - both
+    d = a.astype(float) - b.astype(float)
+    diff = float(d.mean())
+    if only_a + only_b == 0:
+        lo = hi = 0.0
+        p = 1.0
+    else:
+        lo, hi = DescrStatsW(d).zconfint_mean(alpha=0.05)
+        p = float(mcnemar([[both, only_a], [only_b, neither]], exact=exact, correction=True).pvalue)
+    return PairedDifference(diff, float(max(lo, -1.0)), float(min(hi, 1.0)), float(a.mean()),
+                            float(b.mean()), n, only_a, only_b, p)
+
+
+def adjust_pvalues(p, method: str = "holm") -> np.ndarray:
+    """p-values adjusted for multiple comparisons (statsmodels multipletests): Holm's step-down
+    by default, which controls the family-wise error rate like Bonferroni but rejects more.
+    Other statsmodels methods ("bonferroni", "fdr_bh", ...) pass through."""
+    from statsmodels.stats.multitest import multipletests
+
+    arr = np.asarray(p, dtype=float)
+    if arr.ndim != 1 or np.any(~np.isfinite(arr)) or np.any((arr < 0) | (arr > 1)):
+        raise ValueError(f"p must be a 1-D list of p-values in [0, 1], got {arr.tolist()}")
+    if arr.size == 0:
+        return arr
+    return multipletests(arr, alpha=0.05, method=method)[1]
+
+
+def logit_effects(frame: pd.DataFrame, formula: str) -> pd.DataFrame:
+    """A logistic regression of the win rate on cell covariates: statsmodels GLM, Binomial family,
+    fitted to [wins, losses] per row, so a row is a cell (e.g. one character set at one player
+    count) with columns `wins` and `games`, not one game. `formula` is the right-hand side
+    ("C(spies) + Nova + Harris" or "~ C(spies) + ..."); the response is added here.
+
+    Returns one row per term: term, coef (log odds), ci_low, ci_high (95% Wald), odds_ratio,
+    or_low, or_high, p_value (Wald z test). Same coefficients as a Logit on the per-game rows.
+    """
+    import statsmodels.api as sm
+    import statsmodels.formula.api as smf
+
+    for col in ("wins", "games"):
+        if col not in frame.columns:
+            raise ValueError(f"frame needs a {col!r} column, has {list(frame.columns)}")
+    if (frame["wins"] < 0).any() or (frame["wins"] > frame["games"]).any():
+        raise ValueError("every row needs 0 <= wins <= games")
+    rhs = formula.split("~", 1)[1] if "~" in formula else formula
+    data = frame.copy()
+    data["_losses"] = data["games"] - data["wins"]
+    fit = smf.glm(f"wins + _losses ~ {rhs}", data, family=sm.families.Binomial()).fit()
+    ci = fit.conf_int(alpha=0.05)
+    out = pd.DataFrame({
+        "term": fit.params.index,
+        "coef": fit.params.to_numpy(),
+        "ci_low": ci.iloc[:, 0].to_numpy(),
+        "ci_high": ci.iloc[:, 1].to_numpy(),
+    })
+    out["odds_ratio"] = np.exp(out["coef"])
+    out["or_low"] = np.exp(out["ci_low"])
+    out["or_high"] = np.exp(out["ci_high"])
+    out["p_value"] = fit.pvalues.to_numpy()
+    return out.reset_index(drop=True)
+
+
+def pair_table(sets: pd.DataFrame) -> pd.DataFrame:
+    """Win rates of character pairs, from win counts per character set.
+
+    `sets` has columns players, spies, characters ("Nova,Harris,Fare"), games, wins. For each
+    (players, spies) and each pair of characters that occur together, the games and wins of
+    all sets containing both are pooled. The pair is compared with the other sets of the same
+    (players, spies) by Pearson's chi-square test of the 2x2 table (scipy chi2_contingency,
+    with Yates' correction), and the p-values are Holm-adjusted within each (players, spies).
+    With 2 players a pair IS a set, so this is each set against the rest.
+
+    Returns columns players, spies, a, b (the pair, a < b in the order of first appearance),
+    games, wins, rate, p_value, p_adj, significant (p_adj < 0.05).
+    """
+    need = {"players", "spies", "characters", "games", "wins"}
+    missing = need - set(sets.columns)
+    if missing:
+        raise ValueError(f"sets needs columns {sorted(missing)}, has {list(sets.columns)}")
+    rows = []
+    for (players, spies), g in sets.groupby(["players", "spies"], sort=True):
+        tot_games, tot_wins = int(g["games"].sum()), int(g["wins"].sum())
+        acc: dict[tuple[str, str], list[int]] = {}
+        for chars, games, wins in zip(g["characters"], g["games"], g["wins"]):
+            names = [c.strip() for c in str(chars).split(",") if c.strip()]
+            for i in range(len(names)):
+                for j in range(i + 1, len(names)):
+                    key = tuple(sorted((names[i], names[j])))
+                    cell = acc.setdefault(key, [0, 0])
+                    cell[0] += int(games)
+                    cell[1] += int(wins)
+        block = []
+        for (a, b), (games, wins) in acc.items():
+            rest_g, rest_w = tot_games - games, tot_wins - wins
+            p = 1.0
+            if games > 0 and rest_g > 0:
+                table = np.array([[wins, games - wins], [rest_w, rest_g - rest_w]])
+                if (table.sum(axis=0) > 0).all():
+                    p = float(_st.chi2_contingency(table, correction=True)[1])
+            block.append({"players": players, "spies": spies, "a": a, "b": b, "games": games,
+                          "wins": wins, "rate": wins / games if games else float("nan"),
+                          "p_value": p})
+        if block:
+            adj = adjust_pvalues([r["p_value"] for r in block])
+            for r, q in zip(block, adj):
+                r["p_adj"] = float(q)
+                r["significant"] = bool(q < 0.05)
+            rows.extend(block)
+    cols = ["players", "spies", "a", "b", "games", "wins", "rate", "p_value", "p_adj",
+            "significant"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+@dataclass(frozen=True)
+class SequentialPlan:
+    """A stopping rule for "play until the win rate is known to +-target", valid under repeated
+    looks at the data.
+
+    Look k (k = 0, 1, 2, ...) comes after n_k = n0 * 2**k games and computes the Wilson interval
+    at level 1 - alpha_k with alpha_k = alpha / 2**(k+1). The alpha_k add up to alpha, so by
+    Bonferroni's inequality the probability that ANY look's interval misses the true rate is at
+    most alpha: the interval reported when the rule stops (`interval`) covers with probability
+    at least 1 - alpha, however the stopping depended on the data. Looking at a plain 95%
+    interval after every batch and stopping when it is narrow enough would not have that
+    guarantee. The game counts n_k must be fixed in advance (use `games_at`), not chosen from
+    the data. Stop when the half-width is <= target.
+    """
+    target_halfwidth: float
+    n0: int = 1000
+    alpha: float = 0.05
+    max_looks: int = 40
+
+    def __post_init__(self):
+        if not 0 < self.target_halfwidth < 0.5:
+            raise ValueError(f"target_halfwidth must be in (0, 0.5), got {self.target_halfwidth}")
+        if self.n0 < 1:
+            raise ValueError(f"n0 must be >= 1, got {self.n0}")
+        if not 0 < self.alpha < 1:
+            raise ValueError(f"alpha must be in (0, 1), got {self.alpha}")
+
+    def games_at(self, look_index: int) -> int:
+        """n_k: the number of games played at look k."""
+        return self.n0 * 2 ** look_index
+
+    def alpha_at(self, look_index: int) -> float:
+        """alpha_k = alpha / 2**(k+1): the error spent at look k."""
+        if look_index < 0:
+            raise ValueError(f"look_index must be >= 0, got {look_index}")
+        return self.alpha / 2 ** (look_index + 1)
+
+    def interval(self, k_wins: int, n: int, look_index: int) -> tuple[float, float]:
+        """The Wilson interval at level 1 - alpha_k: the one to report when stopping here."""
+        return wilson(k_wins, n, alpha=self.alpha_at(look_index))
+
+    def halfwidth(self, k_wins: int, n: int, look_index: int) -> float:
+        lo, hi = self.interval(k_wins, n, look_index)
+        return (hi - lo) / 2
+
+    def should_stop(self, k_wins: int, n: int, look_index: int) -> bool:
+        """True when the interval at this look is narrow enough (or the last look is reached)."""
+        if not 0 <= k_wins <= n or n < 1:
+            raise ValueError(f"need 0 <= k_wins <= n and n >= 1, got k_wins={k_wins}, n={n}")
+        if look_index >= self.max_looks - 1:
+            return True
+        return self.halfwidth(k_wins, n, look_index) <= self.target_halfwidth
+
+    def worst_case_games(self, target: float | None = None) -> int:
+        """The n_k at which the rule certainly stops: the first look whose interval at a 50%
+        win rate (the widest Wilson interval for a given n) is narrow enough."""
+        t = self.target_halfwidth if target is None else target
+        for k in range(self.max_looks):
+            n = self.games_at(k)
+            if n % 2 == 0 and self.halfwidth(n // 2, n, k) <= t:
+                return n
+            if n % 2 == 1 and max(self.halfwidth(n // 2, n, k),
+                                  self.halfwidth(n // 2 + 1, n, k)) <= t:
+                return n
+        return self.games_at(self.max_looks - 1)
+
+
+def sequential_plan(target_halfwidth: float, n0: int = 1000, alpha: float = 0.05,
+                    max_looks: int = 40) -> SequentialPlan:
+    """A SequentialPlan (see its docstring): looks at n0 * 2**k games, Bonferroni alpha spending
+    alpha / 2**(k+1), stop when the Wilson half-width is <= target_halfwidth."""
+    return SequentialPlan(target_halfwidth, n0, alpha, max_looks)

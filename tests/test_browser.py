@@ -1,0 +1,119 @@
+"""The HTML report in a real browser: Debian's Chromium, headless, driven by Playwright.
+
+Playwright's own browser download cannot work on a machine whose network reaches only the
+package registries, so the test drives the system Chromium (.ci/install_browser.sh installs it)
+through executable_path. A missing browser skips the test on a developer's machine and fails it
+in CI (CI=true).
+"""
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+import test_browser as this
+from experiments.render import Section, rate_table, write_report
+from test_charts import difficulty_frame, made  # noqa: F401  (made: a session fixture)
+
+IN_CI = os.environ.get("CI", "").lower() == "true"
+# Running as root needs --no-sandbox; the rest keep Chromium off the (closed) network.
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--disable-quic"]
+
+
+def _find_chromium():
+    for cand in (os.environ.get("BOARDSIM_CHROMIUM"), "/usr/bin/chromium",
+                 shutil.which("chromium"), shutil.which("chromium-browser"),
+                 shutil.which("google-chrome")):
+        if cand and os.path.isfile(cand) and os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def _need(what: str, why: str):
+    if IN_CI:
+        pytest.fail(f"{what} is missing in CI: {why}")
+    pytest.skip(f"{what} not found ({why}); CI=true makes this a failure")
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    exe = _find_chromium()
+    if exe is None:
+        _need("Chromium", "run .ci/install_browser.sh or apt-get install chromium")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _need("playwright", "pip install -e '.[dev]'")
+    return exe, sync_playwright
+
+
+def test_missing_browser_skips_locally_but_fails_in_ci(monkeypatch):
+    monkeypatch.setattr(this, "IN_CI", False)
+    with pytest.raises(pytest.skip.Exception, match="CI=true makes this a failure"):
+        _need("Chromium", "not installed")
+    monkeypatch.setattr(this, "IN_CI", True)
+    with pytest.raises(pytest.fail.Exception, match="missing in CI"):
+        _need("Chromium", "not installed")
+
+
+def _images(page):
+    return page.eval_on_selector_all(
+        "img", "els => els.map(e => [e.complete, e.naturalWidth, e.naturalHeight,"
+               " e.clientWidth, document.body.clientWidth])")
+
+
+def test_report_renders_in_chromium(tmp_path, chromium, made):
+    exe, sync_playwright = chromium
+    d = difficulty_frame()
+    png1, png2, png3 = made["difficulty"][0], made["seats"][0], made["forest"][0]
+    cells = d[["players", "spies", "difficulty", "policy", "games", "wins"]].head(6)
+    sections = [
+        Section("Difficulty", "Synthetic data: win rate by spies added.",
+                tables=[("Win rate by spies, 2 players", rate_table(cells))],
+                charts=[("Win rate by difficulty", png1)]),
+        Section("Seats and characters", "Synthetic data.",
+                charts=[("Win rate by seat", png2), ("Character effects", png3)]),
+    ]
+    _, html = write_report(sections, tmp_path / "report", "Balance study (browser test)",
+                           {"seed": 7})
+
+    console, page_errors, failed = [], [], []
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=exe, headless=True,
+            args=CHROMIUM_ARGS, viewport={"width": 1100, "height": 900})
+        try:
+            page = context.new_page()
+            page.on("console", lambda m: console.append((m.type, m.text)))
+            page.on("pageerror", lambda e: page_errors.append(str(e)))
+            page.on("requestfailed", lambda r: failed.append(r.url))
+            response = page.goto(html.as_uri(), wait_until="load")
+            assert response is None or response.ok
+            assert page.title() == "Balance study (browser test)"
+            imgs = _images(page)
+            assert len(imgs) == 3
+            assert all(ok and w > 0 and h > 0 for ok, w, h, _, _ in imgs), imgs
+            # shown no wider than the page and never upscaled past the pixels it has
+            assert all(0 < shown <= min(w, body) for _, w, _, shown, body in imgs), imgs
+            # the table is there, with its counts
+            cells_text = page.eval_on_selector_all("td", "els => els.map(e => e.textContent)")
+            assert "2,000" in cells_text and "Normal" in cells_text
+            shot = tmp_path / "report.png"
+            page.screenshot(path=str(shot), full_page=True)
+            # the check can fail: the same page with one image's data cut short
+            broken = tmp_path / "broken.html"
+            text = html.read_text()
+            start = text.index("base64,") + len("base64,")
+            broken.write_text(text[:start] + "iVBORw0KGgo" + text[start + 4000:])
+            other = context.new_page()
+            other.goto(broken.as_uri(), wait_until="load")
+            assert [w for _, w, _, _, _ in _images(other)].count(0) == 1
+            other.close()
+        finally:
+            context.close()
+    errors = [t for kind, t in console if kind == "error"]
+    assert not errors and not page_errors and not failed, (errors, page_errors, failed)
+    assert shot.stat().st_size > 10_000
+    print(f"\nscreenshot: {shot}")

@@ -1,0 +1,220 @@
+"""Report statistics against published values, hand-worked examples, second implementations."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as st
+
+from experiments.stats import (adjust_pvalues, balance, chi2_equal, logit_effects,
+                               pair_table, paired_difference, seat_intervals, sequential_plan,
+                               wilson)
+
+
+@pytest.mark.parametrize("k,n,lo,hi", [
+    # Newcombe (1998) Stat Med 17:857, Table II, method 3 (Wilson score, no continuity correction)
+    (81, 263, 0.2553, 0.3662),
+    (15, 148, 0.0624, 0.1605),
+    (0, 20, 0.0, 0.1611),
+    (1, 29, 0.0061, 0.1718),
+])
+def test_wilson_matches_newcombe_1998(k, n, lo, hi):
+    got = wilson(k, n)
+    assert got[0] == pytest.approx(lo, abs=6e-5) and got[1] == pytest.approx(hi, abs=6e-5)
+
+
+def test_wilson_exact_endpoints_arrays_and_levels():
+    assert wilson(0, 7)[0] == 0.0 and wilson(7, 7)[1] == 1.0
+    lo, hi = wilson(np.array([0, 5, 10]), 10)
+    assert lo[0] == 0.0 and hi[2] == 1.0 and lo[1] == pytest.approx(0.2366, abs=1e-4)
+    assert all(math.isnan(x) for x in wilson(3, 0))
+    # a 99% interval is wider than the 95% one and equals the one at z = 2.5758
+    w95 = np.diff(wilson(30, 100))[0]
+    w99 = wilson(30, 100, alpha=0.01)
+    assert w99[1] - w99[0] > w95
+    assert w99 == pytest.approx(wilson(30, 100, z=st.norm.isf(0.005)))
+
+
+def test_seat_intervals_goodman_against_hand_formula():
+    # Goodman (1965): chi-square with 1 df at alpha/k, per category
+    counts = np.array([56, 72, 73, 59, 62, 87, 58])
+    big_n, k = counts.sum(), counts.size
+    a = st.chi2.isf(0.05 / k, 1)
+    half = np.sqrt(a * (a + 4 * counts * (big_n - counts) / big_n))
+    want = np.column_stack([(a + 2 * counts - half), (a + 2 * counts + half)]) / (2 * (big_n + a))
+    np.testing.assert_allclose(seat_intervals(counts), want, rtol=1e-10)
+    # simultaneous intervals are wider than each seat's own 95% Wilson interval
+    lo, hi = wilson(counts, big_n)
+    ci = seat_intervals(counts)
+    assert np.all(ci[:, 1] - ci[:, 0] > hi - lo)
+    assert seat_intervals([30, 30, 40], method="sison-glaz").shape == (3, 2)
+    with pytest.raises(ValueError, match="method"):
+        seat_intervals([1, 2], method="wald")
+    with pytest.raises(ValueError, match="counts"):
+        seat_intervals([3, -1])
+
+
+def test_chi2_equal_known_table():
+    # scipy's documented example: a die rolled 88 times
+    r = chi2_equal([16, 18, 16, 14, 12, 12])
+    assert r.statistic == pytest.approx(2.0) and r.pvalue == pytest.approx(0.84914503608460956)
+    # by hand: 2 seats, 60 vs 40 of 100: (10^2 + 10^2) / 50 = 4, p = P(chi2_1 > 4)
+    r = chi2_equal([60, 40])
+    assert r.statistic == pytest.approx(4.0) and r.pvalue == pytest.approx(0.0455003, abs=1e-6)
+
+
+def test_balance():
+    assert balance([0.25, 0.25, 0.25, 0.25]) == 1.0
+    assert balance([0.40, 0.30, 0.20, 0.10]) == pytest.approx(0.7)
+    assert balance([1.0, 0.0]) == 0.0
+    with pytest.raises(ValueError, match="rates"):
+        balance([0.5, 1.2])
+
+
+def test_paired_difference_by_hand_and_mcnemar_exact():
+    # 40 games: 12 both win, 9 only a wins, 2 only b wins, 17 neither
+    a = np.array([1] * 12 + [1] * 9 + [0] * 2 + [0] * 17, dtype=bool)
+    b = np.array([1] * 12 + [0] * 9 + [1] * 2 + [0] * 17, dtype=bool)
+    r = paired_difference(a, b)
+    n = 40
+    assert (r.only_a, r.only_b, r.n) == (9, 2, 40)
+    assert r.diff == pytest.approx(7 / 40) and r.rate_a == pytest.approx(21 / 40)
+    # Wald on the per-game differences: var = ((b + c)/n - diff^2) * n / (n - 1)
+    se = math.sqrt((11 / n - (7 / n) ** 2) * n / (n - 1) / n)
+    assert r.ci_low == pytest.approx(7 / 40 - 1.959964 * se, abs=1e-6)
+    assert r.ci_high == pytest.approx(7 / 40 + 1.959964 * se, abs=1e-6)
+    # exact McNemar: 2 * P(X <= 2), X ~ Bin(11, 1/2) = 2 * (1 + 11 + 55) / 2048
+    assert r.pvalue == pytest.approx(134 / 2048)
+    # chi-square with continuity correction: (|9 - 2| - 1)^2 / 11
+    assert paired_difference(a, b, exact=False).pvalue == pytest.approx(st.chi2.sf(36 / 11, 1))
+    # symmetric
+    s = paired_difference(b, a)
+    assert s.diff == -r.diff and s.ci_low == pytest.approx(-r.ci_high)
+    same = paired_difference(a, a)
+    assert (same.diff, same.ci_low, same.ci_high, same.pvalue) == (0, 0, 0, 1)
+    with pytest.raises(ValueError, match="same length"):
+        paired_difference(a, b[:-1])
+
+
+def test_paired_interval_is_narrower_than_independent_when_arms_agree():
+    rng = np.random.default_rng(11)
+    luck = rng.random(2000)
+    a, b = luck < 0.42, luck < 0.40  # the same seeds: the arms disagree on 2% of games
+    r = paired_difference(a, b)
+    se_indep = math.sqrt(a.mean() * (1 - a.mean()) / 2000 + b.mean() * (1 - b.mean()) / 2000)
+    assert r.ci_high - r.ci_low < 0.5 * (2 * 1.96 * se_indep)
+    assert r.ci_low > 0 and r.pvalue < 1e-6
+
+
+def test_holm_hand_worked():
+    # sorted 0.005, 0.01, 0.03, 0.04 times 4, 3, 2, 1 = 0.02, 0.03, 0.06, 0.04 -> running max
+    got = adjust_pvalues([0.01, 0.04, 0.03, 0.005])
+    np.testing.assert_allclose(got, [0.03, 0.06, 0.06, 0.02])
+    np.testing.assert_allclose(adjust_pvalues([0.01, 0.04], method="bonferroni"), [0.02, 0.08])
+    assert adjust_pvalues([0.5, 0.6]).max() <= 1
+    with pytest.raises(ValueError, match="p-values"):
+        adjust_pvalues([0.1, 1.5])
+
+
+def _cells():
+    rng = np.random.default_rng(5)
+    rows = []
+    for spies in range(3):
+        for nova in (0, 1):
+            games = int(rng.integers(40, 90))
+            p = 1 / (1 + math.exp(-(0.3 - 0.7 * spies + 0.5 * nova)))
+            rows.append({"spies": spies, "nova": nova, "games": games,
+                         "wins": int(rng.binomial(games, p))})
+    return pd.DataFrame(rows)
+
+
+def test_logit_effects_equals_logit_on_expanded_games():
+    import statsmodels.api as sm
+
+    cells = _cells()
+    got = logit_effects(cells, "C(spies) + nova").set_index("term")
+    # second implementation: one row per game, statsmodels Logit
+    games = cells.loc[cells.index.repeat(cells["games"])].copy()
+    games["won"] = np.concatenate([np.r_[np.ones(w), np.zeros(g - w)]
+                                   for w, g in zip(cells["wins"], cells["games"])])
+    x = pd.get_dummies(games["spies"], prefix="s", drop_first=True).astype(float)
+    x["nova"] = games["nova"].astype(float)
+    fit = sm.Logit(games["won"].to_numpy(), sm.add_constant(x).to_numpy()).fit(disp=0)
+    order = ["Intercept", "C(spies)[T.1]", "C(spies)[T.2]", "nova"]
+    np.testing.assert_allclose(got.loc[order, "coef"], fit.params, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got.loc[order, "p_value"], fit.pvalues, rtol=1e-5)
+    ci = fit.conf_int()
+    np.testing.assert_allclose(got.loc[order, "ci_low"], ci[:, 0], rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(got.loc[order, "or_high"], np.exp(ci[:, 1]), rtol=1e-5)
+    assert list(logit_effects(cells, "~ nova").columns) == [
+        "term", "coef", "ci_low", "ci_high", "odds_ratio", "or_low", "or_high", "p_value"]
+
+
+def test_logit_effects_recovers_exact_odds_ratio():
+    # 300/1000 (in two cells, so the model is not saturated) vs 500/1000:
+    # odds ratio (500/500) / (300/700) = 7/3
+    cells = pd.DataFrame({"x": [0, 0, 1], "wins": [140, 160, 500], "games": [500, 500, 1000]})
+    got = logit_effects(cells, "x").set_index("term")
+    assert got.loc["x", "odds_ratio"] == pytest.approx(7 / 3, rel=1e-8)
+    se = math.sqrt(1 / 300 + 1 / 700 + 1 / 500 + 1 / 500)  # Woolf's standard error
+    assert got.loc["x", "or_low"] == pytest.approx(7 / 3 * math.exp(-1.959964 * se), rel=1e-5)
+
+
+def test_sequential_plan_schedule_and_worst_case():
+    plan = sequential_plan(0.01, n0=1000)
+    assert [plan.games_at(k) for k in range(3)] == [1000, 2000, 4000]
+    assert sum(plan.alpha_at(k) for k in range(40)) == pytest.approx(0.05)
+    n = plan.worst_case_games()
+    k = int(math.log2(n // 1000))
+    assert plan.should_stop(n // 2, n, k)
+    assert not plan.should_stop(plan.games_at(k - 1) // 2, plan.games_at(k - 1), k - 1)
+    # every win count stops by then: a 50% rate has the widest Wilson interval
+    assert all(plan.should_stop(w, n, k) for w in range(0, n + 1, n // 50))
+    # a far-from-50% rate stops earlier
+    assert plan.should_stop(int(0.02 * 4000), 4000, 2)
+    with pytest.raises(ValueError, match="k_wins"):
+        plan.should_stop(5, 4, 0)
+
+
+@pytest.mark.parametrize("p", [0.5, 0.08])
+def test_sequential_plan_coverage_by_simulation(p):
+    plan = sequential_plan(0.04, n0=50, alpha=0.05)
+    rng = np.random.default_rng(2024)
+    runs = 4000
+    wins = np.zeros(runs, dtype=np.int64)
+    played = 0
+    covered = np.zeros(runs, dtype=bool)
+    stopped_at = np.zeros(runs, dtype=np.int64)
+    active = np.ones(runs, dtype=bool)
+    for k in range(plan.max_looks):
+        n = plan.games_at(k)
+        wins += rng.binomial(n - played, p, size=runs)
+        played = n
+        lo, hi = plan.interval(wins, n, k)
+        stop = active & ((hi - lo) / 2 <= plan.target_halfwidth)
+        covered[stop] = (lo[stop] <= p) & (p <= hi[stop])
+        stopped_at[stop] = n
+        active &= ~stop
+        if not active.any():
+            break
+    assert not active.any()
+    assert stopped_at.max() <= plan.worst_case_games()
+    # at least 1 - alpha (Bonferroni over looks); 3 standard errors of slack for 4000 runs
+    assert covered.mean() >= 0.95 - 3 * math.sqrt(0.05 * 0.95 / runs)
+
+
+def test_pair_table_pools_sets_containing_the_pair():
+    sets = pd.DataFrame({
+        "players": 3, "spies": 1,
+        "characters": ["Nova,Harris,Fenn", "Nova,Harris,Fare", "Nova,Fenn,Fare"],
+        "games": [10, 20, 30], "wins": [5, 4, 3]})
+    t = pair_table(sets).set_index(["a", "b"])
+    assert len(t) == 6
+    assert tuple(t.loc[("Harris", "Nova"), ["games", "wins"]]) == (30, 9)
+    assert tuple(t.loc[("Fare", "Nova"), ["games", "wins"]]) == (50, 7)
+    assert tuple(t.loc[("Fenn", "Harris"), ["games", "wins"]]) == (10, 5)
+    # the pair against the other sets: 9/30 vs 3/30, Yates-corrected chi-square
+    p = st.chi2_contingency([[9, 21], [3, 27]], correction=True)[1]
+    assert t.loc[("Harris", "Nova"), "p_value"] == pytest.approx(p)
+    np.testing.assert_allclose(t["p_adj"], adjust_pvalues(t["p_value"].to_numpy()))
+    assert (t["significant"] == (t["p_adj"] < 0.05)).all()
