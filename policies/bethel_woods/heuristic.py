@@ -1,0 +1,659 @@
+"""Bethel Woods: a compiled turn-planning heuristic.
+
+At the start of its turn (or whenever the position is not the one its plan expects) the policy
+plans the whole turn and then plays the plan's steps one decision at a time:
+
+1. Stage 1, depth first over the moves: every pick-up (machine, direction), every order of the
+   drops (one child per distinct worker type in hand), and with the last worker either the drop
+   or the Orphanage entry (Nova's entry only when the plain one is illegal). Fixing is greedy
+   (a dropped worker fixes all it can: fixing always lowers a machine and gains knowledge) and
+   every payment uses a canonical rule (pay the token of the type whose stack is worth least),
+   so the order-free choices add no branches. At the end of the moves each plan is scored as is
+   and after each legal spy uncover (plain, Fenn, Fare clockwise/anticlockwise).
+2. Pruning: only the best K_TOP positions of stage 1 go on to stage 2, which tries every active
+   character ability on them (Harris's from/to machines, Junas's gifts, Linny's malfunction,
+   Violet, Rone with his cheapest pair of types for each machine).
+3. A position is scored by ``evaluate``: a linear function of features weighted by ``theta``
+   (THETA_NAMES). The plan's actions (and ``end turn``) are kept in the workspace and replayed.
+
+The policy sees only what a player sees: the board, the bag counts, the knowledge, the
+Orphanage, and critical effects through ``E.effect_active``; never the tiles of machines that are
+not critical, the spy stack or the chance stream. Every choice is deterministic (the key is not
+used: ties go to the first plan found), so the same position gives the same decision.
+
+Payments by other seats (the end-of-turn discard to the limit, the knowledge_limit_6 discard,
+a Junas gift over the limit) use the same canonical rule: discard from the smallest stack of a
+type, types no open Orphanage section can use first.
+
+Workspace: ``ws`` is an int32 array of WS_SIZE entries per seat (the plan, scratch copies of the
+state for the search, candidate positions). ``heuristic_reset(ws)`` clears the plan.
+"""
+import numpy as np
+from numba import njit
+
+from simcore.bethel_woods import engine as E
+from simcore.bethel_woods.actions import (
+    A_DROP, A_END_TURN, A_ENTER, A_ENTER_NOVA, A_FIX, A_HARRIS, A_PAY, A_RONE, A_UNCOVER,
+    A_UNCOVER_FARE_CCW, N_ACTIONS, OUT_WIN, PH_FIX, PH_HARRIS_FROM, PH_HARRIS_TO, PH_LINNY,
+    PH_MOVE, PH_PAY, PH_POST, PH_PRE, PH_TERMINAL,
+)
+from simcore.bethel_woods.rules import (
+    E_ABILITY, E_CONSTRUCT, E_EXTRA, NOVA, P_CRIT_ABOVE, P_MACHINE_TYPES, P_PER_TURN,
+    P_SECTION_TYPES,
+)
+
+# ---- the evaluation's weights -------------------------------------------------------------------
+THETA_NAMES = (
+    "built",          # Daydreamer pieces built (workers in the Orphanage)
+    "critical",       # machines critical now (after the turn's moves, before the placement)
+    "exp_critical",   # expected critical machines after the next placement (bag odds)
+    "p_ge3",          # P(3 or more machines critical after the next placement)
+    "p_ge4",          # P(4 or more machines critical after the next placement)
+    "spies",          # spies on the board
+    "best_stack",     # best stack of a usable type held by one player, min(stack, cost)/cost
+    "second_stack",   # the same for the best other player, toward the piece after
+    "ready",          # players holding the next piece's cost in one usable type
+    "next_enter",     # the next player can enter the Orphanage on their turn as things stand
+    "next2_enter",    # the player after can (with today's worker positions)
+    "concentration",  # sum over players of their largest usable stack
+    "knowledge",      # knowledge held by all players (after the end-of-turn discard)
+    "load",           # malfunctions + spies on the board
+    "entry_spots",    # distinct (section, type) entries one pick-up can reach
+    "draws",          # malfunctions the next placement draws (Violet lowers it)
+    "max_load",       # the largest load of a non-critical machine (3 = one draw from critical)
+)
+THETA_DEFAULT = np.array([
+    10.0, -3.0, -2.0, -3.0, -10.0, -2.0, 3.0, 1.5, 2.0, 4.0, 1.0, 0.5, 0.2, -0.3, 0.1, -0.3, 0.0,
+])
+THETA_BOUNDS = np.array([
+    [0.0, 40.0], [-20.0, 0.0], [-20.0, 0.0], [-30.0, 0.0], [-60.0, 0.0], [-10.0, 0.0],
+    [0.0, 20.0], [0.0, 20.0], [0.0, 20.0], [0.0, 20.0], [0.0, 10.0], [0.0, 5.0], [-2.0, 2.0],
+    [-3.0, 1.0], [-2.0, 2.0], [-5.0, 1.0], [-5.0, 5.0],
+])
+(T_BUILT, T_CRIT, T_EXPCRIT, T_P3, T_P4, T_SPIES, T_BEST, T_SECOND, T_READY, T_NEXT, T_NEXT2,
+ T_CONC, T_KNOW, T_LOAD, T_SPOTS, T_DRAWS, T_MAXLOAD) = range(len(THETA_NAMES))
+assert len(THETA_DEFAULT) == len(THETA_NAMES) == len(THETA_BOUNDS)
+
+WIN_SCORE = 1.0e6
+LOSS_SCORE = -1.0e5   # four critical machines at the end of the turn
+K_TOP = 3             # stage-1 positions that go on to the ability search
+PATH_MAX = 96         # actions in one turn's plan (picks, drops, fixes, payments, abilities)
+N_SLOTS = 24          # scratch states: the drop depth-first search and the ability search
+SCORE_SCALE = 1000.0  # candidate scores are kept as integers (ws is int32)
+
+# ---- workspace layout (int32) ---------------------------------------------------------------------
+S_SIZE = E.S_SIZE
+W_VALID = 0       # a plan is stored
+W_PLAN_N = 1      # its length
+W_PLAN_I = 2      # the next step to play
+W_TURN = 3        # the turn it was made for
+W_DEC0 = 4        # s[ST_DECISIONS] when its first step was played
+W_PLAN = 8                           # PATH_MAX: the plan
+W_ACTS = W_PLAN + PATH_MAX           # N_ACTIONS: legal actions of a simulated position
+W_HAVE = W_ACTS + N_ACTIONS          # 16: knowledge by seat and type after the end-of-turn discard
+W_USE = W_HAVE + 16                  # 4: types some open Orphanage section accepts
+W_IT = W_USE + 4                     # N_SLOTS: the search's child iterator per depth
+W_PLEN = W_IT + N_SLOTS              # N_SLOTS: path length per depth
+W_PATH = W_PLEN + N_SLOTS            # PATH_MAX: the path being searched
+W_CN = W_PATH + PATH_MAX             # candidates kept
+W_CSC = W_CN + 1                     # K_TOP: their scores (x SCORE_SCALE)
+W_CPL = W_CSC + K_TOP                # K_TOP: their path lengths
+W_BEST = W_CPL + K_TOP               # best score found (x SCORE_SCALE)
+W_BESTN = W_BEST + 1                 # its plan length (the plan itself is at W_PLAN)
+W_CPATH = W_BESTN + 1                # K_TOP * PATH_MAX: their paths
+W_CST = W_CPATH + K_TOP * PATH_MAX   # K_TOP * S_SIZE: their positions
+W_SLOT = W_CST + K_TOP * S_SIZE      # N_SLOTS * S_SIZE: scratch states
+WS_SIZE = W_SLOT + N_SLOTS * S_SIZE
+
+NEG_INF_Q = -2_000_000_000
+
+
+@njit(cache=True, _nrt=False)
+def heuristic_reset(ws):
+    ws[W_VALID] = 0
+    ws[W_PLAN_N] = 0
+    ws[W_PLAN_I] = 0
+    ws[W_TURN] = -1
+
+
+# ---- small helpers -----------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def _copy(dst, src):
+    for i in range(S_SIZE):
+        dst[i] = src[i]
+
+
+@njit(cache=True, _nrt=False)
+def _contains(acts, n, a):
+    for i in range(n):
+        if acts[i] == a:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _usable(s, p, ws):
+    """ws[W_USE + t] = 1 if some empty Orphanage section accepts type t and a type-t worker is
+    still outside the Orphanage."""
+    for t in range(4):
+        ws[W_USE + t] = 0
+    for i in range(6):
+        if s[E.ORPH + i] < 0:
+            ws[W_USE + p[P_SECTION_TYPES + 2 * i]] = 1
+            ws[W_USE + p[P_SECTION_TYPES + 2 * i + 1]] = 1
+    for t in range(4):
+        if ws[W_USE + t]:
+            w = s[E.HAND + t]
+            for m in range(6):
+                w += s[E.WORK + 4 * m + t]
+            if w == 0:
+                ws[W_USE + t] = 0
+
+
+@njit(cache=True, _nrt=False)
+def _keep_value(h, usable):
+    """How much a player wants to keep a token of a type it holds h of: big stacks of types the
+    Orphanage can still use first."""
+    return 4 * h + 3 * usable
+
+
+@njit(cache=True, _nrt=False)
+def _pay_rule(s, p, acts, n, ws):
+    """The canonical payment: among the legal PAY actions, the token of the type worth least to
+    the payer (lowest kind on ties)."""
+    q = s[E.PAYER]
+    _usable(s, p, ws)
+    best = acts[0]
+    bv = 1 << 30
+    for i in range(n):
+        a = acts[i]
+        k = a - A_PAY
+        t = k % 4
+        v = _keep_value(s[E.HAVE + 4 * q + t], ws[W_USE + t])
+        if v < bv:
+            bv = v
+            best = a
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def _settle(st, p, ws, plen):
+    """Play the order-free steps: greedy fixing and canonical payments, appending to the path.
+    Returns the new path length."""
+    acts = ws[W_ACTS: W_ACTS + N_ACTIONS]
+    while True:
+        ph = st[E.PHASE]
+        if ph == PH_FIX:
+            m = st[E.POS]
+            t = st[E.LAST_T]
+            a = A_FIX
+            for pm in range(6):
+                if st[E.BOARD + 24 * m + 4 * pm + t] > 0:
+                    a = A_FIX + 4 * pm + t
+                    break
+        elif ph == PH_PAY:
+            n = E.legal_actions(st, p, acts)
+            a = _pay_rule(st, p, acts, n, ws)
+        else:
+            return plen
+        E.apply(st, p, a)
+        if plen < PATH_MAX:
+            ws[W_PATH + plen] = a
+        plen += 1
+
+
+# ---- the evaluation ------------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def _binom_tail(n, pr, r):
+    """P(X >= r) for X ~ Binomial(n, pr), n small."""
+    if r <= 0:
+        return 1.0
+    if r > n:
+        return 0.0
+    tot = 0.0
+    c = 1.0  # C(n, k)
+    for k in range(n + 1):
+        if k >= r:
+            tot += c * pr ** k * (1.0 - pr) ** (n - k)
+        c = c * (n - k) / (k + 1)
+    return tot
+
+
+@njit(cache=True, _nrt=False)
+def _can_enter(s, p, ws, q, cost, nova):
+    """Can seat q, holding ws[W_HAVE + 4q + t], send a worker into the Orphanage with one pick-up
+    from today's worker positions?"""
+    tot = ws[W_HAVE + 4 * q] + ws[W_HAVE + 4 * q + 1] + ws[W_HAVE + 4 * q + 2] + ws[W_HAVE + 4 * q + 3]
+    for j in range(6):
+        g = s[E.WORK + 4 * j] + s[E.WORK + 4 * j + 1] + s[E.WORK + 4 * j + 2] + s[E.WORK + 4 * j + 3]
+        if g == 0:
+            continue
+        for d in range(2):
+            i = (j + (g - 1)) % 6 if d == 0 else (j - (g - 1)) % 6
+            if s[E.ORPH + i] >= 0:
+                continue
+            for side in range(2):
+                t = p[P_SECTION_TYPES + 2 * i + side]
+                if s[E.WORK + 4 * j + t] > 0:
+                    h = ws[W_HAVE + 4 * q + t]
+                    if h >= cost:
+                        return 1
+                    if nova and h >= cost - 1 and tot >= cost:
+                        return 1
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def _entry_spots(s, p):
+    mask = 0
+    for j in range(6):
+        g = s[E.WORK + 4 * j] + s[E.WORK + 4 * j + 1] + s[E.WORK + 4 * j + 2] + s[E.WORK + 4 * j + 3]
+        if g == 0:
+            continue
+        for d in range(2):
+            i = (j + (g - 1)) % 6 if d == 0 else (j - (g - 1)) % 6
+            if s[E.ORPH + i] >= 0:
+                continue
+            for side in range(2):
+                t = p[P_SECTION_TYPES + 2 * i + side]
+                if s[E.WORK + 4 * j + t] > 0:
+                    mask |= 1 << (4 * i + t)
+    n = 0
+    while mask:
+        n += mask & 1
+        mask >>= 1
+    return n
+
+
+@njit(cache=True, _nrt=False)
+def evaluate(s, p, theta, ws):
+    """The linear score of a position at the end of a turn's moves (before `end turn`)."""
+    if s[E.PHASE] == PH_TERMINAL:
+        return WIN_SCORE if s[E.OUTCOME] == OUT_WIN else -WIN_SCORE
+    np_ = s[E.NP]
+    cur = s[E.CUR]
+    above = p[P_CRIT_ABOVE]
+    built = E.orphanage_count(s)
+    cost = built + 1 + E.effect_active(s, p, E_CONSTRUCT)
+    _usable(s, p, ws)
+    lim = E.knowledge_limit(s, p)
+    # knowledge after the end-of-turn discard (canonical rule)
+    know = 0
+    b1 = 0
+    b2 = 0
+    b1q = -1
+    ready = 0
+    conc = 0
+    for q in range(np_):
+        tot = 0
+        for t in range(4):
+            h = s[E.HAVE + 4 * q + t]
+            ws[W_HAVE + 4 * q + t] = h
+            tot += h
+        while tot > lim:
+            bt = -1
+            bv = 1 << 30
+            for t in range(4):
+                h = ws[W_HAVE + 4 * q + t]
+                if h > 0:
+                    v = _keep_value(h, ws[W_USE + t])
+                    if v < bv:
+                        bv = v
+                        bt = t
+            ws[W_HAVE + 4 * q + bt] -= 1
+            tot -= 1
+        know += tot
+        best = 0
+        for t in range(4):
+            if ws[W_USE + t]:
+                h = ws[W_HAVE + 4 * q + t]
+                if h > best:
+                    best = h
+        conc += best
+        if best >= cost:
+            ready += 1
+        if best > b1:
+            b2 = b1
+            b1 = best
+            b1q = q
+        elif best > b2:
+            b2 = best
+    # the next placement: expected critical machines from the bag's odds
+    draws = p[P_PER_TURN] - s[E.VIOLET_RED] + E.effect_active(s, p, E_EXTRA)
+    bag_n = s[E.BAG_N]
+    ncrit = 0
+    load = 0
+    maxload = 0
+    spies = 0
+    d0 = 1.0
+    d1 = 0.0
+    d2 = 0.0
+    d3 = 0.0
+    d4 = 0.0  # P(4 or more)
+    expc = 0.0
+    for m in range(6):
+        lm = s[E.MCOUNT + m] + s[E.SPY + m]
+        spies += s[E.SPY + m]
+        load += lm
+        if lm > above:
+            ncrit += 1
+            r = 1.0
+        else:
+            if lm > maxload:
+                maxload = lm
+            bm = 0
+            if s[E.RONE_M] != m and bag_n > 0:
+                for t in range(4):
+                    bm += s[E.BAG + 4 * m + t]
+            pr = bm / bag_n if bag_n > 0 else 0.0
+            r = _binom_tail(draws, pr, above + 1 - lm)
+        expc += r
+        d4 = d4 + d3 * r
+        d3 = d3 * (1.0 - r) + d2 * r
+        d2 = d2 * (1.0 - r) + d1 * r
+        d1 = d1 * (1.0 - r) + d0 * r
+        d0 = d0 * (1.0 - r)
+    q1 = (cur + 1) % np_
+    q2 = (cur + 2) % np_
+    nxt = _can_enter(s, p, ws, q1, cost, s[E.CHAR + q1] == NOVA)
+    nxt2 = 0
+    if q2 != cur:
+        nxt2 = _can_enter(s, p, ws, q2, cost, s[E.CHAR + q2] == NOVA)
+    second = 0
+    if b1q >= 0:
+        second = b2
+    score = (theta[T_BUILT] * built + theta[T_CRIT] * ncrit + theta[T_EXPCRIT] * expc
+             + theta[T_P3] * (d3 + d4) + theta[T_P4] * d4 + theta[T_SPIES] * spies
+             + theta[T_BEST] * min(b1, cost) / cost + theta[T_SECOND] * min(second, cost + 1) / (cost + 1)
+             + theta[T_READY] * ready + theta[T_NEXT] * nxt + theta[T_NEXT2] * nxt2
+             + theta[T_CONC] * conc + theta[T_KNOW] * know + theta[T_LOAD] * load
+             + theta[T_SPOTS] * _entry_spots(s, p) + theta[T_DRAWS] * draws
+             + theta[T_MAXLOAD] * maxload)
+    if ncrit >= E.CRITICAL_LOSS_AT:
+        score += LOSS_SCORE
+    return score
+
+
+# ---- the plan search --------------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def _quant(x):
+    v = x * SCORE_SCALE
+    if v > 2.0e9:
+        return 2_000_000_000
+    if v < -2.0e9:
+        return -2_000_000_000
+    return np.int32(v)
+
+
+@njit(cache=True, _nrt=False)
+def _offer_best(ws, plen, sc):
+    """A finished plan (the path ws[W_PATH:][:plen]) with score sc: keep it if it is the best."""
+    if sc > ws[W_BEST] and plen <= PATH_MAX:
+        ws[W_BEST] = sc
+        ws[W_BESTN] = plen
+        for i in range(plen):
+            ws[W_PLAN + i] = ws[W_PATH + i]
+
+
+@njit(cache=True, _nrt=False)
+def _offer_candidate(ws, st, plen, sc):
+    """Keep the position st (reached by the path) among the K_TOP best for the ability search."""
+    _offer_best(ws, plen, sc)
+    if plen > PATH_MAX:
+        return
+    n = ws[W_CN]
+    if n < K_TOP:
+        c = n
+        ws[W_CN] = n + 1
+    else:
+        c = 0
+        for i in range(1, K_TOP):
+            if ws[W_CSC + i] < ws[W_CSC + c]:
+                c = i
+        if sc <= ws[W_CSC + c]:
+            return
+    ws[W_CSC + c] = sc
+    ws[W_CPL + c] = plen
+    for i in range(plen):
+        ws[W_CPATH + c * PATH_MAX + i] = ws[W_PATH + i]
+    dst = ws[W_CST + c * S_SIZE: W_CST + (c + 1) * S_SIZE]
+    _copy(dst, st)
+
+
+@njit(cache=True, _nrt=False)
+def _post_stage1(ws, p, theta, e):
+    """Slot e holds the position after the last worker: score it, and after each legal uncover."""
+    st = ws[W_SLOT + (e) * S_SIZE: W_SLOT + (e + 1) * S_SIZE]
+    plen = ws[W_PLEN + e]
+    _offer_candidate(ws, st, plen, _quant(evaluate(st, p, theta, ws)))
+    if st[E.PHASE] != PH_POST or st[E.LASTM] < 0 or st[E.UNCOVERED] != 0 or e + 1 >= N_SLOTS:
+        return
+    acts = ws[W_ACTS: W_ACTS + N_ACTIONS]
+    n = E.legal_actions(st, p, acts)
+    # the uncover actions come first in the ascending list (43-46 < 47 end turn < abilities)
+    lo = 0
+    while lo < n and acts[lo] < A_UNCOVER:
+        lo += 1
+    hi = lo
+    while hi < n and acts[hi] <= A_UNCOVER_FARE_CCW:
+        hi += 1
+    child = ws[W_SLOT + (e + 1) * S_SIZE: W_SLOT + (e + 1 + 1) * S_SIZE]
+    for i in range(lo, hi):
+        n2 = E.legal_actions(st, p, acts)  # _settle below reuses the list
+        a = acts[i] if n2 > i else -1
+        if a < 0:
+            break
+        _copy(child, st)
+        if plen < PATH_MAX:
+            ws[W_PATH + plen] = a
+        E.apply(child, p, a)
+        pl2 = _settle(child, p, ws, plen + 1)
+        _offer_candidate(ws, child, pl2, _quant(evaluate(child, p, theta, ws)))
+
+
+@njit(cache=True, _nrt=False)
+def _search_moves(ws, p, theta, d0):
+    """Depth first over the drops from the MOVE position in slot d0 (its path length at W_PLEN+d0):
+    child i < 4 drops a worker of type i, 4 enters the Orphanage, 5 enters with Nova."""
+    ws[W_IT + d0] = 0
+    d = d0
+    acts = ws[W_ACTS: W_ACTS + N_ACTIONS]
+    while d >= d0:
+        it = ws[W_IT + d]
+        if it >= 6 or d + 2 >= N_SLOTS:
+            d -= 1
+            continue
+        ws[W_IT + d] = it + 1
+        node = ws[W_SLOT + (d) * S_SIZE: W_SLOT + (d + 1) * S_SIZE]
+        a = -1
+        if it < 4:
+            if node[E.HAND + it] > 0:
+                a = A_DROP + it
+        elif E.hand_total(node) == 1:
+            n = E.legal_actions(node, p, acts)
+            has_enter = _contains(acts, n, A_ENTER)
+            if it == 4 and has_enter:
+                a = A_ENTER
+            elif it == 5 and not has_enter and _contains(acts, n, A_ENTER_NOVA):
+                a = A_ENTER_NOVA
+        if a < 0:
+            continue
+        child = ws[W_SLOT + (d + 1) * S_SIZE: W_SLOT + (d + 1 + 1) * S_SIZE]
+        _copy(child, node)
+        plen = ws[W_PLEN + d]
+        if plen < PATH_MAX:
+            ws[W_PATH + plen] = a
+        E.apply(child, p, a)
+        ws[W_PLEN + d + 1] = _settle(child, p, ws, plen + 1)
+        if child[E.PHASE] == PH_MOVE:
+            d += 1
+            ws[W_IT + d] = 0
+        else:
+            _post_stage1(ws, p, theta, d + 1)
+
+
+@njit(cache=True, _nrt=False)
+def _rone_pair(s, ws):
+    """Rone pays his cheapest pair of types: the two types worth least to him that he holds."""
+    cur = s[E.CUR]
+    b1 = -1
+    b2 = -1
+    for t in range(4):
+        h = s[E.HAVE + 4 * cur + t]
+        if h > 0:
+            v = _keep_value(h, ws[W_USE + t])
+            if b1 < 0 or v < _keep_value(s[E.HAVE + 4 * cur + b1], ws[W_USE + b1]):
+                b2 = b1
+                b1 = t
+            elif b2 < 0 or v < _keep_value(s[E.HAVE + 4 * cur + b2], ws[W_USE + b2]):
+                b2 = t
+    if b2 < 0:
+        return -1
+    lo = min(b1, b2)
+    hi = max(b1, b2)
+    # TYPE_PAIRS = (0,1) (0,2) (0,3) (1,2) (1,3) (2,3)
+    if lo == 0:
+        return hi - 1
+    if lo == 1:
+        return hi + 1
+    return 5
+
+
+@njit(cache=True, _nrt=False)
+def _finish_ability(ws, p, theta, st, plen, base):
+    """st is past an ability action (path length plen): resolve its choices (Harris's machines,
+    Linny's malfunction) over slots base.., and offer every finished plan."""
+    acts = ws[W_ACTS: W_ACTS + N_ACTIONS]
+    plen = _settle(st, p, ws, plen)
+    ph = st[E.PHASE]
+    if ph == PH_HARRIS_FROM or ph == PH_LINNY:
+        n = E.legal_actions(st, p, acts)
+        for i in range(n):
+            n = E.legal_actions(st, p, acts)
+            a = acts[i]
+            c1 = ws[W_SLOT + (base) * S_SIZE: W_SLOT + (base + 1) * S_SIZE]
+            _copy(c1, st)
+            E.apply(c1, p, a)
+            if plen < PATH_MAX:
+                ws[W_PATH + plen] = a
+            if c1[E.PHASE] == PH_HARRIS_TO:
+                n2 = E.legal_actions(c1, p, acts)
+                for j in range(n2):
+                    n2 = E.legal_actions(c1, p, acts)
+                    a2 = acts[j]
+                    c2 = ws[W_SLOT + (base + 1) * S_SIZE: W_SLOT + (base + 1 + 1) * S_SIZE]
+                    _copy(c2, c1)
+                    E.apply(c2, p, a2)
+                    if plen + 1 < PATH_MAX:
+                        ws[W_PATH + plen + 1] = a2
+                    pl = _settle(c2, p, ws, plen + 2)
+                    _offer_best(ws, pl, _quant(evaluate(c2, p, theta, ws)))
+            else:
+                pl = _settle(c1, p, ws, plen + 1)
+                _offer_best(ws, pl, _quant(evaluate(c1, p, theta, ws)))
+    else:
+        _offer_best(ws, plen, _quant(evaluate(st, p, theta, ws)))
+
+
+@njit(cache=True, _nrt=False)
+def _stage2(ws, p, theta):
+    """Every active ability after each of the K_TOP best stage-1 positions."""
+    acts = ws[W_ACTS: W_ACTS + N_ACTIONS]
+    for c in range(ws[W_CN]):
+        cst = ws[W_CST + c * S_SIZE: W_CST + (c + 1) * S_SIZE]
+        if cst[E.PHASE] != PH_POST or cst[E.ABIL_USED] != 0:
+            continue
+        plen = ws[W_CPL + c]
+        _usable(cst, p, ws)
+        rp = _rone_pair(cst, ws)
+        n = E.legal_actions(cst, p, acts)
+        i = 0
+        while i < n:
+            n = E.legal_actions(cst, p, acts)
+            if i >= n:
+                break
+            a = acts[i]
+            i += 1
+            if a < A_HARRIS:
+                continue
+            if a >= A_RONE and (a - A_RONE) % 6 != rp:
+                continue
+            for j in range(plen):
+                ws[W_PATH + j] = ws[W_CPATH + c * PATH_MAX + j]
+            st = ws[W_SLOT + (0) * S_SIZE: W_SLOT + (0 + 1) * S_SIZE]
+            _copy(st, cst)
+            ws[W_PATH + plen] = a
+            E.apply(st, p, a)
+            _finish_ability(ws, p, theta, st, plen + 1, 1)
+
+
+@njit(cache=True, _nrt=False)
+def _plan(s, p, theta, ws):
+    """Search the rest of the current player's turn from s; store the best plan in ws."""
+    ws[W_CN] = 0
+    ws[W_BEST] = NEG_INF_Q
+    ws[W_BESTN] = 0
+    root = ws[W_SLOT + (0) * S_SIZE: W_SLOT + (0 + 1) * S_SIZE]
+    _copy(root, s)
+    ws[W_PLEN] = 0
+    ph = s[E.PHASE]
+    acts = ws[W_ACTS: W_ACTS + N_ACTIONS]
+    if ph == PH_PRE:
+        n = E.legal_actions(root, p, acts)
+        picks = 0
+        for i in range(n):
+            if acts[i] < A_DROP:
+                picks += 1
+        for i in range(picks):
+            E.legal_actions(root, p, acts)
+            a = acts[i]
+            child = ws[W_SLOT + (1) * S_SIZE: W_SLOT + (1 + 1) * S_SIZE]
+            _copy(child, root)
+            ws[W_PATH] = a
+            E.apply(child, p, a)
+            ws[W_PLEN + 1] = _settle(child, p, ws, 1)
+            if child[E.PHASE] == PH_MOVE:
+                _search_moves(ws, p, theta, 1)
+            else:
+                _post_stage1(ws, p, theta, 1)
+    else:
+        ws[W_PLEN] = _settle(root, p, ws, 0)
+        if root[E.PHASE] == PH_MOVE:
+            _search_moves(ws, p, theta, 0)
+        else:
+            _post_stage1(ws, p, theta, 0)
+    _stage2(ws, p, theta)
+    n = ws[W_BESTN]
+    if n < PATH_MAX:
+        ws[W_PLAN + n] = A_END_TURN  # harmless when the plan ends the game
+        n += 1
+    ws[W_PLAN_N] = n
+    ws[W_PLAN_I] = 0
+    ws[W_TURN] = s[E.TURN]
+    ws[W_DEC0] = s[E.ST_DECISIONS]
+    ws[W_VALID] = 1
+
+
+@njit(cache=True, _nrt=False)
+def heuristic_action(s, p, theta, seat, acts, n, key, ws):
+    """The decision of `seat` at s (acts[:n] legal, ascending). `key` is unused (no ties are
+    broken at random). ws: this seat's int32 workspace of WS_SIZE entries."""
+    ph = s[E.PHASE]
+    mine = s[E.CUR] == seat and ph != PH_PAY or (ph == PH_PAY and s[E.PAYER] == seat and s[E.CUR] == seat)
+    if mine and ws[W_VALID] == 1 and ws[W_TURN] == s[E.TURN]:
+        i = ws[W_PLAN_I]
+        if i < ws[W_PLAN_N] and s[E.ST_DECISIONS] == ws[W_DEC0] + i:
+            a = ws[W_PLAN + i]
+            if _contains(acts, n, a):
+                ws[W_PLAN_I] = i + 1
+                return a
+    if ph == PH_PAY:
+        return _pay_rule(s, p, acts, n, ws)
+    if s[E.CUR] == seat and (ph == PH_PRE or ph == PH_MOVE or ph == PH_FIX or ph == PH_POST):
+        _plan(s, p, theta, ws)
+        a = ws[W_PLAN]
+        if ws[W_PLAN_N] > 0 and _contains(acts, n, a):
+            ws[W_PLAN_I] = 1
+            return a
+        ws[W_VALID] = 0
+    return acts[0]
