@@ -94,6 +94,32 @@ def report(out, secs):
             f"{g / secs:,.0f} games/s")
 
 
+def search(iters, games, seed, players, spies, threads, theta0, step=0.15):
+    """Random local search: perturb a few weights (within THETA_BOUNDS), keep improvements. All
+    candidates play the same games (common random numbers)."""
+    from policies.bethel_woods.heuristic import THETA_BOUNDS, THETA_NAMES
+    rng = np.random.default_rng(seed + 12345)
+    lo, hi = THETA_BOUNDS[:, 0], THETA_BOUNDS[:, 1]
+    best = np.clip(np.asarray(theta0, dtype=np.float64), lo, hi)
+    out, _ = run(games, seed, players, spies, theta=best, threads=threads)
+    bw = int((out[:, 0] == OUT_WIN).sum())
+    print(f"start {bw}/{games}", flush=True)
+    for it in range(iters):
+        cand = best.copy()
+        k = rng.integers(1, 4)
+        idx = rng.choice(len(cand), size=k, replace=False)
+        cand[idx] += rng.normal(0, step, size=k) * (hi[idx] - lo[idx])
+        cand = np.clip(cand, lo, hi)
+        out, _ = run(games, seed, players, spies, theta=cand, threads=threads)
+        w = int((out[:, 0] == OUT_WIN).sum())
+        if w > bw:
+            bw, best = w, cand
+            print(f"iter {it}: {w}/{games} changed {[THETA_NAMES[i] for i in idx]}", flush=True)
+            print("  theta " + ",".join(f"{x:.3f}" for x in best), flush=True)
+    print("final " + ",".join(f"{x:.3f}" for x in best), bw, flush=True)
+    return best
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=2000)
@@ -101,6 +127,12 @@ if __name__ == "__main__":
     ap.add_argument("--players", type=int, default=3)
     ap.add_argument("--spies", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--search", type=int, default=0, help="iterations of a random local search of theta")
+    ap.add_argument("--theta", type=str, default=None, help="comma-separated weights")
     a = ap.parse_args()
-    out, secs = run(a.games, a.seed, a.players, a.spies, threads=a.threads)
-    print(report(out, secs))
+    theta0 = THETA_DEFAULT if a.theta is None else np.array([float(x) for x in a.theta.split(",")])
+    if a.search:
+        search(a.search, a.games, a.seed, a.players, a.spies, a.threads, theta0)
+    else:
+        out, secs = run(a.games, a.seed, a.players, a.spies, theta=theta0, threads=a.threads)
+        print(report(out, secs))

@@ -61,17 +61,21 @@ THETA_NAMES = (
     "entry_spots",    # distinct (section, type) entries one pick-up can reach
     "draws",          # malfunctions the next placement draws (Violet lowers it)
     "max_load",       # the largest load of a non-critical machine (3 = one draw from critical)
+    "progress",       # players' largest usable stacks, sorted, against the next pieces' costs
+    "spies_sq",       # spies on the board squared (six on the board lose)
+    "missing",        # tokens the closest player lacks for the next piece (in one usable type)
+    "self_enter",     # the current player could enter on their next turn as things stand
 )
 THETA_DEFAULT = np.array([
-    10.0, -3.0, -2.0, -3.0, -10.0, -2.0, 3.0, 1.5, 2.0, 4.0, 1.0, 0.5, 0.2, -0.3, 0.1, -0.3, 0.0,
+    30.0, -3.0, -2.0, -3.0, -10.0, -2.0, 3.0, 1.5, 2.0, 4.0, 1.0, 0.5, 0.2, -0.3, 0.1, -0.3, 0.0, 2.0, -0.5, -2.0, 1.0,
 ])
 THETA_BOUNDS = np.array([
     [0.0, 40.0], [-20.0, 0.0], [-20.0, 0.0], [-30.0, 0.0], [-60.0, 0.0], [-10.0, 0.0],
     [0.0, 20.0], [0.0, 20.0], [0.0, 20.0], [0.0, 20.0], [0.0, 10.0], [0.0, 5.0], [-2.0, 2.0],
-    [-3.0, 1.0], [-2.0, 2.0], [-5.0, 1.0], [-5.0, 5.0],
+    [-3.0, 1.0], [-2.0, 2.0], [-5.0, 1.0], [-5.0, 5.0], [0.0, 20.0], [-5.0, 0.0], [-10.0, 0.0], [0.0, 20.0],
 ])
 (T_BUILT, T_CRIT, T_EXPCRIT, T_P3, T_P4, T_SPIES, T_BEST, T_SECOND, T_READY, T_NEXT, T_NEXT2,
- T_CONC, T_KNOW, T_LOAD, T_SPOTS, T_DRAWS, T_MAXLOAD) = range(len(THETA_NAMES))
+ T_CONC, T_KNOW, T_LOAD, T_SPOTS, T_DRAWS, T_MAXLOAD, T_PROGRESS, T_SPIES2, T_MISSING, T_SELF) = range(len(THETA_NAMES))
 assert len(THETA_DEFAULT) == len(THETA_NAMES) == len(THETA_BOUNDS)
 
 WIN_SCORE = 1.0e6
@@ -281,6 +285,7 @@ def evaluate(s, p, theta, ws):
     know = 0
     b1 = 0
     b2 = 0
+    b3 = 0
     b1q = -1
     ready = 0
     conc = 0
@@ -313,11 +318,15 @@ def evaluate(s, p, theta, ws):
         if best >= cost:
             ready += 1
         if best > b1:
+            b3 = b2
             b2 = b1
             b1 = best
             b1q = q
         elif best > b2:
+            b3 = b2
             b2 = best
+        elif best > b3:
+            b3 = best
     # the next placement: expected critical machines from the bag's odds
     draws = p[P_PER_TURN] - s[E.VIOLET_RED] + E.effect_active(s, p, E_EXTRA)
     bag_n = s[E.BAG_N]
@@ -362,7 +371,13 @@ def evaluate(s, p, theta, ws):
     second = 0
     if b1q >= 0:
         second = b2
-    score = (theta[T_BUILT] * built + theta[T_CRIT] * ncrit + theta[T_EXPCRIT] * expc
+    prog = min(b1, cost) / cost
+    if cost + 1 <= 6 + (cost - built - 1):
+        prog += min(b2, cost + 1) / (cost + 1)
+    if cost + 2 <= 6 + (cost - built - 1) and np_ > 2:
+        prog += min(b3, cost + 2) / (cost + 2)
+    selfe = _can_enter(s, p, ws, cur, cost, s[E.CHAR + cur] == NOVA)
+    score = (theta[T_MISSING] * max(0, cost - b1) + theta[T_SELF] * selfe + theta[T_SPIES2] * spies * spies + theta[T_PROGRESS] * prog + theta[T_BUILT] * built + theta[T_CRIT] * ncrit + theta[T_EXPCRIT] * expc
              + theta[T_P3] * (d3 + d4) + theta[T_P4] * d4 + theta[T_SPIES] * spies
              + theta[T_BEST] * min(b1, cost) / cost + theta[T_SECOND] * min(second, cost + 1) / (cost + 1)
              + theta[T_READY] * ready + theta[T_NEXT] * nxt + theta[T_NEXT2] * nxt2
