@@ -33,7 +33,7 @@ from numba import njit
 
 from simcore.bethel_woods import engine as E
 from simcore.bethel_woods.actions import (
-    A_DROP, A_END_TURN, A_ENTER, A_ENTER_NOVA, A_FIX, A_HARRIS, A_PAY, A_RONE, A_UNCOVER,
+    A_DROP, A_END_TURN, A_ENTER, A_ENTER_NOVA, A_FIX, A_HARRIS, A_PAY, A_RONE, A_SELECT, A_UNCOVER,
     A_UNCOVER_FARE_CCW, N_ACTIONS, OUT_WIN, PH_FIX, PH_HARRIS_FROM, PH_HARRIS_TO, PH_LINNY,
     PH_MOVE, PH_PAY, PH_POST, PH_PRE, PH_TERMINAL,
 )
@@ -65,17 +65,21 @@ THETA_NAMES = (
     "spies_sq",       # spies on the board squared (six on the board lose)
     "missing",        # tokens the closest player lacks for the next piece (in one usable type)
     "self_enter",     # the current player could enter on their next turn as things stand
+    "p_spy",          # P(some machine goes critical in the next placement: a spy comes)
+    "spread",         # machines with at least one worker
 )
+# found by the harness's random local search (tests/bw_heuristic_harness.py --search)
 THETA_DEFAULT = np.array([
-    30.0, -3.0, -2.0, -3.0, -10.0, -2.0, 3.0, 1.5, 2.0, 4.0, 1.0, 0.5, 0.2, -0.3, 0.1, -0.3, 0.0, 2.0, -0.5, -2.0, 1.0,
+    34.631, 0, -2, -4.255, -9.045, -2.086, 9.363, 12.44, 1.696, 4.365, 1, 0.5, 0.553, -0.3, 0.1, -2.884, -4.759, 2, 0, -6.168, 0, 0, 0,
 ])
 THETA_BOUNDS = np.array([
     [0.0, 40.0], [-20.0, 0.0], [-20.0, 0.0], [-30.0, 0.0], [-60.0, 0.0], [-10.0, 0.0],
-    [0.0, 20.0], [0.0, 20.0], [0.0, 20.0], [0.0, 20.0], [0.0, 10.0], [0.0, 5.0], [-2.0, 2.0],
-    [-3.0, 1.0], [-2.0, 2.0], [-5.0, 1.0], [-5.0, 5.0], [0.0, 20.0], [-5.0, 0.0], [-10.0, 0.0], [0.0, 20.0],
+    [0.0, 40.0], [0.0, 40.0], [0.0, 20.0], [0.0, 20.0], [0.0, 10.0], [0.0, 5.0], [-2.0, 2.0],
+    [-3.0, 1.0], [-2.0, 2.0], [-5.0, 1.0], [-5.0, 5.0], [0.0, 20.0], [-5.0, 0.0], [-20.0, 0.0], [0.0, 20.0],
+    [-20.0, 0.0], [0.0, 5.0],
 ])
 (T_BUILT, T_CRIT, T_EXPCRIT, T_P3, T_P4, T_SPIES, T_BEST, T_SECOND, T_READY, T_NEXT, T_NEXT2,
- T_CONC, T_KNOW, T_LOAD, T_SPOTS, T_DRAWS, T_MAXLOAD, T_PROGRESS, T_SPIES2, T_MISSING, T_SELF) = range(len(THETA_NAMES))
+ T_CONC, T_KNOW, T_LOAD, T_SPOTS, T_DRAWS, T_MAXLOAD, T_PROGRESS, T_SPIES2, T_MISSING, T_SELF, T_PSPY, T_SPREAD) = range(len(THETA_NAMES))
 assert len(THETA_DEFAULT) == len(THETA_NAMES) == len(THETA_BOUNDS)
 
 WIN_SCORE = 1.0e6
@@ -92,6 +96,8 @@ W_PLAN_N = 1      # its length
 W_PLAN_I = 2      # the next step to play
 W_TURN = 3        # the turn it was made for
 W_DEC0 = 4        # s[ST_DECISIONS] when its first step was played
+W_NEVAL = 5       # statistics: positions evaluated (wraps around)
+W_NPLAN = 6       # statistics: plans searched
 W_PLAN = 8                           # PATH_MAX: the plan
 W_ACTS = W_PLAN + PATH_MAX           # N_ACTIONS: legal actions of a simulated position
 W_HAVE = W_ACTS + N_ACTIONS          # 16: knowledge by seat and type after the end-of-turn discard
@@ -104,7 +110,9 @@ W_CSC = W_CN + 1                     # K_TOP: their scores (x SCORE_SCALE)
 W_CPL = W_CSC + K_TOP                # K_TOP: their path lengths
 W_BEST = W_CPL + K_TOP               # best score found (x SCORE_SCALE)
 W_BESTN = W_BEST + 1                 # its plan length (the plan itself is at W_PLAN)
-W_CPATH = W_BESTN + 1                # K_TOP * PATH_MAX: their paths
+W_ACTS2 = W_BESTN + 1                # N_ACTIONS: a legal list kept across simulations
+W_ACTS3 = W_ACTS2 + N_ACTIONS        # N_ACTIONS: another (ability choices)
+W_CPATH = W_ACTS3 + N_ACTIONS        # K_TOP * PATH_MAX: their paths
 W_CST = W_CPATH + K_TOP * PATH_MAX   # K_TOP * S_SIZE: their positions
 W_SLOT = W_CST + K_TOP * S_SIZE      # N_SLOTS * S_SIZE: scratch states
 WS_SIZE = W_SLOT + N_SLOTS * S_SIZE
@@ -209,18 +217,25 @@ def _settle(st, p, ws, plen):
 # ---- the evaluation ------------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
 def _binom_tail(n, pr, r):
-    """P(X >= r) for X ~ Binomial(n, pr), n small."""
+    """P(X >= r) for X ~ Binomial(n, pr), n small (products only: no pow calls)."""
     if r <= 0:
         return 1.0
     if r > n:
         return 0.0
-    tot = 0.0
-    c = 1.0  # C(n, k)
-    for k in range(n + 1):
-        if k >= r:
-            tot += c * pr ** k * (1.0 - pr) ** (n - k)
+    qr = 1.0 - pr
+    # P(X = k) = C(n, k) pr^k qr^(n-k), summed for k < r; the tail is 1 minus that
+    below = 0.0
+    c = 1.0
+    pk = 1.0
+    for k in range(r):
+        qk = 1.0
+        for _ in range(n - k):
+            qk *= qr
+        below += c * pk * qk
         c = c * (n - k) / (k + 1)
-    return tot
+        pk *= pr
+    t = 1.0 - below
+    return t if t > 0.0 else 0.0
 
 
 @njit(cache=True, _nrt=False)
@@ -272,6 +287,7 @@ def _entry_spots(s, p):
 @njit(cache=True, _nrt=False)
 def evaluate(s, p, theta, ws):
     """The linear score of a position at the end of a turn's moves (before `end turn`)."""
+    ws[W_NEVAL] = (ws[W_NEVAL] + 1) & 0x3FFFFFFF
     if s[E.PHASE] == PH_TERMINAL:
         return WIN_SCORE if s[E.OUTCOME] == OUT_WIN else -WIN_SCORE
     np_ = s[E.NP]
@@ -340,7 +356,11 @@ def evaluate(s, p, theta, ws):
     d3 = 0.0
     d4 = 0.0  # P(4 or more)
     expc = 0.0
+    quiet = 1.0  # P(no machine goes critical)
+    spread = 0
     for m in range(6):
+        if s[E.WORK + 4 * m] + s[E.WORK + 4 * m + 1] + s[E.WORK + 4 * m + 2] + s[E.WORK + 4 * m + 3] > 0:
+            spread += 1
         lm = s[E.MCOUNT + m] + s[E.SPY + m]
         spies += s[E.SPY + m]
         load += lm
@@ -356,6 +376,7 @@ def evaluate(s, p, theta, ws):
                     bm += s[E.BAG + 4 * m + t]
             pr = bm / bag_n if bag_n > 0 else 0.0
             r = _binom_tail(draws, pr, above + 1 - lm)
+            quiet *= 1.0 - r
         expc += r
         d4 = d4 + d3 * r
         d3 = d3 * (1.0 - r) + d2 * r
@@ -377,7 +398,7 @@ def evaluate(s, p, theta, ws):
     if cost + 2 <= 6 + (cost - built - 1) and np_ > 2:
         prog += min(b3, cost + 2) / (cost + 2)
     selfe = _can_enter(s, p, ws, cur, cost, s[E.CHAR + cur] == NOVA)
-    score = (theta[T_MISSING] * max(0, cost - b1) + theta[T_SELF] * selfe + theta[T_SPIES2] * spies * spies + theta[T_PROGRESS] * prog + theta[T_BUILT] * built + theta[T_CRIT] * ncrit + theta[T_EXPCRIT] * expc
+    score = (theta[T_PSPY] * (1.0 - quiet) + theta[T_SPREAD] * spread + theta[T_MISSING] * max(0, cost - b1) + theta[T_SELF] * selfe + theta[T_SPIES2] * spies * spies + theta[T_PROGRESS] * prog + theta[T_BUILT] * built + theta[T_CRIT] * ncrit + theta[T_EXPCRIT] * expc
              + theta[T_P3] * (d3 + d4) + theta[T_P4] * d4 + theta[T_SPIES] * spies
              + theta[T_BEST] * min(b1, cost) / cost + theta[T_SECOND] * min(second, cost + 1) / (cost + 1)
              + theta[T_READY] * ready + theta[T_NEXT] * nxt + theta[T_NEXT2] * nxt2
@@ -443,21 +464,15 @@ def _post_stage1(ws, p, theta, e):
     _offer_candidate(ws, st, plen, _quant(evaluate(st, p, theta, ws)))
     if st[E.PHASE] != PH_POST or st[E.LASTM] < 0 or st[E.UNCOVERED] != 0 or e + 1 >= N_SLOTS:
         return
-    acts = ws[W_ACTS: W_ACTS + N_ACTIONS]
+    acts = ws[W_ACTS2: W_ACTS2 + N_ACTIONS]
     n = E.legal_actions(st, p, acts)
-    # the uncover actions come first in the ascending list (43-46 < 47 end turn < abilities)
-    lo = 0
-    while lo < n and acts[lo] < A_UNCOVER:
-        lo += 1
-    hi = lo
-    while hi < n and acts[hi] <= A_UNCOVER_FARE_CCW:
-        hi += 1
     child = ws[W_SLOT + (e + 1) * S_SIZE: W_SLOT + (e + 1 + 1) * S_SIZE]
-    for i in range(lo, hi):
-        n2 = E.legal_actions(st, p, acts)  # _settle below reuses the list
-        a = acts[i] if n2 > i else -1
-        if a < 0:
+    for i in range(n):
+        a = acts[i]
+        if a > A_UNCOVER_FARE_CCW:
             break
+        if a < A_UNCOVER:
+            continue
         _copy(child, st)
         if plen < PATH_MAX:
             ws[W_PATH + plen] = a
@@ -538,25 +553,26 @@ def _rone_pair(s, ws):
 def _finish_ability(ws, p, theta, st, plen, base):
     """st is past an ability action (path length plen): resolve its choices (Harris's machines,
     Linny's malfunction) over slots base.., and offer every finished plan."""
-    acts = ws[W_ACTS: W_ACTS + N_ACTIONS]
     plen = _settle(st, p, ws, plen)
     ph = st[E.PHASE]
     if ph == PH_HARRIS_FROM or ph == PH_LINNY:
-        n = E.legal_actions(st, p, acts)
+        acts3 = ws[W_ACTS3: W_ACTS3 + N_ACTIONS]
+        n = E.legal_actions(st, p, acts3)
+        c1 = ws[W_SLOT + base * S_SIZE: W_SLOT + (base + 1) * S_SIZE]
+        c2 = ws[W_SLOT + (base + 1) * S_SIZE: W_SLOT + (base + 2) * S_SIZE]
         for i in range(n):
-            n = E.legal_actions(st, p, acts)
-            a = acts[i]
-            c1 = ws[W_SLOT + (base) * S_SIZE: W_SLOT + (base + 1) * S_SIZE]
+            a = acts3[i]
             _copy(c1, st)
             E.apply(c1, p, a)
             if plen < PATH_MAX:
                 ws[W_PATH + plen] = a
             if c1[E.PHASE] == PH_HARRIS_TO:
-                n2 = E.legal_actions(c1, p, acts)
-                for j in range(n2):
-                    n2 = E.legal_actions(c1, p, acts)
-                    a2 = acts[j]
-                    c2 = ws[W_SLOT + (base + 1) * S_SIZE: W_SLOT + (base + 1 + 1) * S_SIZE]
+                # the destinations: every machine but the source (no list needed)
+                src_m = c1[E.CARG2]
+                for m in range(6):
+                    if m == src_m:
+                        continue
+                    a2 = A_SELECT + m
                     _copy(c2, c1)
                     E.apply(c2, p, a2)
                     if plen + 1 < PATH_MAX:
@@ -573,7 +589,8 @@ def _finish_ability(ws, p, theta, st, plen, base):
 @njit(cache=True, _nrt=False)
 def _stage2(ws, p, theta):
     """Every active ability after each of the K_TOP best stage-1 positions."""
-    acts = ws[W_ACTS: W_ACTS + N_ACTIONS]
+    acts2 = ws[W_ACTS2: W_ACTS2 + N_ACTIONS]
+    st = ws[W_SLOT: W_SLOT + S_SIZE]
     for c in range(ws[W_CN]):
         cst = ws[W_CST + c * S_SIZE: W_CST + (c + 1) * S_SIZE]
         if cst[E.PHASE] != PH_POST or cst[E.ABIL_USED] != 0:
@@ -581,21 +598,15 @@ def _stage2(ws, p, theta):
         plen = ws[W_CPL + c]
         _usable(cst, p, ws)
         rp = _rone_pair(cst, ws)
-        n = E.legal_actions(cst, p, acts)
-        i = 0
-        while i < n:
-            n = E.legal_actions(cst, p, acts)
-            if i >= n:
-                break
-            a = acts[i]
-            i += 1
+        n = E.legal_actions(cst, p, acts2)
+        for i in range(n):
+            a = acts2[i]
             if a < A_HARRIS:
                 continue
             if a >= A_RONE and (a - A_RONE) % 6 != rp:
                 continue
             for j in range(plen):
                 ws[W_PATH + j] = ws[W_CPATH + c * PATH_MAX + j]
-            st = ws[W_SLOT + (0) * S_SIZE: W_SLOT + (0 + 1) * S_SIZE]
             _copy(st, cst)
             ws[W_PATH + plen] = a
             E.apply(st, p, a)
@@ -605,6 +616,7 @@ def _stage2(ws, p, theta):
 @njit(cache=True, _nrt=False)
 def _plan(s, p, theta, ws):
     """Search the rest of the current player's turn from s; store the best plan in ws."""
+    ws[W_NPLAN] = (ws[W_NPLAN] + 1) & 0x3FFFFFFF
     ws[W_CN] = 0
     ws[W_BEST] = NEG_INF_Q
     ws[W_BESTN] = 0
