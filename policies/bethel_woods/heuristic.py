@@ -38,7 +38,7 @@ from simcore.bethel_woods.actions import (
     PH_MOVE, PH_PAY, PH_POST, PH_PRE, PH_TERMINAL,
 )
 from simcore.bethel_woods.rules import (
-    E_ABILITY, E_CONSTRUCT, E_EXTRA, NOVA, P_CRIT_ABOVE, P_MACHINE_TYPES, P_PER_TURN,
+    E_ABILITY, E_CONSTRUCT, E_EXTRA, FARE, HARRIS, NOVA, P_CRIT_ABOVE, P_MACHINE_TYPES, P_PER_TURN,
     P_SECTION_TYPES,
 )
 
@@ -98,6 +98,7 @@ W_TURN = 3        # the turn it was made for
 W_DEC0 = 4        # s[ST_DECISIONS] when its first step was played
 W_NEVAL = 5       # statistics: positions evaluated (wraps around)
 W_NPLAN = 6       # statistics: plans searched
+W_RDRAWS = 7      # the draws the risk table W_RISK was made for (-1: none)
 W_PLAN = 8                           # PATH_MAX: the plan
 W_ACTS = W_PLAN + PATH_MAX           # N_ACTIONS: legal actions of a simulated position
 W_HAVE = W_ACTS + N_ACTIONS          # 16: knowledge by seat and type after the end-of-turn discard
@@ -112,12 +113,14 @@ W_BEST = W_CPL + K_TOP               # best score found (x SCORE_SCALE)
 W_BESTN = W_BEST + 1                 # its plan length (the plan itself is at W_PLAN)
 W_ACTS2 = W_BESTN + 1                # N_ACTIONS: a legal list kept across simulations
 W_ACTS3 = W_ACTS2 + N_ACTIONS        # N_ACTIONS: another (ability choices)
-W_CPATH = W_ACTS3 + N_ACTIONS        # K_TOP * PATH_MAX: their paths
+W_RISK = W_ACTS3 + N_ACTIONS         # 24: P(machine m goes critical | load l), x RISK_SCALE, at m*4 + l
+W_CPATH = W_RISK + 24                # K_TOP * PATH_MAX: their paths
 W_CST = W_CPATH + K_TOP * PATH_MAX   # K_TOP * S_SIZE: their positions
 W_SLOT = W_CST + K_TOP * S_SIZE      # N_SLOTS * S_SIZE: scratch states
 WS_SIZE = W_SLOT + N_SLOTS * S_SIZE
 
 NEG_INF_Q = -2_000_000_000
+RISK_SCALE = float(1 << 30)
 
 
 @njit(cache=True, _nrt=False)
@@ -170,29 +173,40 @@ def _keep_value(h, usable):
 
 
 @njit(cache=True, _nrt=False)
-def _pay_rule(s, p, acts, n, ws):
-    """The canonical payment: among the legal PAY actions, the token of the type worth least to
-    the payer (lowest kind on ties)."""
+def _pay_rule(s, p, ws):
+    """The canonical payment step: of the tokens that may be paid now (the payment can still be
+    completed), the one of the type worth least to the payer, then the lowest kind. This is
+    the legal PAY action with the smallest (keep value of its type, kind); it is computed per
+    type (4 feasibility checks) rather than from the legal list."""
     q = s[E.PAYER]
     _usable(s, p, ws)
-    best = acts[0]
-    bv = 1 << 30
-    for i in range(n):
-        a = acts[i]
-        k = a - A_PAY
-        t = k % 4
-        v = _keep_value(s[E.HAVE + 4 * q + t], ws[W_USE + t])
-        if v < bv:
-            bv = v
-            best = a
-    return best
+    need = (s[E.NEED], s[E.NEED + 1], s[E.NEED + 2], s[E.NEED + 3])
+    have = E.have_types(s, q)
+    best_k = -1
+    best_v = 1 << 30
+    for t in range(4):
+        if have[t] == 0:
+            continue
+        v = _keep_value(have[t], ws[W_USE + t])
+        kmin = -1
+        for pm in range(6):
+            if s[E.KNOW + 24 * q + 4 * pm + t] > 0:
+                kmin = 4 * pm + t
+                break
+        if v > best_v or (v == best_v and kmin > best_k):
+            continue
+        h2 = (have[0] - (t == 0), have[1] - (t == 1), have[2] - (t == 2), have[3] - (t == 3))
+        p2 = (s[E.PAID] + (t == 0), s[E.PAID + 1] + (t == 1), s[E.PAID + 2] + (t == 2), s[E.PAID + 3] + (t == 3))
+        if E.feasible(need, s[E.ANY_N], s[E.SUB], p2, s[E.PAID_N] + 1, h2):
+            best_v = v
+            best_k = kmin
+    return A_PAY + best_k
 
 
 @njit(cache=True, _nrt=False)
 def _settle(st, p, ws, plen):
     """Play the order-free steps: greedy fixing and canonical payments, appending to the path.
     Returns the new path length."""
-    acts = ws[W_ACTS: W_ACTS + N_ACTIONS]
     while True:
         ph = st[E.PHASE]
         if ph == PH_FIX:
@@ -204,8 +218,7 @@ def _settle(st, p, ws, plen):
                     a = A_FIX + 4 * pm + t
                     break
         elif ph == PH_PAY:
-            n = E.legal_actions(st, p, acts)
-            a = _pay_rule(st, p, acts, n, ws)
+            a = _pay_rule(st, p, ws)
         else:
             return plen
         E.apply(st, p, a)
@@ -239,31 +252,25 @@ def _binom_tail(n, pr, r):
 
 
 @njit(cache=True, _nrt=False)
-def _can_enter(s, p, ws, q, cost, nova):
-    """Can seat q, holding ws[W_HAVE + 4q + t], send a worker into the Orphanage with one pick-up
-    from today's worker positions?"""
-    tot = ws[W_HAVE + 4 * q] + ws[W_HAVE + 4 * q + 1] + ws[W_HAVE + 4 * q + 2] + ws[W_HAVE + 4 * q + 3]
-    for j in range(6):
-        g = s[E.WORK + 4 * j] + s[E.WORK + 4 * j + 1] + s[E.WORK + 4 * j + 2] + s[E.WORK + 4 * j + 3]
-        if g == 0:
-            continue
-        for d in range(2):
-            i = (j + (g - 1)) % 6 if d == 0 else (j - (g - 1)) % 6
-            if s[E.ORPH + i] >= 0:
-                continue
-            for side in range(2):
-                t = p[P_SECTION_TYPES + 2 * i + side]
-                if s[E.WORK + 4 * j + t] > 0:
-                    h = ws[W_HAVE + 4 * q + t]
-                    if h >= cost:
-                        return 1
-                    if nova and h >= cost - 1 and tot >= cost:
-                        return 1
-    return 0
+def _risk_table(s, p, ws):
+    """P(machine m goes critical in the next placement | its load l) for the turn's usual number
+    of draws: the bag does not change during a turn, so evaluate looks these up."""
+    draws = p[P_PER_TURN] - s[E.VIOLET_RED] + E.effect_active(s, p, E_EXTRA)
+    bag_n = s[E.BAG_N]
+    ws[W_RDRAWS] = draws if bag_n > 0 and p[P_CRIT_ABOVE] == 3 else -1
+    for m in range(6):
+        bm = 0
+        for t in range(4):
+            bm += s[E.BAG + 4 * m + t]
+        for lm in range(4):
+            r = _binom_tail(draws, bm / bag_n, 4 - lm) if bag_n > 0 else 0.0
+            ws[W_RISK + 4 * m + lm] = np.int32(r * RISK_SCALE)
 
 
 @njit(cache=True, _nrt=False)
-def _entry_spots(s, p):
+def _reach(s, p):
+    """The Orphanage entries one pick-up reaches from today's worker positions: the number of
+    distinct (section, type) entries, and a bit per type that some entry takes."""
     mask = 0
     for j in range(6):
         g = s[E.WORK + 4 * j] + s[E.WORK + 4 * j + 1] + s[E.WORK + 4 * j + 2] + s[E.WORK + 4 * j + 3]
@@ -278,10 +285,25 @@ def _entry_spots(s, p):
                 if s[E.WORK + 4 * j + t] > 0:
                     mask |= 1 << (4 * i + t)
     n = 0
-    while mask:
-        n += mask & 1
-        mask >>= 1
-    return n
+    types = 0
+    for i in range(24):
+        if (mask >> i) & 1:
+            n += 1
+            types |= 1 << (i % 4)
+    return n, types
+
+
+@njit(cache=True, _nrt=False)
+def _enters(ws, q, cost, nova, reach):
+    """Can seat q (knowledge at ws[W_HAVE + 4q]) pay for a reachable entry (type bits reach)?"""
+    b = W_HAVE + 4 * q
+    tot = ws[b] + ws[b + 1] + ws[b + 2] + ws[b + 3]
+    for t in range(4):
+        if (reach >> t) & 1:
+            h = ws[b + t]
+            if h >= cost or (nova and h >= cost - 1 and tot >= cost):
+                return 1
+    return 0
 
 
 @njit(cache=True, _nrt=False)
@@ -370,12 +392,15 @@ def evaluate(s, p, theta, ws):
         else:
             if lm > maxload:
                 maxload = lm
-            bm = 0
-            if s[E.RONE_M] != m and bag_n > 0:
+            if s[E.RONE_M] == m or bag_n == 0:
+                r = 0.0
+            elif draws == ws[W_RDRAWS] and lm < 4:
+                r = ws[W_RISK + 4 * m + lm] / RISK_SCALE
+            else:
+                bm = 0
                 for t in range(4):
                     bm += s[E.BAG + 4 * m + t]
-            pr = bm / bag_n if bag_n > 0 else 0.0
-            r = _binom_tail(draws, pr, above + 1 - lm)
+                r = _binom_tail(draws, bm / bag_n, above + 1 - lm)
             quiet *= 1.0 - r
         expc += r
         d4 = d4 + d3 * r
@@ -385,10 +410,11 @@ def evaluate(s, p, theta, ws):
         d0 = d0 * (1.0 - r)
     q1 = (cur + 1) % np_
     q2 = (cur + 2) % np_
-    nxt = _can_enter(s, p, ws, q1, cost, s[E.CHAR + q1] == NOVA)
+    spots, reach = _reach(s, p)
+    nxt = _enters(ws, q1, cost, s[E.CHAR + q1] == NOVA, reach)
     nxt2 = 0
     if q2 != cur:
-        nxt2 = _can_enter(s, p, ws, q2, cost, s[E.CHAR + q2] == NOVA)
+        nxt2 = _enters(ws, q2, cost, s[E.CHAR + q2] == NOVA, reach)
     second = 0
     if b1q >= 0:
         second = b2
@@ -397,13 +423,13 @@ def evaluate(s, p, theta, ws):
         prog += min(b2, cost + 1) / (cost + 1)
     if cost + 2 <= 6 + (cost - built - 1) and np_ > 2:
         prog += min(b3, cost + 2) / (cost + 2)
-    selfe = _can_enter(s, p, ws, cur, cost, s[E.CHAR + cur] == NOVA)
+    selfe = _enters(ws, cur, cost, s[E.CHAR + cur] == NOVA, reach)
     score = (theta[T_PSPY] * (1.0 - quiet) + theta[T_SPREAD] * spread + theta[T_MISSING] * max(0, cost - b1) + theta[T_SELF] * selfe + theta[T_SPIES2] * spies * spies + theta[T_PROGRESS] * prog + theta[T_BUILT] * built + theta[T_CRIT] * ncrit + theta[T_EXPCRIT] * expc
              + theta[T_P3] * (d3 + d4) + theta[T_P4] * d4 + theta[T_SPIES] * spies
              + theta[T_BEST] * min(b1, cost) / cost + theta[T_SECOND] * min(second, cost + 1) / (cost + 1)
              + theta[T_READY] * ready + theta[T_NEXT] * nxt + theta[T_NEXT2] * nxt2
              + theta[T_CONC] * conc + theta[T_KNOW] * know + theta[T_LOAD] * load
-             + theta[T_SPOTS] * _entry_spots(s, p) + theta[T_DRAWS] * draws
+             + theta[T_SPOTS] * spots + theta[T_DRAWS] * draws
              + theta[T_MAXLOAD] * maxload)
     if ncrit >= E.CRITICAL_LOSS_AT:
         score += LOSS_SCORE
@@ -464,6 +490,10 @@ def _post_stage1(ws, p, theta, e):
     _offer_candidate(ws, st, plen, _quant(evaluate(st, p, theta, ws)))
     if st[E.PHASE] != PH_POST or st[E.LASTM] < 0 or st[E.UNCOVERED] != 0 or e + 1 >= N_SLOTS:
         return
+    lm = st[E.LASTM]
+    if st[E.SPY + lm] == 0 and not (st[E.CHAR + st[E.CUR]] == FARE and st[E.ABIL_USED] == 0
+                                    and st[E.SPY + (lm + 1) % 6] + st[E.SPY + (lm + 5) % 6] > 0):
+        return  # no spy to uncover
     acts = ws[W_ACTS2: W_ACTS2 + N_ACTIONS]
     n = E.legal_actions(st, p, acts)
     child = ws[W_SLOT + (e + 1) * S_SIZE: W_SLOT + (e + 1 + 1) * S_SIZE]
@@ -499,7 +529,7 @@ def _search_moves(ws, p, theta, d0):
         if it < 4:
             if node[E.HAND + it] > 0:
                 a = A_DROP + it
-        elif E.hand_total(node) == 1:
+        elif E.hand_total(node) == 1 and node[E.ORPH + node[E.POS]] < 0:
             n = E.legal_actions(node, p, acts)
             has_enter = _contains(acts, n, A_ENTER)
             if it == 4 and has_enter:
@@ -591,6 +621,10 @@ def _stage2(ws, p, theta):
     """Every active ability after each of the K_TOP best stage-1 positions."""
     acts2 = ws[W_ACTS2: W_ACTS2 + N_ACTIONS]
     st = ws[W_SLOT: W_SLOT + S_SIZE]
+    best_c = 0
+    for c in range(ws[W_CN]):
+        if ws[W_CSC + c] > ws[W_CSC + best_c]:
+            best_c = c
     for c in range(ws[W_CN]):
         cst = ws[W_CST + c * S_SIZE: W_CST + (c + 1) * S_SIZE]
         if cst[E.PHASE] != PH_POST or cst[E.ABIL_USED] != 0:
@@ -605,6 +639,8 @@ def _stage2(ws, p, theta):
                 continue
             if a >= A_RONE and (a - A_RONE) % 6 != rp:
                 continue
+            if a < A_HARRIS + 4 and c != best_c:
+                continue  # Harris's many (from, to) choices: only after the best position
             for j in range(plen):
                 ws[W_PATH + j] = ws[W_CPATH + c * PATH_MAX + j]
             _copy(st, cst)
@@ -617,6 +653,7 @@ def _stage2(ws, p, theta):
 def _plan(s, p, theta, ws):
     """Search the rest of the current player's turn from s; store the best plan in ws."""
     ws[W_NPLAN] = (ws[W_NPLAN] + 1) & 0x3FFFFFFF
+    _risk_table(s, p, ws)
     ws[W_CN] = 0
     ws[W_BEST] = NEG_INF_Q
     ws[W_BESTN] = 0
@@ -675,7 +712,8 @@ def heuristic_action(s, p, theta, seat, acts, n, key, ws):
                 ws[W_PLAN_I] = i + 1
                 return a
     if ph == PH_PAY:
-        return _pay_rule(s, p, acts, n, ws)
+        a = _pay_rule(s, p, ws)
+        return a if _contains(acts, n, a) else acts[0]
     if s[E.CUR] == seat and (ph == PH_PRE or ph == PH_MOVE or ph == PH_FIX or ph == PH_POST):
         _plan(s, p, theta, ws)
         a = ws[W_PLAN]
