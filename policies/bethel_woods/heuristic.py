@@ -67,19 +67,20 @@ THETA_NAMES = (
     "self_enter",     # the current player could enter on their next turn as things stand
     "p_spy",          # P(some machine goes critical in the next placement: a spy comes)
     "spread",         # machines with at least one worker
+    "spy_loss",       # with five spies on the board: P(a spy comes in the next placement: lost)
 )
 # found by the harness's random local search (tests/bw_heuristic_harness.py --search)
 THETA_DEFAULT = np.array([
-    34.631, 0, -2, -4.255, -9.045, -2.086, 9.363, 12.44, 1.696, 4.365, 1, 0.5, 0.553, -0.3, 0.1, -2.884, -4.759, 2, 0, -6.168, 0, 0, 0,
+    34.631, 0, -2, -4.255, -9.045, -2.086, 9.363, 12.44, 1.696, 4.365, 1, 0.5, 0.553, -0.3, 0.1, -2.884, -4.759, 2, 0, -6.168, 0, 0, 0, -30,
 ])
 THETA_BOUNDS = np.array([
     [0.0, 40.0], [-20.0, 0.0], [-20.0, 0.0], [-30.0, 0.0], [-60.0, 0.0], [-10.0, 0.0],
     [0.0, 40.0], [0.0, 40.0], [0.0, 20.0], [0.0, 20.0], [0.0, 10.0], [0.0, 5.0], [-2.0, 2.0],
     [-3.0, 1.0], [-2.0, 2.0], [-5.0, 1.0], [-5.0, 5.0], [0.0, 20.0], [-5.0, 0.0], [-20.0, 0.0], [0.0, 20.0],
-    [-20.0, 0.0], [0.0, 5.0],
+    [-20.0, 0.0], [0.0, 5.0], [-100.0, 0.0],
 ])
 (T_BUILT, T_CRIT, T_EXPCRIT, T_P3, T_P4, T_SPIES, T_BEST, T_SECOND, T_READY, T_NEXT, T_NEXT2,
- T_CONC, T_KNOW, T_LOAD, T_SPOTS, T_DRAWS, T_MAXLOAD, T_PROGRESS, T_SPIES2, T_MISSING, T_SELF, T_PSPY, T_SPREAD) = range(len(THETA_NAMES))
+ T_CONC, T_KNOW, T_LOAD, T_SPOTS, T_DRAWS, T_MAXLOAD, T_PROGRESS, T_SPIES2, T_MISSING, T_SELF, T_PSPY, T_SPREAD, T_SPYLOSS) = range(len(THETA_NAMES))
 assert len(THETA_DEFAULT) == len(THETA_NAMES) == len(THETA_BOUNDS)
 
 WIN_SCORE = 1.0e6
@@ -424,7 +425,7 @@ def evaluate(s, p, theta, ws):
     if cost + 2 <= 6 + (cost - built - 1) and np_ > 2:
         prog += min(b3, cost + 2) / (cost + 2)
     selfe = _enters(ws, cur, cost, s[E.CHAR + cur] == NOVA, reach)
-    score = (theta[T_PSPY] * (1.0 - quiet) + theta[T_SPREAD] * spread + theta[T_MISSING] * max(0, cost - b1) + theta[T_SELF] * selfe + theta[T_SPIES2] * spies * spies + theta[T_PROGRESS] * prog + theta[T_BUILT] * built + theta[T_CRIT] * ncrit + theta[T_EXPCRIT] * expc
+    score = (theta[T_SPYLOSS] * ((1.0 - quiet) if spies >= 5 else 0.0) + theta[T_PSPY] * (1.0 - quiet) + theta[T_SPREAD] * spread + theta[T_MISSING] * max(0, cost - b1) + theta[T_SELF] * selfe + theta[T_SPIES2] * spies * spies + theta[T_PROGRESS] * prog + theta[T_BUILT] * built + theta[T_CRIT] * ncrit + theta[T_EXPCRIT] * expc
              + theta[T_P3] * (d3 + d4) + theta[T_P4] * d4 + theta[T_SPIES] * spies
              + theta[T_BEST] * min(b1, cost) / cost + theta[T_SECOND] * min(second, cost + 1) / (cost + 1)
              + theta[T_READY] * ready + theta[T_NEXT] * nxt + theta[T_NEXT2] * nxt2
