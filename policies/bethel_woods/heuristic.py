@@ -71,7 +71,7 @@ THETA_NAMES = (
 )
 # found by the harness's random local search (tests/bw_heuristic_harness.py --search)
 THETA_DEFAULT = np.array([
-    34.631, 0, -2, -4.255, -9.045, -2.086, 9.363, 12.44, 1.696, 4.365, 1, 0.5, 0.553, -0.3, 0.1, -2.884, -4.759, 2, 0, -6.168, 0, 0, 0, -30,
+    34.631, 0, -5.14, -4.255, 0, -2.086, 16.876, 12.44, 1.696, 4.365, 0, 0.5, 0.553, -0.254, 0.1, -1.524, -3.796, 3.086, 0, -6.168, 0, 0, 0, -29.463,
 ])
 THETA_BOUNDS = np.array([
     [0.0, 40.0], [-20.0, 0.0], [-20.0, 0.0], [-30.0, 0.0], [-60.0, 0.0], [-10.0, 0.0],
@@ -85,7 +85,7 @@ assert len(THETA_DEFAULT) == len(THETA_NAMES) == len(THETA_BOUNDS)
 
 WIN_SCORE = 1.0e6
 LOSS_SCORE = -1.0e5   # four critical machines at the end of the turn
-K_TOP = 3             # stage-1 positions that go on to the ability search
+K_TOP = 6             # stage-1 positions that go on to the ability search
 PATH_MAX = 96         # actions in one turn's plan (picks, drops, fixes, payments, abilities)
 N_SLOTS = 24          # scratch states: the drop depth-first search and the ability search
 SCORE_SCALE = 1000.0  # candidate scores are kept as integers (ws is int32)
