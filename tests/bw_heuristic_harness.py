@@ -75,11 +75,16 @@ def run(games=2000, seed=1, players=3, spies=0, theta=None, threads=2, start=0):
     p = Rules().params
     chars = np.full(4, -1, dtype=np.int32)
     out = np.zeros((games, N_OUT), dtype=np.int32)
+    old = numba.get_num_threads()
     numba.set_num_threads(threads)
-    play_chunk_h(p, theta, players, spies, chars, np.uint64(seed), 0, 0, out[:0])  # compile
-    t0 = time.perf_counter()
-    play_chunk_h(p, theta, players, spies, chars, np.uint64(seed), start, games, out)
-    return out, time.perf_counter() - t0
+    try:
+        play_chunk_h(p, theta, players, spies, chars, np.uint64(seed), 0, 0, out[:0])  # compile
+        t0 = time.perf_counter()
+        play_chunk_h(p, theta, players, spies, chars, np.uint64(seed), start, games, out)
+        secs = time.perf_counter() - t0
+    finally:
+        numba.set_num_threads(old)
+    return out, secs
 
 
 def report(out, secs):

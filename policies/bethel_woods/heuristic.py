@@ -71,7 +71,7 @@ THETA_NAMES = (
 )
 # found by the harness's random local search (tests/bw_heuristic_harness.py --search)
 THETA_DEFAULT = np.array([
-    34.631, 0, -5.14, -4.255, 0, -2.086, 16.876, 12.44, 1.696, 4.365, 0, 0.5, 0.553, -0.254, 0.1, -1.524, -3.796, 3.086, 0, -6.168, 0, 0, 0, -29.463,
+    34.631, 0, -5.14, -4.255, 0, -1.855, 26.279, 12.44, 1.696, 5.301, 0, 0.5, 0.553, -0.254, 0.1, -1.524, -4.849, 2.41, 0, -6.168, 0, 0, 0, -44.302,
 ])
 THETA_BOUNDS = np.array([
     [0.0, 40.0], [-20.0, 0.0], [-20.0, 0.0], [-30.0, 0.0], [-60.0, 0.0], [-10.0, 0.0],
@@ -651,6 +651,73 @@ def _stage2(ws, p, theta):
 
 
 @njit(cache=True, _nrt=False)
+def _search_picks(ws, p, theta, d):
+    """Every pick-up (machine with workers, direction) from the PRE position in slot d."""
+    node = ws[W_SLOT + d * S_SIZE: W_SLOT + (d + 1) * S_SIZE]
+    child = ws[W_SLOT + (d + 1) * S_SIZE: W_SLOT + (d + 2) * S_SIZE]
+    plen = ws[W_PLEN + d]
+    for a in range(A_DROP):
+        m = a // 2
+        if node[E.WORK + 4 * m] + node[E.WORK + 4 * m + 1] + node[E.WORK + 4 * m + 2] + node[E.WORK + 4 * m + 3] == 0:
+            continue
+        _copy(child, node)
+        ws[W_PATH + plen] = a
+        E.apply(child, p, a)
+        ws[W_PLEN + d + 1] = _settle(child, p, ws, plen + 1)
+        if child[E.PHASE] == PH_MOVE:
+            _search_moves(ws, p, theta, d + 1)
+        else:
+            _post_stage1(ws, p, theta, d + 1)
+
+
+@njit(cache=True, _nrt=False)
+def _harris_first(ws, p, theta):
+    """Harris before his pick-up: when he holds enough of a usable type t for the next piece (and
+    the Harris payment) but no pick-up reaches an entry for a type-t worker, try each move of a
+    type-t worker that makes one reachable, followed by every pick-up."""
+    root = ws[W_SLOT: W_SLOT + S_SIZE]
+    cur = root[E.CUR]
+    if root[E.CHAR + cur] != HARRIS or root[E.ABIL_USED] != 0:
+        return
+    cost = E.orphanage_count(root) + 1 + E.effect_active(root, p, E_CONSTRUCT)
+    tax = E.effect_active(root, p, E_ABILITY)
+    _usable(root, p, ws)
+    _, reach = _reach(root, p)
+    tot = E.knowledge_total(root, cur)
+    h = ws[W_SLOT + S_SIZE: W_SLOT + 2 * S_SIZE]
+    for t in range(4):
+        if ws[W_USE + t] == 0 or (reach >> t) & 1:
+            continue
+        if root[E.HAVE + 4 * cur + t] < cost + 1 or tot < cost + 1 + tax:
+            continue
+        for fm in range(6):
+            if root[E.WORK + 4 * fm + t] == 0:
+                continue
+            for tm in range(6):
+                if tm == fm:
+                    continue
+                root[E.WORK + 4 * fm + t] -= 1
+                root[E.WORK + 4 * tm + t] += 1
+                _, r2 = _reach(root, p)
+                root[E.WORK + 4 * fm + t] += 1
+                root[E.WORK + 4 * tm + t] -= 1
+                if (r2 >> t) & 1 == 0:
+                    continue
+                _copy(h, root)
+                ws[W_PATH] = A_HARRIS + t
+                E.apply(h, p, A_HARRIS + t)
+                pl = _settle(h, p, ws, 1)
+                if h[E.PHASE] != PH_HARRIS_FROM:
+                    continue
+                ws[W_PATH + pl] = A_SELECT + fm
+                E.apply(h, p, A_SELECT + fm)
+                ws[W_PATH + pl + 1] = A_SELECT + tm
+                E.apply(h, p, A_SELECT + tm)
+                ws[W_PLEN + 1] = pl + 2
+                _search_picks(ws, p, theta, 1)
+
+
+@njit(cache=True, _nrt=False)
 def _plan(s, p, theta, ws):
     """Search the rest of the current player's turn from s; store the best plan in ws."""
     ws[W_NPLAN] = (ws[W_NPLAN] + 1) & 0x3FFFFFFF
@@ -662,25 +729,9 @@ def _plan(s, p, theta, ws):
     _copy(root, s)
     ws[W_PLEN] = 0
     ph = s[E.PHASE]
-    acts = ws[W_ACTS: W_ACTS + N_ACTIONS]
     if ph == PH_PRE:
-        n = E.legal_actions(root, p, acts)
-        picks = 0
-        for i in range(n):
-            if acts[i] < A_DROP:
-                picks += 1
-        for i in range(picks):
-            E.legal_actions(root, p, acts)
-            a = acts[i]
-            child = ws[W_SLOT + (1) * S_SIZE: W_SLOT + (1 + 1) * S_SIZE]
-            _copy(child, root)
-            ws[W_PATH] = a
-            E.apply(child, p, a)
-            ws[W_PLEN + 1] = _settle(child, p, ws, 1)
-            if child[E.PHASE] == PH_MOVE:
-                _search_moves(ws, p, theta, 1)
-            else:
-                _post_stage1(ws, p, theta, 1)
+        _search_picks(ws, p, theta, 0)
+        _harris_first(ws, p, theta)
     else:
         ws[W_PLEN] = _settle(root, p, ws, 0)
         if root[E.PHASE] == PH_MOVE:
