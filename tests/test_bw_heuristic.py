@@ -114,3 +114,31 @@ def test_heuristic_wins_far_more_than_random():
     h = int((out[:, 0] == OUT_WIN).sum())
     r = simulate(3, 0, policy="random", games=games, seed=21, threads=2).wins
     assert wilson(h, games)[0] > wilson(r, games)[1]
+
+
+def test_the_turn_plan_is_replayed_not_remade():
+    """One search per turn: the plan's steps are played back while the position is the one the
+    plan expects (a broken replay would search again at almost every decision)."""
+    from policies.bethel_woods.heuristic import W_NPLAN
+    plans = turns = decisions = 0
+    for g in range(10):
+        s = np.zeros(E.S_SIZE, np.int32)
+        acts = np.zeros(N_ACTIONS, np.int32)
+        ck = _u64(stream_key(4, g, STREAM_CHANCE))
+        c = E.setup(s, P, 3, 0, np.full(4, -1, np.int32), ck)
+        ws = np.zeros((4, WS_SIZE), np.int32)
+        for q in range(3):
+            heuristic_reset(ws[q])
+        while s[E.PHASE] != PH_TERMINAL:
+            if s[E.PHASE] in (PH_CHANCE_MALF, PH_CHANCE_SPY):
+                E.apply_chance(s, P, E.chance_outcome(s, ck, c))
+                c += 1
+                continue
+            q = E.decider(s)
+            n = E.legal_actions(s, P, acts)
+            E.apply(s, P, heuristic_action(s, P, THETA_DEFAULT, q, acts, n, _u64(0), ws[q]))
+        plans += int(ws[:, W_NPLAN].sum())
+        turns += int(s[E.TURN]) + 1
+        decisions += int(s[E.ST_DECISIONS])
+    assert decisions > 3 * turns  # turns have several decisions each ...
+    assert turns <= plans <= 1.05 * turns  # ... but one search

@@ -3,30 +3,46 @@
 At the start of its turn (or whenever the position is not the one its plan expects) the policy
 plans the whole turn and then plays the plan's steps one decision at a time:
 
-1. Stage 1, depth first over the moves: every pick-up (machine, direction), every order of the
-   drops (one child per distinct worker type in hand), and with the last worker either the drop
-   or the Orphanage entry (Nova's entry only when the plain one is illegal). Fixing is greedy
-   (a dropped worker fixes all it can: fixing always lowers a machine and gains knowledge) and
-   every payment uses a canonical rule (pay the token of the type whose stack is worth least),
-   so the order-free choices add no branches. At the end of the moves each plan is scored as is
-   and after each legal spy uncover (plain, Fenn, Fare clockwise/anticlockwise).
-2. Pruning: only the best K_TOP positions of stage 1 go on to stage 2, which tries every active
-   character ability on them (Harris's from/to machines, Junas's gifts, Linny's malfunction,
-   Violet, Rone with his cheapest pair of types for each machine).
-3. A position is scored by ``evaluate``: a linear function of features weighted by ``theta``
-   (THETA_NAMES). The plan's actions (and ``end turn``) are kept in the workspace and replayed.
+1. Stage 1, depth first over the moves: every pick-up (machine with workers, direction), every
+   order of the drops (one child per distinct worker type in hand), and with the last worker
+   either the drop or the Orphanage entry (Nova's entry only when the plain one is illegal).
+   Fixing is greedy (a dropped worker fixes all it can: fixing always lowers a machine and gains
+   knowledge) and every payment uses one canonical rule (``_pay_rule``: the token of the type
+   worth least to the payer), so order-free choices add no branches. At the end of the moves
+   each plan is scored as is and after each legal spy uncover (plain, Fenn, Fare either side).
+   Harris alone may first move a worker (``_harris_first``): only when he holds the next piece's
+   cost (plus the ability's) in a usable type that no pick-up can take into the Orphanage, and
+   only moves that make such an entry reachable; each is followed by the whole stage 1.
+2. Pruning: only the K_TOP best positions of stage 1 go on to stage 2, which tries every active
+   character ability on them (Junas's gifts, Linny's malfunction, Violet, Rone with his cheapest
+   pair of types for each machine; Harris's (from, to) moves only after the best position).
+3. A position is scored by ``evaluate``: a linear function of the features THETA_NAMES weighted
+   by ``theta``, with a large penalty when 4 machines are critical at the end of the turn (a
+   loss) and a large bonus for the win. The features: pieces built; critical machines now;
+   expected critical machines after the next placement, P(3+) and P(4+) of them (from the bag's
+   counts per machine and the number of draws, Violet's and Rone's effects included); spies,
+   spies squared, P(a spy comes), and with five spies on the board P(the sixth comes); the
+   players' largest stacks of a usable type against the next pieces' costs (best, second,
+   progress, missing tokens, players ready); whether the next two players (and the current
+   one) could enter with one pick-up from today's worker positions; knowledge held after the
+   end-of-turn discard; board load and the largest non-critical load; entry spots one pick-up
+   reaches; machines with workers; the next placement's draws.
+
+The plan's actions (and ``end turn``) are kept in the workspace and replayed while the position
+is the expected one (same turn, same decision count, the action legal); otherwise it re-plans.
 
 The policy sees only what a player sees: the board, the bag counts, the knowledge, the
 Orphanage, and critical effects through ``E.effect_active``; never the tiles of machines that are
 not critical, the spy stack or the chance stream. Every choice is deterministic (the key is not
 used: ties go to the first plan found), so the same position gives the same decision.
 
-Payments by other seats (the end-of-turn discard to the limit, the knowledge_limit_6 discard,
-a Junas gift over the limit) use the same canonical rule: discard from the smallest stack of a
-type, types no open Orphanage section can use first.
+Payments outside the current player's plan (the end-of-turn discard to the limit, the
+knowledge_limit_6 discard, a Junas gift over the limit) use the same canonical rule: discard
+from the smallest stack of a type, types no open Orphanage section can use first.
 
-Workspace: ``ws`` is an int32 array of WS_SIZE entries per seat (the plan, scratch copies of the
-state for the search, candidate positions). ``heuristic_reset(ws)`` clears the plan.
+Workspace: ``ws`` is an **int32** array of WS_SIZE entries per seat (the plan, scratch copies of
+the state for the search, candidate positions); ``heuristic_reset(ws)`` clears the plan at the
+start of every game. Nothing is allocated during a decision.
 """
 import numpy as np
 from numba import njit
