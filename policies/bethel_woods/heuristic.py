@@ -1,0 +1,792 @@
+"""Bethel Woods: a compiled turn-planning heuristic.
+
+At the start of its turn (or whenever the position is not the one its plan expects) the policy
+plans the whole turn and then plays the plan's steps one decision at a time:
+
+1. Stage 1, depth first over the moves: every pick-up (machine with workers, direction), every
+   order of the drops (one child per distinct worker type in hand), and with the last worker
+   either the drop or the Orphanage entry (Nova's entry only when the plain one is illegal).
+   Fixing is greedy (a dropped worker fixes all it can: fixing always lowers a machine and gains
+   knowledge) and every payment uses one canonical rule (``_pay_rule``: the token of the type
+   worth least to the payer), so order-free choices add no branches. At the end of the moves
+   each plan is scored as is and after each legal spy uncover (plain, Fenn, Fare either side).
+   Harris alone may first move a worker (``_harris_first``): only when he holds the next piece's
+   cost (plus the ability's) in a usable type that no pick-up can take into the Orphanage, and
+   only moves that make such an entry reachable; each is followed by the whole stage 1.
+2. Pruning: only the K_TOP best positions of stage 1 go on to stage 2, which tries every active
+   character ability on them (Junas's gifts, Linny's malfunction, Violet, Rone with his cheapest
+   pair of types for each machine; Harris's (from, to) moves only after the best position).
+3. A position is scored by ``evaluate``: a linear function of the features THETA_NAMES weighted
+   by ``theta``, with a large penalty when 4 machines are critical at the end of the turn (a
+   loss) and a large bonus for the win. The features: pieces built; critical machines now;
+   expected critical machines after the next placement, P(3+) and P(4+) of them (from the bag's
+   counts per machine and the number of draws, Violet's and Rone's effects included); spies,
+   spies squared, P(a spy comes), and with five spies on the board P(the sixth comes); the
+   players' largest stacks of a usable type against the next pieces' costs (best, second,
+   progress, missing tokens, players ready); whether the next two players (and the current
+   one) could enter with one pick-up from today's worker positions; knowledge held after the
+   end-of-turn discard; board load and the largest non-critical load; entry spots one pick-up
+   reaches; machines with workers; the next placement's draws.
+
+The plan's actions (and ``end turn``) are kept in the workspace and replayed while the position
+is the expected one (same turn, same decision count, the action legal); otherwise it re-plans.
+
+The policy sees only what a player sees: the board, the bag counts, the knowledge, the
+Orphanage, and critical effects through ``E.effect_active``; never the tiles of machines that are
+not critical, the spy stack or the chance stream. Every choice is deterministic (the key is not
+used: ties go to the first plan found), so the same position gives the same decision.
+
+Payments outside the current player's plan (the end-of-turn discard to the limit, the
+knowledge_limit_6 discard, a Junas gift over the limit) use the same canonical rule: discard
+from the smallest stack of a type, types no open Orphanage section can use first.
+
+Workspace: ``ws`` is an **int32** array of WS_SIZE entries per seat (the plan, scratch copies of
+the state for the search, candidate positions); ``heuristic_reset(ws)`` clears the plan at the
+start of every game. Nothing is allocated during a decision.
+"""
+import numpy as np
+from numba import njit
+
+from simcore.bethel_woods import engine as E
+from simcore.bethel_woods.actions import (
+    A_DROP, A_END_TURN, A_ENTER, A_ENTER_NOVA, A_FIX, A_HARRIS, A_PAY, A_RONE, A_SELECT, A_UNCOVER,
+    A_UNCOVER_FARE_CCW, N_ACTIONS, OUT_WIN, PH_FIX, PH_HARRIS_FROM, PH_HARRIS_TO, PH_LINNY,
+    PH_MOVE, PH_PAY, PH_POST, PH_PRE, PH_TERMINAL,
+)
+from simcore.bethel_woods.rules import (
+    E_ABILITY, E_CONSTRUCT, E_EXTRA, FARE, HARRIS, NOVA, P_CRIT_ABOVE, P_MACHINE_TYPES, P_PER_TURN,
+    P_SECTION_TYPES,
+)
+
+# ---- the evaluation's weights -------------------------------------------------------------------
+THETA_NAMES = (
+    "built",          # Daydreamer pieces built (workers in the Orphanage)
+    "critical",       # machines critical now (after the turn's moves, before the placement)
+    "exp_critical",   # expected critical machines after the next placement (bag odds)
+    "p_ge3",          # P(3 or more machines critical after the next placement)
+    "p_ge4",          # P(4 or more machines critical after the next placement)
+    "spies",          # spies on the board
+    "best_stack",     # best stack of a usable type held by one player, min(stack, cost)/cost
+    "second_stack",   # the same for the best other player, toward the piece after
+    "ready",          # players holding the next piece's cost in one usable type
+    "next_enter",     # the next player can enter the Orphanage on their turn as things stand
+    "next2_enter",    # the player after can (with today's worker positions)
+    "concentration",  # sum over players of their largest usable stack
+    "knowledge",      # knowledge held by all players (after the end-of-turn discard)
+    "load",           # malfunctions + spies on the board
+    "entry_spots",    # distinct (section, type) entries one pick-up can reach
+    "draws",          # malfunctions the next placement draws (Violet lowers it)
+    "max_load",       # the largest load of a non-critical machine (3 = one draw from critical)
+    "progress",       # players' largest usable stacks, sorted, against the next pieces' costs
+    "spies_sq",       # spies on the board squared (six on the board lose)
+    "missing",        # tokens the closest player lacks for the next piece (in one usable type)
+    "self_enter",     # the current player could enter on their next turn as things stand
+    "p_spy",          # P(some machine goes critical in the next placement: a spy comes)
+    "spread",         # machines with at least one worker
+    "spy_loss",       # with five spies on the board: P(a spy comes in the next placement: lost)
+)
+# found by the harness's random local search (tests/bw_heuristic_harness.py --search)
+THETA_DEFAULT = np.array([
+    34.631, 0, -5.14, -4.255, 0, -1.855, 26.279, 12.44, 1.696, 5.301, 0, 0.5, 0.553, -0.254, 0.1, -1.524, -4.849, 2.41, 0, -6.168, 0, 0, 0, -44.302,
+])
+THETA_BOUNDS = np.array([
+    [0.0, 40.0], [-20.0, 0.0], [-20.0, 0.0], [-30.0, 0.0], [-60.0, 0.0], [-10.0, 0.0],
+    [0.0, 40.0], [0.0, 40.0], [0.0, 20.0], [0.0, 20.0], [0.0, 10.0], [0.0, 5.0], [-2.0, 2.0],
+    [-3.0, 1.0], [-2.0, 2.0], [-5.0, 1.0], [-5.0, 5.0], [0.0, 20.0], [-5.0, 0.0], [-20.0, 0.0], [0.0, 20.0],
+    [-20.0, 0.0], [0.0, 5.0], [-100.0, 0.0],
+])
+(T_BUILT, T_CRIT, T_EXPCRIT, T_P3, T_P4, T_SPIES, T_BEST, T_SECOND, T_READY, T_NEXT, T_NEXT2,
+ T_CONC, T_KNOW, T_LOAD, T_SPOTS, T_DRAWS, T_MAXLOAD, T_PROGRESS, T_SPIES2, T_MISSING, T_SELF, T_PSPY, T_SPREAD, T_SPYLOSS) = range(len(THETA_NAMES))
+assert len(THETA_DEFAULT) == len(THETA_NAMES) == len(THETA_BOUNDS)
+
+WIN_SCORE = 1.0e6
+LOSS_SCORE = -1.0e5   # four critical machines at the end of the turn
+K_TOP = 6             # stage-1 positions that go on to the ability search
+PATH_MAX = 96         # actions in one turn's plan (picks, drops, fixes, payments, abilities)
+N_SLOTS = 24          # scratch states: the drop depth-first search and the ability search
+SCORE_SCALE = 1000.0  # candidate scores are kept as integers (ws is int32)
+
+# ---- workspace layout (int32) ---------------------------------------------------------------------
+S_SIZE = E.S_SIZE
+W_VALID = 0       # a plan is stored
+W_PLAN_N = 1      # its length
+W_PLAN_I = 2      # the next step to play
+W_TURN = 3        # the turn it was made for
+W_DEC0 = 4        # s[ST_DECISIONS] when its first step was played
+W_NEVAL = 5       # statistics: positions evaluated (wraps around)
+W_NPLAN = 6       # statistics: plans searched
+W_RDRAWS = 7      # the draws the risk table W_RISK was made for (-1: none)
+W_PLAN = 8                           # PATH_MAX: the plan
+W_ACTS = W_PLAN + PATH_MAX           # N_ACTIONS: legal actions of a simulated position
+W_HAVE = W_ACTS + N_ACTIONS          # 16: knowledge by seat and type after the end-of-turn discard
+W_USE = W_HAVE + 16                  # 4: types some open Orphanage section accepts
+W_IT = W_USE + 4                     # N_SLOTS: the search's child iterator per depth
+W_PLEN = W_IT + N_SLOTS              # N_SLOTS: path length per depth
+W_PATH = W_PLEN + N_SLOTS            # PATH_MAX: the path being searched
+W_CN = W_PATH + PATH_MAX             # candidates kept
+W_CSC = W_CN + 1                     # K_TOP: their scores (x SCORE_SCALE)
+W_CPL = W_CSC + K_TOP                # K_TOP: their path lengths
+W_BEST = W_CPL + K_TOP               # best score found (x SCORE_SCALE)
+W_BESTN = W_BEST + 1                 # its plan length (the plan itself is at W_PLAN)
+W_ACTS2 = W_BESTN + 1                # N_ACTIONS: a legal list kept across simulations
+W_ACTS3 = W_ACTS2 + N_ACTIONS        # N_ACTIONS: another (ability choices)
+W_RISK = W_ACTS3 + N_ACTIONS         # 24: P(machine m goes critical | load l), x RISK_SCALE, at m*4 + l
+W_CPATH = W_RISK + 24                # K_TOP * PATH_MAX: their paths
+W_CST = W_CPATH + K_TOP * PATH_MAX   # K_TOP * S_SIZE: their positions
+W_SLOT = W_CST + K_TOP * S_SIZE      # N_SLOTS * S_SIZE: scratch states
+WS_SIZE = W_SLOT + N_SLOTS * S_SIZE
+
+NEG_INF_Q = -2_000_000_000
+RISK_SCALE = float(1 << 30)
+
+
+@njit(cache=True, _nrt=False)
+def heuristic_reset(ws):
+    ws[W_VALID] = 0
+    ws[W_PLAN_N] = 0
+    ws[W_PLAN_I] = 0
+    ws[W_TURN] = -1
+
+
+# ---- small helpers -----------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def _copy(dst, src):
+    for i in range(S_SIZE):
+        dst[i] = src[i]
+
+
+@njit(cache=True, _nrt=False)
+def _contains(acts, n, a):
+    for i in range(n):
+        if acts[i] == a:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _usable(s, p, ws):
+    """ws[W_USE + t] = 1 if some empty Orphanage section accepts type t and a type-t worker is
+    still outside the Orphanage."""
+    for t in range(4):
+        ws[W_USE + t] = 0
+    for i in range(6):
+        if s[E.ORPH + i] < 0:
+            ws[W_USE + p[P_SECTION_TYPES + 2 * i]] = 1
+            ws[W_USE + p[P_SECTION_TYPES + 2 * i + 1]] = 1
+    for t in range(4):
+        if ws[W_USE + t]:
+            w = s[E.HAND + t]
+            for m in range(6):
+                w += s[E.WORK + 4 * m + t]
+            if w == 0:
+                ws[W_USE + t] = 0
+
+
+@njit(cache=True, _nrt=False)
+def _keep_value(h, usable):
+    """How much a player wants to keep a token of a type it holds h of: big stacks of types the
+    Orphanage can still use first."""
+    return 4 * h + 3 * usable
+
+
+@njit(cache=True, _nrt=False)
+def _pay_rule(s, p, ws):
+    """The canonical payment step: of the tokens that may be paid now (the payment can still be
+    completed), the one of the type worth least to the payer, then the lowest kind. This is
+    the legal PAY action with the smallest (keep value of its type, kind); it is computed per
+    type (4 feasibility checks) rather than from the legal list."""
+    q = s[E.PAYER]
+    _usable(s, p, ws)
+    need = (s[E.NEED], s[E.NEED + 1], s[E.NEED + 2], s[E.NEED + 3])
+    have = E.have_types(s, q)
+    best_k = -1
+    best_v = 1 << 30
+    for t in range(4):
+        if have[t] == 0:
+            continue
+        v = _keep_value(have[t], ws[W_USE + t])
+        kmin = -1
+        for pm in range(6):
+            if s[E.KNOW + 24 * q + 4 * pm + t] > 0:
+                kmin = 4 * pm + t
+                break
+        if v > best_v or (v == best_v and kmin > best_k):
+            continue
+        h2 = (have[0] - (t == 0), have[1] - (t == 1), have[2] - (t == 2), have[3] - (t == 3))
+        p2 = (s[E.PAID] + (t == 0), s[E.PAID + 1] + (t == 1), s[E.PAID + 2] + (t == 2), s[E.PAID + 3] + (t == 3))
+        if E.feasible(need, s[E.ANY_N], s[E.SUB], p2, s[E.PAID_N] + 1, h2):
+            best_v = v
+            best_k = kmin
+    return A_PAY + best_k
+
+
+@njit(cache=True, _nrt=False)
+def _settle(st, p, ws, plen):
+    """Play the order-free steps: greedy fixing and canonical payments, appending to the path.
+    Returns the new path length."""
+    while True:
+        ph = st[E.PHASE]
+        if ph == PH_FIX:
+            m = st[E.POS]
+            t = st[E.LAST_T]
+            a = A_FIX
+            for pm in range(6):
+                if st[E.BOARD + 24 * m + 4 * pm + t] > 0:
+                    a = A_FIX + 4 * pm + t
+                    break
+        elif ph == PH_PAY:
+            a = _pay_rule(st, p, ws)
+        else:
+            return plen
+        E.apply(st, p, a)
+        if plen < PATH_MAX:
+            ws[W_PATH + plen] = a
+        plen += 1
+
+
+# ---- the evaluation ------------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def _binom_tail(n, pr, r):
+    """P(X >= r) for X ~ Binomial(n, pr), n small (products only: no pow calls)."""
+    if r <= 0:
+        return 1.0
+    if r > n:
+        return 0.0
+    qr = 1.0 - pr
+    # P(X = k) = C(n, k) pr^k qr^(n-k), summed for k < r; the tail is 1 minus that
+    below = 0.0
+    c = 1.0
+    pk = 1.0
+    for k in range(r):
+        qk = 1.0
+        for _ in range(n - k):
+            qk *= qr
+        below += c * pk * qk
+        c = c * (n - k) / (k + 1)
+        pk *= pr
+    t = 1.0 - below
+    return t if t > 0.0 else 0.0
+
+
+@njit(cache=True, _nrt=False)
+def _risk_table(s, p, ws):
+    """P(machine m goes critical in the next placement | its load l) for the turn's usual number
+    of draws: the bag does not change during a turn, so evaluate looks these up."""
+    draws = p[P_PER_TURN] - s[E.VIOLET_RED] + E.effect_active(s, p, E_EXTRA)
+    bag_n = s[E.BAG_N]
+    ws[W_RDRAWS] = draws if bag_n > 0 and p[P_CRIT_ABOVE] == 3 else -1
+    for m in range(6):
+        bm = 0
+        for t in range(4):
+            bm += s[E.BAG + 4 * m + t]
+        for lm in range(4):
+            r = _binom_tail(draws, bm / bag_n, 4 - lm) if bag_n > 0 else 0.0
+            ws[W_RISK + 4 * m + lm] = np.int32(r * RISK_SCALE)
+
+
+@njit(cache=True, _nrt=False)
+def _reach(s, p):
+    """The Orphanage entries one pick-up reaches from today's worker positions: the number of
+    distinct (section, type) entries, and a bit per type that some entry takes."""
+    mask = 0
+    for j in range(6):
+        g = s[E.WORK + 4 * j] + s[E.WORK + 4 * j + 1] + s[E.WORK + 4 * j + 2] + s[E.WORK + 4 * j + 3]
+        if g == 0:
+            continue
+        for d in range(2):
+            i = (j + (g - 1)) % 6 if d == 0 else (j - (g - 1)) % 6
+            if s[E.ORPH + i] >= 0:
+                continue
+            for side in range(2):
+                t = p[P_SECTION_TYPES + 2 * i + side]
+                if s[E.WORK + 4 * j + t] > 0:
+                    mask |= 1 << (4 * i + t)
+    n = 0
+    types = 0
+    for i in range(24):
+        if (mask >> i) & 1:
+            n += 1
+            types |= 1 << (i % 4)
+    return n, types
+
+
+@njit(cache=True, _nrt=False)
+def _enters(ws, q, cost, nova, reach):
+    """Can seat q (knowledge at ws[W_HAVE + 4q]) pay for a reachable entry (type bits reach)?"""
+    b = W_HAVE + 4 * q
+    tot = ws[b] + ws[b + 1] + ws[b + 2] + ws[b + 3]
+    for t in range(4):
+        if (reach >> t) & 1:
+            h = ws[b + t]
+            if h >= cost or (nova and h >= cost - 1 and tot >= cost):
+                return 1
+    return 0
+
+
+@njit(cache=True, _nrt=False)
+def evaluate(s, p, theta, ws):
+    """The linear score of a position at the end of a turn's moves (before `end turn`)."""
+    ws[W_NEVAL] = (ws[W_NEVAL] + 1) & 0x3FFFFFFF
+    if s[E.PHASE] == PH_TERMINAL:
+        return WIN_SCORE if s[E.OUTCOME] == OUT_WIN else -WIN_SCORE
+    np_ = s[E.NP]
+    cur = s[E.CUR]
+    above = p[P_CRIT_ABOVE]
+    built = E.orphanage_count(s)
+    cost = built + 1 + E.effect_active(s, p, E_CONSTRUCT)
+    _usable(s, p, ws)
+    lim = E.knowledge_limit(s, p)
+    # knowledge after the end-of-turn discard (canonical rule)
+    know = 0
+    b1 = 0
+    b2 = 0
+    b3 = 0
+    b1q = -1
+    ready = 0
+    conc = 0
+    for q in range(np_):
+        tot = 0
+        for t in range(4):
+            h = s[E.HAVE + 4 * q + t]
+            ws[W_HAVE + 4 * q + t] = h
+            tot += h
+        while tot > lim:
+            bt = -1
+            bv = 1 << 30
+            for t in range(4):
+                h = ws[W_HAVE + 4 * q + t]
+                if h > 0:
+                    v = _keep_value(h, ws[W_USE + t])
+                    if v < bv:
+                        bv = v
+                        bt = t
+            ws[W_HAVE + 4 * q + bt] -= 1
+            tot -= 1
+        know += tot
+        best = 0
+        for t in range(4):
+            if ws[W_USE + t]:
+                h = ws[W_HAVE + 4 * q + t]
+                if h > best:
+                    best = h
+        conc += best
+        if best >= cost:
+            ready += 1
+        if best > b1:
+            b3 = b2
+            b2 = b1
+            b1 = best
+            b1q = q
+        elif best > b2:
+            b3 = b2
+            b2 = best
+        elif best > b3:
+            b3 = best
+    # the next placement: expected critical machines from the bag's odds
+    draws = p[P_PER_TURN] - s[E.VIOLET_RED] + E.effect_active(s, p, E_EXTRA)
+    bag_n = s[E.BAG_N]
+    ncrit = 0
+    load = 0
+    maxload = 0
+    spies = 0
+    d0 = 1.0
+    d1 = 0.0
+    d2 = 0.0
+    d3 = 0.0
+    d4 = 0.0  # P(4 or more)
+    expc = 0.0
+    quiet = 1.0  # P(no machine goes critical)
+    spread = 0
+    for m in range(6):
+        if s[E.WORK + 4 * m] + s[E.WORK + 4 * m + 1] + s[E.WORK + 4 * m + 2] + s[E.WORK + 4 * m + 3] > 0:
+            spread += 1
+        lm = s[E.MCOUNT + m] + s[E.SPY + m]
+        spies += s[E.SPY + m]
+        load += lm
+        if lm > above:
+            ncrit += 1
+            r = 1.0
+        else:
+            if lm > maxload:
+                maxload = lm
+            if s[E.RONE_M] == m or bag_n == 0:
+                r = 0.0
+            elif draws == ws[W_RDRAWS] and lm < 4:
+                r = ws[W_RISK + 4 * m + lm] / RISK_SCALE
+            else:
+                bm = 0
+                for t in range(4):
+                    bm += s[E.BAG + 4 * m + t]
+                r = _binom_tail(draws, bm / bag_n, above + 1 - lm)
+            quiet *= 1.0 - r
+        expc += r
+        d4 = d4 + d3 * r
+        d3 = d3 * (1.0 - r) + d2 * r
+        d2 = d2 * (1.0 - r) + d1 * r
+        d1 = d1 * (1.0 - r) + d0 * r
+        d0 = d0 * (1.0 - r)
+    q1 = (cur + 1) % np_
+    q2 = (cur + 2) % np_
+    spots, reach = _reach(s, p)
+    nxt = _enters(ws, q1, cost, s[E.CHAR + q1] == NOVA, reach)
+    nxt2 = 0
+    if q2 != cur:
+        nxt2 = _enters(ws, q2, cost, s[E.CHAR + q2] == NOVA, reach)
+    second = 0
+    if b1q >= 0:
+        second = b2
+    prog = min(b1, cost) / cost
+    if cost + 1 <= 6 + (cost - built - 1):
+        prog += min(b2, cost + 1) / (cost + 1)
+    if cost + 2 <= 6 + (cost - built - 1) and np_ > 2:
+        prog += min(b3, cost + 2) / (cost + 2)
+    selfe = _enters(ws, cur, cost, s[E.CHAR + cur] == NOVA, reach)
+    score = (theta[T_SPYLOSS] * ((1.0 - quiet) if spies >= 5 else 0.0) + theta[T_PSPY] * (1.0 - quiet) + theta[T_SPREAD] * spread + theta[T_MISSING] * max(0, cost - b1) + theta[T_SELF] * selfe + theta[T_SPIES2] * spies * spies + theta[T_PROGRESS] * prog + theta[T_BUILT] * built + theta[T_CRIT] * ncrit + theta[T_EXPCRIT] * expc
+             + theta[T_P3] * (d3 + d4) + theta[T_P4] * d4 + theta[T_SPIES] * spies
+             + theta[T_BEST] * min(b1, cost) / cost + theta[T_SECOND] * min(second, cost + 1) / (cost + 1)
+             + theta[T_READY] * ready + theta[T_NEXT] * nxt + theta[T_NEXT2] * nxt2
+             + theta[T_CONC] * conc + theta[T_KNOW] * know + theta[T_LOAD] * load
+             + theta[T_SPOTS] * spots + theta[T_DRAWS] * draws
+             + theta[T_MAXLOAD] * maxload)
+    if ncrit >= E.CRITICAL_LOSS_AT:
+        score += LOSS_SCORE
+    return score
+
+
+# ---- the plan search --------------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def _quant(x):
+    v = x * SCORE_SCALE
+    if v > 2.0e9:
+        return 2_000_000_000
+    if v < -2.0e9:
+        return -2_000_000_000
+    return np.int32(v)
+
+
+@njit(cache=True, _nrt=False)
+def _offer_best(ws, plen, sc):
+    """A finished plan (the path ws[W_PATH:][:plen]) with score sc: keep it if it is the best."""
+    if sc > ws[W_BEST] and plen <= PATH_MAX:
+        ws[W_BEST] = sc
+        ws[W_BESTN] = plen
+        for i in range(plen):
+            ws[W_PLAN + i] = ws[W_PATH + i]
+
+
+@njit(cache=True, _nrt=False)
+def _offer_candidate(ws, st, plen, sc):
+    """Keep the position st (reached by the path) among the K_TOP best for the ability search."""
+    _offer_best(ws, plen, sc)
+    if plen > PATH_MAX:
+        return
+    n = ws[W_CN]
+    if n < K_TOP:
+        c = n
+        ws[W_CN] = n + 1
+    else:
+        c = 0
+        for i in range(1, K_TOP):
+            if ws[W_CSC + i] < ws[W_CSC + c]:
+                c = i
+        if sc <= ws[W_CSC + c]:
+            return
+    ws[W_CSC + c] = sc
+    ws[W_CPL + c] = plen
+    for i in range(plen):
+        ws[W_CPATH + c * PATH_MAX + i] = ws[W_PATH + i]
+    dst = ws[W_CST + c * S_SIZE: W_CST + (c + 1) * S_SIZE]
+    _copy(dst, st)
+
+
+@njit(cache=True, _nrt=False)
+def _post_stage1(ws, p, theta, e):
+    """Slot e holds the position after the last worker: score it, and after each legal uncover."""
+    st = ws[W_SLOT + (e) * S_SIZE: W_SLOT + (e + 1) * S_SIZE]
+    plen = ws[W_PLEN + e]
+    _offer_candidate(ws, st, plen, _quant(evaluate(st, p, theta, ws)))
+    if st[E.PHASE] != PH_POST or st[E.LASTM] < 0 or st[E.UNCOVERED] != 0 or e + 1 >= N_SLOTS:
+        return
+    lm = st[E.LASTM]
+    if st[E.SPY + lm] == 0 and not (st[E.CHAR + st[E.CUR]] == FARE and st[E.ABIL_USED] == 0
+                                    and st[E.SPY + (lm + 1) % 6] + st[E.SPY + (lm + 5) % 6] > 0):
+        return  # no spy to uncover
+    acts = ws[W_ACTS2: W_ACTS2 + N_ACTIONS]
+    n = E.legal_actions(st, p, acts)
+    child = ws[W_SLOT + (e + 1) * S_SIZE: W_SLOT + (e + 1 + 1) * S_SIZE]
+    for i in range(n):
+        a = acts[i]
+        if a > A_UNCOVER_FARE_CCW:
+            break
+        if a < A_UNCOVER:
+            continue
+        _copy(child, st)
+        if plen < PATH_MAX:
+            ws[W_PATH + plen] = a
+        E.apply(child, p, a)
+        pl2 = _settle(child, p, ws, plen + 1)
+        _offer_candidate(ws, child, pl2, _quant(evaluate(child, p, theta, ws)))
+
+
+@njit(cache=True, _nrt=False)
+def _search_moves(ws, p, theta, d0):
+    """Depth first over the drops from the MOVE position in slot d0 (its path length at W_PLEN+d0):
+    child i < 4 drops a worker of type i, 4 enters the Orphanage, 5 enters with Nova."""
+    ws[W_IT + d0] = 0
+    d = d0
+    acts = ws[W_ACTS: W_ACTS + N_ACTIONS]
+    while d >= d0:
+        it = ws[W_IT + d]
+        if it >= 6 or d + 2 >= N_SLOTS:
+            d -= 1
+            continue
+        ws[W_IT + d] = it + 1
+        node = ws[W_SLOT + (d) * S_SIZE: W_SLOT + (d + 1) * S_SIZE]
+        a = -1
+        if it < 4:
+            if node[E.HAND + it] > 0:
+                a = A_DROP + it
+        elif E.hand_total(node) == 1 and node[E.ORPH + node[E.POS]] < 0:
+            n = E.legal_actions(node, p, acts)
+            has_enter = _contains(acts, n, A_ENTER)
+            if it == 4 and has_enter:
+                a = A_ENTER
+            elif it == 5 and not has_enter and _contains(acts, n, A_ENTER_NOVA):
+                a = A_ENTER_NOVA
+        if a < 0:
+            continue
+        child = ws[W_SLOT + (d + 1) * S_SIZE: W_SLOT + (d + 1 + 1) * S_SIZE]
+        _copy(child, node)
+        plen = ws[W_PLEN + d]
+        if plen < PATH_MAX:
+            ws[W_PATH + plen] = a
+        E.apply(child, p, a)
+        ws[W_PLEN + d + 1] = _settle(child, p, ws, plen + 1)
+        if child[E.PHASE] == PH_MOVE:
+            d += 1
+            ws[W_IT + d] = 0
+        else:
+            _post_stage1(ws, p, theta, d + 1)
+
+
+@njit(cache=True, _nrt=False)
+def _rone_pair(s, ws):
+    """Rone pays his cheapest pair of types: the two types worth least to him that he holds."""
+    cur = s[E.CUR]
+    b1 = -1
+    b2 = -1
+    for t in range(4):
+        h = s[E.HAVE + 4 * cur + t]
+        if h > 0:
+            v = _keep_value(h, ws[W_USE + t])
+            if b1 < 0 or v < _keep_value(s[E.HAVE + 4 * cur + b1], ws[W_USE + b1]):
+                b2 = b1
+                b1 = t
+            elif b2 < 0 or v < _keep_value(s[E.HAVE + 4 * cur + b2], ws[W_USE + b2]):
+                b2 = t
+    if b2 < 0:
+        return -1
+    lo = min(b1, b2)
+    hi = max(b1, b2)
+    # TYPE_PAIRS = (0,1) (0,2) (0,3) (1,2) (1,3) (2,3)
+    if lo == 0:
+        return hi - 1
+    if lo == 1:
+        return hi + 1
+    return 5
+
+
+@njit(cache=True, _nrt=False)
+def _finish_ability(ws, p, theta, st, plen, base):
+    """st is past an ability action (path length plen): resolve its choices (Harris's machines,
+    Linny's malfunction) over slots base.., and offer every finished plan."""
+    plen = _settle(st, p, ws, plen)
+    ph = st[E.PHASE]
+    if ph == PH_HARRIS_FROM or ph == PH_LINNY:
+        acts3 = ws[W_ACTS3: W_ACTS3 + N_ACTIONS]
+        n = E.legal_actions(st, p, acts3)
+        c1 = ws[W_SLOT + base * S_SIZE: W_SLOT + (base + 1) * S_SIZE]
+        c2 = ws[W_SLOT + (base + 1) * S_SIZE: W_SLOT + (base + 2) * S_SIZE]
+        for i in range(n):
+            a = acts3[i]
+            _copy(c1, st)
+            E.apply(c1, p, a)
+            if plen < PATH_MAX:
+                ws[W_PATH + plen] = a
+            if c1[E.PHASE] == PH_HARRIS_TO:
+                # the destinations: every machine but the source (no list needed)
+                src_m = c1[E.CARG2]
+                for m in range(6):
+                    if m == src_m:
+                        continue
+                    a2 = A_SELECT + m
+                    _copy(c2, c1)
+                    E.apply(c2, p, a2)
+                    if plen + 1 < PATH_MAX:
+                        ws[W_PATH + plen + 1] = a2
+                    pl = _settle(c2, p, ws, plen + 2)
+                    _offer_best(ws, pl, _quant(evaluate(c2, p, theta, ws)))
+            else:
+                pl = _settle(c1, p, ws, plen + 1)
+                _offer_best(ws, pl, _quant(evaluate(c1, p, theta, ws)))
+    else:
+        _offer_best(ws, plen, _quant(evaluate(st, p, theta, ws)))
+
+
+@njit(cache=True, _nrt=False)
+def _stage2(ws, p, theta):
+    """Every active ability after each of the K_TOP best stage-1 positions."""
+    acts2 = ws[W_ACTS2: W_ACTS2 + N_ACTIONS]
+    st = ws[W_SLOT: W_SLOT + S_SIZE]
+    best_c = 0
+    for c in range(ws[W_CN]):
+        if ws[W_CSC + c] > ws[W_CSC + best_c]:
+            best_c = c
+    for c in range(ws[W_CN]):
+        cst = ws[W_CST + c * S_SIZE: W_CST + (c + 1) * S_SIZE]
+        if cst[E.PHASE] != PH_POST or cst[E.ABIL_USED] != 0:
+            continue
+        plen = ws[W_CPL + c]
+        _usable(cst, p, ws)
+        rp = _rone_pair(cst, ws)
+        n = E.legal_actions(cst, p, acts2)
+        for i in range(n):
+            a = acts2[i]
+            if a < A_HARRIS:
+                continue
+            if a >= A_RONE and (a - A_RONE) % 6 != rp:
+                continue
+            if a < A_HARRIS + 4 and c != best_c:
+                continue  # Harris's many (from, to) choices: only after the best position
+            for j in range(plen):
+                ws[W_PATH + j] = ws[W_CPATH + c * PATH_MAX + j]
+            _copy(st, cst)
+            ws[W_PATH + plen] = a
+            E.apply(st, p, a)
+            _finish_ability(ws, p, theta, st, plen + 1, 1)
+
+
+@njit(cache=True, _nrt=False)
+def _search_picks(ws, p, theta, d):
+    """Every pick-up (machine with workers, direction) from the PRE position in slot d."""
+    node = ws[W_SLOT + d * S_SIZE: W_SLOT + (d + 1) * S_SIZE]
+    child = ws[W_SLOT + (d + 1) * S_SIZE: W_SLOT + (d + 2) * S_SIZE]
+    plen = ws[W_PLEN + d]
+    for a in range(A_DROP):
+        m = a // 2
+        if node[E.WORK + 4 * m] + node[E.WORK + 4 * m + 1] + node[E.WORK + 4 * m + 2] + node[E.WORK + 4 * m + 3] == 0:
+            continue
+        _copy(child, node)
+        ws[W_PATH + plen] = a
+        E.apply(child, p, a)
+        ws[W_PLEN + d + 1] = _settle(child, p, ws, plen + 1)
+        if child[E.PHASE] == PH_MOVE:
+            _search_moves(ws, p, theta, d + 1)
+        else:
+            _post_stage1(ws, p, theta, d + 1)
+
+
+@njit(cache=True, _nrt=False)
+def _harris_first(ws, p, theta):
+    """Harris before his pick-up: when he holds enough of a usable type t for the next piece (and
+    the Harris payment) but no pick-up reaches an entry for a type-t worker, try each move of a
+    type-t worker that makes one reachable, followed by every pick-up."""
+    root = ws[W_SLOT: W_SLOT + S_SIZE]
+    cur = root[E.CUR]
+    if root[E.CHAR + cur] != HARRIS or root[E.ABIL_USED] != 0:
+        return
+    cost = E.orphanage_count(root) + 1 + E.effect_active(root, p, E_CONSTRUCT)
+    tax = E.effect_active(root, p, E_ABILITY)
+    _usable(root, p, ws)
+    _, reach = _reach(root, p)
+    tot = E.knowledge_total(root, cur)
+    h = ws[W_SLOT + S_SIZE: W_SLOT + 2 * S_SIZE]
+    for t in range(4):
+        if ws[W_USE + t] == 0 or (reach >> t) & 1:
+            continue
+        if root[E.HAVE + 4 * cur + t] < cost + 1 or tot < cost + 1 + tax:
+            continue
+        for fm in range(6):
+            if root[E.WORK + 4 * fm + t] == 0:
+                continue
+            for tm in range(6):
+                if tm == fm:
+                    continue
+                root[E.WORK + 4 * fm + t] -= 1
+                root[E.WORK + 4 * tm + t] += 1
+                _, r2 = _reach(root, p)
+                root[E.WORK + 4 * fm + t] += 1
+                root[E.WORK + 4 * tm + t] -= 1
+                if (r2 >> t) & 1 == 0:
+                    continue
+                _copy(h, root)
+                ws[W_PATH] = A_HARRIS + t
+                E.apply(h, p, A_HARRIS + t)
+                pl = _settle(h, p, ws, 1)
+                if h[E.PHASE] != PH_HARRIS_FROM:
+                    continue
+                ws[W_PATH + pl] = A_SELECT + fm
+                E.apply(h, p, A_SELECT + fm)
+                ws[W_PATH + pl + 1] = A_SELECT + tm
+                E.apply(h, p, A_SELECT + tm)
+                ws[W_PLEN + 1] = pl + 2
+                _search_picks(ws, p, theta, 1)
+
+
+@njit(cache=True, _nrt=False)
+def _plan(s, p, theta, ws):
+    """Search the rest of the current player's turn from s; store the best plan in ws."""
+    ws[W_NPLAN] = (ws[W_NPLAN] + 1) & 0x3FFFFFFF
+    _risk_table(s, p, ws)
+    ws[W_CN] = 0
+    ws[W_BEST] = NEG_INF_Q
+    ws[W_BESTN] = 0
+    root = ws[W_SLOT + (0) * S_SIZE: W_SLOT + (0 + 1) * S_SIZE]
+    _copy(root, s)
+    ws[W_PLEN] = 0
+    ph = s[E.PHASE]
+    if ph == PH_PRE:
+        _search_picks(ws, p, theta, 0)
+        _harris_first(ws, p, theta)
+    else:
+        ws[W_PLEN] = _settle(root, p, ws, 0)
+        if root[E.PHASE] == PH_MOVE:
+            _search_moves(ws, p, theta, 0)
+        else:
+            _post_stage1(ws, p, theta, 0)
+    _stage2(ws, p, theta)
+    n = ws[W_BESTN]
+    if n < PATH_MAX:
+        ws[W_PLAN + n] = A_END_TURN  # harmless when the plan ends the game
+        n += 1
+    ws[W_PLAN_N] = n
+    ws[W_PLAN_I] = 0
+    ws[W_TURN] = s[E.TURN]
+    ws[W_DEC0] = s[E.ST_DECISIONS]
+    ws[W_VALID] = 1
+
+
+@njit(cache=True, _nrt=False)
+def heuristic_action(s, p, theta, seat, acts, n, key, ws):
+    """The decision of `seat` at s (acts[:n] legal, ascending). `key` is unused (no ties are
+    broken at random). ws: this seat's int32 workspace of WS_SIZE entries."""
+    ph = s[E.PHASE]
+    mine = s[E.CUR] == seat and ph != PH_PAY or (ph == PH_PAY and s[E.PAYER] == seat and s[E.CUR] == seat)
+    if mine and ws[W_VALID] == 1 and ws[W_TURN] == s[E.TURN]:
+        i = ws[W_PLAN_I]
+        if i < ws[W_PLAN_N] and s[E.ST_DECISIONS] == ws[W_DEC0] + i:
+            a = ws[W_PLAN + i]
+            if _contains(acts, n, a):
+                ws[W_PLAN_I] = i + 1
+                return a
+    if ph == PH_PAY:
+        a = _pay_rule(s, p, ws)
+        return a if _contains(acts, n, a) else acts[0]
+    if s[E.CUR] == seat and (ph == PH_PRE or ph == PH_MOVE or ph == PH_FIX or ph == PH_POST):
+        _plan(s, p, theta, ws)
+        a = ws[W_PLAN]
+        if ws[W_PLAN_N] > 0 and _contains(acts, n, a):
+            ws[W_PLAN_I] = 1
+            return a
+        ws[W_VALID] = 0
+    return acts[0]
