@@ -338,16 +338,14 @@ def setup(s, p, cfg, key):
     if cfg[CFG_CHARS] < 0:
         # deal: seat q gets the r-th character not dealt yet, r uniform (a partial shuffle)
         kc = substream(key, CH_CHARACTERS)
+        dealt = 0  # bitmask of the characters dealt so far
         for q in range(n_players):
             r = below(kc, q, N_CHARACTERS - q)
             for c in range(N_CHARACTERS):
-                dealt = False
-                for q2 in range(q):
-                    if s[CHAR + q2] == c:
-                        dealt = True
-                if not dealt:
+                if not (dealt >> c) & 1:
                     if r == 0:
                         s[CHAR + q] = c
+                        dealt |= 1 << c
                         break
                     r -= 1
     else:
