@@ -12,6 +12,8 @@ from simcore.benevolent.rules import load_rules
 from arena.bethel_woods.trace import write_trace
 from arena.benevolent.trace import record_game
 
+from policies import POLICIES
+
 from .errors import check_writable, user_errors, write_csv
 from .progress import ProgressBar
 from .stats import pct, wilson
@@ -20,7 +22,7 @@ app = typer.Typer(no_args_is_help=True, help="Benevolent (competitive, 2-4 playe
 
 Players = Annotated[int, typer.Option(help="Number of players, 2 to 4.")]
 Leaves = Annotated[Optional[str], typer.Option(help="Starting leaves by seat, e.g. 1,3,4,5 (default: the rulebook's 1,3,4,5).")]
-Policy = Annotated[str, typer.Option(help="Policy for every seat (known: random).")]
+Policy = Annotated[str, typer.Option(help=f"Policy for every seat ({', '.join(POLICIES['benevolent'])})." )]
 Policies = Annotated[Optional[str], typer.Option(help="One policy per seat, e.g. random,random,random,random.")]
 RulesFile = Annotated[Optional[Path], typer.Option("--rules", help="TOML rules file overriding the assumptions.")]
 

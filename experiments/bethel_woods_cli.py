@@ -11,6 +11,8 @@ from arena.bethel_woods.batch import simulate as run_simulation
 from simcore.bethel_woods.rules import load_rules
 from arena.bethel_woods.trace import record_game, write_trace
 
+from policies import POLICIES
+
 from .errors import check_writable, user_errors, write_csv
 from .progress import ProgressBar
 from .stats import pct, wilson
@@ -22,7 +24,7 @@ Spies = Annotated[int, typer.Option(help="Spies added at setup (difficulty), 0 t
 Characters = Annotated[Optional[str], typer.Option(
     help="Comma-separated characters, one per seat (Nova, Harris, Junas, Linny, Violet, Fenn, Rone, Fare); "
          "default: dealt at random in every game.")]
-Policy = Annotated[str, typer.Option(help="Policy for every seat (known: random).")]
+Policy = Annotated[str, typer.Option(help=f"Policy for every seat ({', '.join(POLICIES['bethel_woods'])})." )]
 Seed = Annotated[int, typer.Option(help="Master seed: the same seed gives the same games.")]
 RulesFile = Annotated[Optional[Path], typer.Option("--rules", help="TOML rules file overriding the assumptions.")]
 

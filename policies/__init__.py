@@ -14,7 +14,8 @@ stream, so a policy that draws many numbers shifts nothing else), ``ws`` the sea
 memory. No policy ever receives the game's chance key.
 
 ``policies.bethel_woods.decide`` and ``policies.benevolent.decide`` hold the dispatchers; this
-module holds the names.
+module holds the names. Bethel Woods: random, heuristic (plans each turn whole); Benevolent:
+random.
 """
 from simcore.errors import UserError
 
@@ -23,7 +24,7 @@ from .random import random_action  # noqa: F401
 GAMES = ("bethel_woods", "benevolent")
 # the policies of each game, by id (the id is the index)
 POLICIES = {
-    "bethel_woods": ("random",),
+    "bethel_woods": ("random", "heuristic"),
     "benevolent": ("random",),
 }
 RANDOM = 0
