@@ -54,7 +54,7 @@ from simcore.bethel_woods.actions import (
     PH_MOVE, PH_PAY, PH_POST, PH_PRE, PH_TERMINAL,
 )
 from simcore.bethel_woods.rules import (
-    E_ABILITY, E_CONSTRUCT, E_EXTRA, FARE, HARRIS, NOVA, P_CRIT_ABOVE, P_MACHINE_TYPES, P_PER_TURN,
+    E_ABILITY, E_CONSTRUCT, E_EXTRA, FARE, HARRIS, NOVA, P_CRIT_ABOVE, P_PER_TURN,
     P_SECTION_TYPES,
 )
 
