@@ -54,7 +54,7 @@ from simcore.bethel_woods.actions import (
     PH_MOVE, PH_PAY, PH_POST, PH_PRE, PH_TERMINAL,
 )
 from simcore.bethel_woods.rules import (
-    E_ABILITY, E_CONSTRUCT, E_EXTRA, FARE, HARRIS, NOVA, P_CRIT_ABOVE, P_MACHINE_TYPES, P_PER_TURN,
+    E_ABILITY, E_CONSTRUCT, E_EXTRA, FARE, HARRIS, NOVA, P_CRIT_ABOVE, P_PER_TURN,
     P_SECTION_TYPES,
 )
 
@@ -90,9 +90,9 @@ THETA_DEFAULT = np.array([
     34.631, 0, -5.14, -4.255, 0, -1.855, 26.279, 12.44, 1.696, 5.301, 0, 0.5, 0.553, -0.254, 0.1, -1.524, -4.849, 2.41, 0, -6.168, 0, 0, 0, -44.302,
 ])
 THETA_BOUNDS = np.array([
-    [0.0, 40.0], [-20.0, 0.0], [-20.0, 0.0], [-30.0, 0.0], [-60.0, 0.0], [-10.0, 0.0],
+    [0.0, 80.0], [-20.0, 0.0], [-20.0, 0.0], [-30.0, 0.0], [-60.0, 0.0], [-10.0, 0.0],
     [0.0, 40.0], [0.0, 40.0], [0.0, 20.0], [0.0, 20.0], [0.0, 10.0], [0.0, 5.0], [-2.0, 2.0],
-    [-3.0, 1.0], [-2.0, 2.0], [-5.0, 1.0], [-5.0, 5.0], [0.0, 20.0], [-5.0, 0.0], [-20.0, 0.0], [0.0, 20.0],
+    [-3.0, 1.0], [-2.0, 2.0], [-5.0, 1.0], [-10.0, 5.0], [0.0, 20.0], [-5.0, 0.0], [-20.0, 0.0], [0.0, 20.0],
     [-20.0, 0.0], [0.0, 5.0], [-100.0, 0.0],
 ])
 (T_BUILT, T_CRIT, T_EXPCRIT, T_P3, T_P4, T_SPIES, T_BEST, T_SECOND, T_READY, T_NEXT, T_NEXT2,
