@@ -98,13 +98,16 @@ def play_chunk(p, cfg, seed, pseed, start, count, pols, thetas, block, out):
                 out[i, R_CHAR0 + q] = s[E.CHAR + q]
 
 
-def seat_policies(policy, players):
-    """Every seat plays `policy`: the ids and the theta rows the arena takes."""
+def seat_policies(policy, players, theta=None):
+    """Every seat plays `policy` (with parameters `theta`, default: the policy's own): the ids and
+    the theta rows the arena takes."""
     pid = _policy_id(policy, "bethel_woods")
     pols = np.full(MAX_PLAYERS, pid, dtype=np.int64)
     thetas = np.zeros((MAX_PLAYERS, THETA_SIZE), dtype=np.float64)
     for q in range(MAX_PLAYERS):
         thetas[q] = default_theta(pid)
+        if theta is not None:
+            thetas[q, :len(theta)] = theta
     return pols, thetas
 
 
@@ -170,14 +173,15 @@ def records_frame(rec, start, n_players):
 
 def simulate(players=3, spies=0, characters=None, policy="random", games=1000, seed=0, threads=None,
              rules: Rules | None = None, keep_records=False, chunk=None, progress=None,
-             policy_seed=None) -> Summary:
+             policy_seed=None, theta=None) -> Summary:
     """Play `games` games and aggregate them. Raises UserError naming a bad argument.
 
     policy_seed (default: seed) keys the policies' streams apart from the chance stream, so two
-    runs can face the same chance with differently seeded policies."""
+    runs can face the same chance with differently seeded policies; theta (default: the policy's
+    own) sets the policy's parameters."""
     check_setup_args(players, spies)
     chars = parse_characters(characters, players)
-    pols, thetas = seat_policies(policy, players)
+    pols, thetas = seat_policies(policy, players, theta)
     threads = check_threads(threads)
     check_run(games, seed)
     pseed = seed if policy_seed is None else policy_seed
