@@ -1,0 +1,319 @@
+"""The speed check: the working tree (head) against a base commit, on this machine, in this run.
+
+A figure recorded on one machine, even one normalised by a calibration kernel, does not carry to
+another kind of processor (issue 10: a good commit of main failed on an AMD EPYC against a
+baseline recorded on an Intel Xeon). So, as asv's `continuous` does, the check builds the base
+commit's code into a temporary folder (`git archive`), then times the same rows with both
+versions on this machine, interleaved, and compares head with base.
+
+Only the stable command line is used, never an in-process API (engines move between commits):
+each timing is one whole process of
+
+    python -c "from experiments.cli import _entry; _entry()" <game> simulate ... --json
+
+run with the same interpreter, the side's folder first on PYTHONPATH and as the working
+directory, and the figure is the `games_per_second` it prints (which excludes start-up and
+compiling). The base gets its own numba cache under the temporary folder.
+
+Per row: one untimed run of each side (compile, warm the cache), then REPEATS pairs, the order
+inside a pair alternating (base, head), (head, base), ... so that a drift of the machine's load
+falls on both sides alike. The row's ratio is median(head games/s) / median(base games/s); its
+spread is the lowest and highest ratio of the pairs. A row fails when its ratio is below
+1 - TOLERANCE. A row whose policy the base does not know (the base's CLI rejects it with exit
+code 2) is shown as "new: no base" and decides nothing.
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent  # the working tree under test (head)
+
+# Head may be this much slower than base (ratio of games/s below 1 - TOLERANCE) before the check
+# fails. From the A/A runs in docs/benchmarks.md (base = head, 12 quick checks on this shared
+# 2-core machine): the lowest row ratio seen was 0.94 and the row ratios had a standard deviation
+# of 0.02, so 0.88 is 3 worst-cases' distance... see docs/benchmarks.md for the figures and the
+# reasoning; a 25% slowdown (games take 1.25x as long: ratio 0.80) failed every run.
+TOLERANCE = 0.12
+
+# Per game: the CLI group and the fixed setup of its rows.
+SETUPS = {
+    "bethel_woods": ("bethel-woods", ("--players", "3", "--spies", "0")),
+    "benevolent": ("benevolent", ("--players", "4")),
+}
+# (game, policy, games per thread in a quick run): one row per entry of THREADS each. Size a run to
+# last about half a second on one thread of this machine (Bethel Woods random: ~300,000 games/s;
+# Benevolent random: ~16,000). Add a line here for each new policy (heuristic, search, ...).
+CASES = [
+    ("bethel_woods", "random", 150_000),
+    ("benevolent", "random", 8_000),
+]
+THREADS = (1, 2)
+SEED = 1
+METRIC = "cpu"  # which figure decides: "cpu" (games per CPU second) or "wall" (games/s of --json)
+REPEATS = {True: 5, False: 9}  # pairs per row: quick, full
+FULL_SCALE = 2                 # a full run plays this many times the quick run's games
+
+# One process per timed run: the stable entry point `experiments.cli._entry` is called twice, first on
+# a small run (untimed: loads the compiled engine from the cache, starts the threads), then on the
+# row's run, timed by the process's own CPU clock; its `--json` line gives games/s (wall clock,
+# start-up and compiling excluded).
+RUN_CODE = """
+import json, sys, time
+from experiments.cli import _entry
+def call(args):
+    sys.argv = ["boardsim"] + args
+    try:
+        _entry()
+    except SystemExit as e:
+        return e.code or 0
+    return 0
+warm, timed = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+code = call(warm)
+if code:
+    sys.exit(code)
+sys.stdout.flush()
+c0 = time.process_time()
+code = call(timed)
+c1 = time.process_time()
+print(json.dumps({"cpu_seconds": c1 - c0}))
+sys.exit(code)
+"""
+PROBE_CODE = ("import json, experiments.cli, simcore, policies; "
+              "print(json.dumps([m.__file__ for m in (experiments.cli, simcore, policies)]))")
+
+
+class ABError(RuntimeError):
+    """The check cannot be run as asked: no git, an unknown base commit, a base that does not run
+    (a misconfiguration: exit code 2, not a slowdown)."""
+
+
+class HeadError(RuntimeError):
+    """The working tree's own command line fails on a row (exit code 1)."""
+
+
+@dataclass(frozen=True)
+class Row:
+    game: str
+    policy: str
+    threads: int
+    games: int  # games per run
+
+    @property
+    def id(self):
+        return f"{self.game}/{self.policy}/t{self.threads}"
+
+    def argv(self, games=None, seed=SEED):
+        group, setup = SETUPS[self.game]
+        return [group, "simulate", *setup, "--policy", self.policy, "--games", str(games or self.games),
+                "--threads", str(self.threads), "--seed", str(seed), "--json"]
+
+
+def rows(quick=True, cases=None, threads=THREADS):
+    scale = 1 if quick else FULL_SCALE
+    return [Row(g, p, t, n * t * scale) for g, p, n in (cases or CASES) for t in threads]
+
+
+@dataclass
+class Result:
+    row: Row
+    base: list = field(default_factory=list)  # games/s of each timed run, pair by pair
+    head: list = field(default_factory=list)
+    base_other: list = field(default_factory=list)  # the other clock's figures, shown, not deciding
+    head_other: list = field(default_factory=list)
+    metric: str = METRIC
+    new: bool = False                          # the base does not know this row's policy
+    same_outcomes: bool = True                 # base and head gave the same outcomes
+
+    @property
+    def pair_ratios(self):
+        return [h / b for h, b in zip(self.head, self.base)]
+
+    @property
+    def ratio(self):
+        if self.new or not self.base:
+            return None
+        return statistics.median(self.head) / statistics.median(self.base)
+
+    def failed(self, tolerance=TOLERANCE):
+        return self.ratio is not None and self.ratio < 1 - tolerance
+
+    def verdict(self, tolerance=TOLERANCE):
+        if self.new:
+            return "new: no base"
+        return "SLOWER" if self.failed(tolerance) else "ok"
+
+    def as_dict(self, tolerance=TOLERANCE):
+        pr = self.pair_ratios
+        return {"id": f"ab/{self.row.id}", "game": self.row.game, "policy": self.row.policy,
+                "threads": self.row.threads, "games": self.row.games,
+                "base_games_per_second": statistics.median(self.base) if self.base else None,
+                "head_games_per_second": statistics.median(self.head) if self.head else None,
+                "ab_ratio": self.ratio, "ab_min": min(pr) if pr else None, "ab_max": max(pr) if pr else None,
+                "pairs": len(pr), "same_outcomes": self.same_outcomes, "verdict": self.verdict(tolerance),
+                "metric": self.metric, "base_runs": self.base, "head_runs": self.head,
+                "base_runs_" + other(self.metric): self.base_other, "head_runs_" + other(self.metric): self.head_other}
+
+
+def decide(results, tolerance=TOLERANCE):
+    """One line per row slower than base by more than the tolerance (empty: the check passes)."""
+    out = []
+    for r in results:
+        if r.failed(tolerance):
+            pr = r.pair_ratios
+            out.append(f"{r.row.id}: head runs at {r.ratio:.3f} of base's games/s (pairs {min(pr):.3f} to "
+                       f"{max(pr):.3f}, {len(pr)} pairs), below the allowed {1 - tolerance:.2f} "
+                       f"(tolerance {tolerance:.0%})")
+    return out
+
+
+# --- git -------------------------------------------------------------------------------------
+
+def _git(*args, root=ROOT, **kw):
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, **kw)
+
+
+def resolve_base(rev, root=ROOT):
+    """The full hash of commit `rev` in the clone at root; ABError naming it if it is not there."""
+    if not rev:
+        raise ABError("no base commit: set \"base_commit\" in benchmarks/baseline.json or pass --base REV")
+    try:
+        r = _git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", root=root, text=True)
+    except FileNotFoundError:
+        raise ABError("the speed check needs git, which is not installed") from None
+    if r.returncode != 0:
+        inside = _git("rev-parse", "--git-dir", root=root).returncode == 0
+        if not inside:
+            raise ABError(f"{root} is not a git checkout: the speed check needs the base commit {rev} from git")
+        raise ABError(f"base commit {rev} is not in this clone (fetch it, e.g. `git fetch origin main`, "
+                      f"or pass --base REV)")
+    return r.stdout.strip()
+
+
+def export_commit(commit, dest, root=ROOT):
+    """Write the files of `commit` into the folder dest (git archive, no .git)."""
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    p = subprocess.Popen(["git", "-C", str(root), "archive", "--format=tar", commit], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    with tarfile.open(fileobj=p.stdout, mode="r|") as tar:
+        tar.extractall(dest, filter="data")
+    err = p.stderr.read().decode(errors="replace").strip()
+    if p.wait() != 0:
+        raise ABError(f"git archive {commit} failed: {err.splitlines()[-1:] or ''}")
+    return dest
+
+
+# --- running one side ------------------------------------------------------------------------
+
+@dataclass
+class Side:
+    name: str          # "base" or "head"
+    root: Path         # the folder holding its simcore/, policies/, experiments/
+    cache: Path | None = None  # NUMBA_CACHE_DIR for it (None: the usual cache keyed by source hash)
+
+    def env(self):
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([str(self.root)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+        env["PYTHONNOUSERSITE"] = "1"
+        if self.cache is not None:
+            env["NUMBA_CACHE_DIR"] = str(self.cache)
+        return env
+
+    def run(self, code, args=(), timeout=900):
+        # the working directory is the side's own folder: `python -c` puts it first on sys.path
+        return subprocess.run([sys.executable, "-c", code, *args], cwd=self.root, env=self.env(),
+                              capture_output=True, text=True, timeout=timeout)
+
+    def probe(self):
+        """The files that experiments.cli, simcore and policies import from on this side; ABError if any
+        is not below this side's folder (the editable install of head would otherwise win)."""
+        r = self.run(PROBE_CODE)
+        if r.returncode != 0:
+            raise ABError(f"{self.name}: cannot import its code: {_last_line(r.stderr)}")
+        files = [Path(f).resolve() for f in json.loads(r.stdout.strip().splitlines()[-1])]
+        root = self.root.resolve()
+        for f in files:
+            if root not in f.parents:
+                raise ABError(f"{self.name}: imported {f}, not the code in {root}")
+        return files
+
+    def simulate(self, row, games=None):
+        """One timed CLI run of the row: {"wall": games/s from --json, "cpu": games per CPU second,
+        "outcome": the outcome counts}; None if this side's CLI rejects the row's policy."""
+        timed = row.argv(games)
+        warm = row.argv(min(1000, games or row.games), seed=SEED + 1)
+        r = self.run(RUN_CODE, [json.dumps(warm), json.dumps(timed)])
+        if r.returncode == 2 and "polic" in r.stderr:
+            return None
+        if r.returncode != 0:
+            err = ABError if self.name == "base" else HeadError
+            raise err(f"{self.name}: `boardsim {' '.join(timed)}` failed (exit {r.returncode}): "
+                      f"{_last_line(r.stderr)}")
+        lines = r.stdout.strip().splitlines()
+        d, cpu = json.loads(lines[-2]), json.loads(lines[-1])["cpu_seconds"]
+        outcome = {k: d[k] for k in ("wins", "losses", "seat_wins", "timeouts") if k in d}
+        return {"wall": d["games_per_second"], "cpu": d["games"] / cpu, "outcome": outcome}
+
+
+def _last_line(text):
+    lines = [l for l in text.strip().splitlines() if l.strip()]
+    return lines[-1] if lines else "(no message)"
+
+
+def other(metric):
+    return "wall" if metric == "cpu" else "cpu"
+
+
+def measure(base, head, rows, repeats, say=lambda m: None, metric=METRIC):
+    """Time every row with both sides, pairs interleaved; returns one Result per row."""
+    results = []
+    warmed = {}
+    for row in rows:
+        res = Result(row, metric=metric)
+        results.append(res)
+        key = (row.game, row.policy)
+        if key not in warmed:  # untimed: compile into each side's cache, start the engine once
+            say(f"{row.game}/{row.policy}: warm-up of base and head (compiles on a first run)")
+            if head.simulate(row, games=1000) is None:
+                raise HeadError(f"head: the CLI rejects policy {row.policy!r} of row {row.id}: remove it from "
+                                f"benchmarks/ab.py CASES or add the policy")
+            warmed[key] = base.simulate(row, games=1000) is not None
+        if not warmed[key]:
+            res.new = True
+            say(f"{row.id}: base has no policy {row.policy!r}: new, not compared")
+            continue
+        say(f"{row.id}: {repeats} pairs of base and head runs, {row.games:,} games each")
+        for i in range(repeats):
+            order = (base, head) if i % 2 == 0 else (head, base)
+            got = {}
+            for side in order:
+                got[side.name] = side.simulate(row)
+            res.base.append(got["base"][res.metric])
+            res.head.append(got["head"][res.metric])
+            res.base_other.append(got["base"][other(res.metric)])
+            res.head_other.append(got["head"][other(res.metric)])
+            res.same_outcomes &= got["base"]["outcome"] == got["head"]["outcome"]
+    return results
+
+
+def compare(base_rev, quick=True, rows_=None, repeats=None, root=ROOT, say=lambda m: None):
+    """Build base_rev into a temporary folder and compare the working tree at root with it.
+    Returns (full hash of the base, list of Result)."""
+    commit = resolve_base(base_rev, root)
+    with tempfile.TemporaryDirectory(prefix="boardsim-base-") as tmp:
+        say(f"base {commit[:12]}: exporting with git archive into {tmp}")
+        src = export_commit(commit, Path(tmp) / "src", root)
+        base = Side("base", src, Path(tmp) / "numba-cache")
+        head = Side("head", Path(root))
+        base.probe()
+        head.probe()
+        results = measure(base, head, rows_ or rows(quick), repeats or REPEATS[quick], say)
+    return commit, results
