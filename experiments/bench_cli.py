@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -84,6 +85,7 @@ def bench(
         typer.echo(f"baseline written to {path}", err=True)
     if not check:
         return
+    t0 = time.perf_counter()
     try:
         commit, results = ab.compare(commit, quick=quick, say=say)
     except ab.ABError as e:
@@ -100,6 +102,7 @@ def bench(
                    f"ratio after 'then'); pairs = lowest-highest ratio of single pairs")
         typer.echo(_ab_table(results))
     failures = ab.decide(results)
+    typer.echo(f"the side-by-side comparison took {time.perf_counter() - t0:.0f} s", err=True)
     if not all(r.same_outcomes for r in results if not r.new):
         typer.echo("note: head and base give different outcomes on some rows (the rules changed?): their speeds "
                    "compare different games", err=True)

@@ -144,3 +144,45 @@ def test_base_built_by_git_archive_is_the_code_that_runs(tmp_path):
         ab.Side("empty", tmp_path / "empty").probe()
     # a policy the exported CLI does not know is reported as missing (exit 2), not as a crash
     assert ab.Side("base", src, tmp_path / "cache").simulate(ab.Row("bethel_woods", "no_such_policy", 1, 10)) is None
+
+
+def _fake_check(monkeypatch, results=None, wrong=None):
+    from benchmarks import suite
+
+    def run(quick=False, progress=None, baseline=None):
+        if wrong:
+            raise suite.WrongResults(wrong)
+        return [{"id": "bethel_woods/random/compiled/t1", "threads": 1, "games_per_second": 1.0,
+                 "normalized": 1.0}], {}
+
+    monkeypatch.setattr(suite, "run", run)
+    monkeypatch.setattr(ab, "compare", lambda commit, quick=True, say=None: (commit, results or []))
+
+
+def test_cli_check_exit_codes_follow_the_ab_rows_only(monkeypatch, capsys):
+    ok = result([100.0] * 5, [97.0] * 5)
+    new = ab.Result(ab.Row("bethel_woods", "heuristic", 1, 10), new=True)
+    _fake_check(monkeypatch, [ok, new])
+    assert main(["bench", "--quick", "--check", "--base", "HEAD"]) == 0
+    out, err = capsys.readouterr()
+    assert "0.970" in out and "new: no base" in out and "bench check passed" in err
+    slow = result([100.0] * 10, [70.0] * 10, rounds=[5, 5])
+    _fake_check(monkeypatch, [ok, slow])
+    assert main(["bench", "--quick", "--check", "--base", "HEAD"]) == 1
+    out, err = capsys.readouterr()
+    assert "0.700 then 0.700" in out and "SLOWER: bethel_woods/random/t1" in err
+
+
+def test_cli_wrong_outcomes_fail_with_exit_1(monkeypatch, capsys):
+    _fake_check(monkeypatch, wrong="bethel_woods/random: results of the check run differ")
+    assert main(["bench", "--quick", "--check", "--base", "HEAD"]) == 1
+    assert "WRONG: bethel_woods/random: results of the check run differ" in capsys.readouterr().err
+
+
+def test_cli_check_json_has_one_line_per_ab_row(monkeypatch, capsys):
+    import json
+    _fake_check(monkeypatch, [result([100.0] * 5, [97.0] * 5)])
+    assert main(["bench", "--quick", "--check", "--base", "HEAD", "--json"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    (row,) = [x for x in lines if x["id"].startswith("ab/")]
+    assert row["ab_ratio"] == pytest.approx(0.97) and row["verdict"] == "ok" and len(row["base_commit"]) == 40
