@@ -19,36 +19,46 @@ import time
 from . import ab
 
 
-def estimates(row, metric):
-    """The row's ratio head/base by the check's estimator (ratio of medians) for one clock."""
-    key = "runs" if metric == row["metric"] else "runs_" + metric
-    b, h = row["base_" + key], row["head_" + key]
-    return statistics.median(h) / statistics.median(b), [x / y for x, y in zip(h, b)]
+def first_round(row, clock):
+    """(base, head) figures of the row's first round for a clock ("cpu" or "wall")."""
+    key = "runs" if clock == row["metric"] else "runs_" + clock
+    n = row["rounds"][0] if row.get("rounds") else len(row["base_" + key])
+    return row["base_" + key][:n], row["head_" + key][:n]
 
 
-def summary(lines, tolerance=ab.TOLERANCE):
-    out = []
-    for metric in ("cpu", "wall"):
-        by_row = {}
-        for ln in lines:
-            for r in ln["rows"]:
-                if r["verdict"] == "new: no base":
-                    continue
-                by_row.setdefault(r["id"], []).append(estimates(r, metric))
-        out.append(f"clock {metric}: ratio head/base per run (median of runs per side), over {len(lines)} runs")
-        worst_run = [min(estimates(r, metric)[0] for r in ln["rows"] if r["verdict"] != "new: no base")
-                     for ln in lines]
-        for rid, ests in by_row.items():
-            ratios = [e[0] for e in ests]
-            pairs = [p for e in ests for p in e[1]]
-            out.append(f"  {rid:<32} ratio median {statistics.median(ratios):.3f}  min {min(ratios):.3f}  "
-                       f"max {max(ratios):.3f}  sd {statistics.stdev(ratios) if len(ratios) > 1 else 0:.3f}   "
-                       f"single pairs {min(pairs):.2f} to {max(pairs):.2f}")
-        fails = sum(w < 1 - tolerance for w in worst_run)
-        out.append(f"  lowest row ratio of each run: {', '.join(f'{w:.3f}' for w in worst_run)}; "
-                   f"runs failing at tolerance {tolerance:.0%}: {fails} of {len(lines)}")
+ESTIMATORS = {
+    "median of pair ratios": lambda b, h: statistics.median([y / x for x, y in zip(b, h)]),
+    "median(head)/median(base)": lambda b, h: statistics.median(h) / statistics.median(b),
+}
+
+
+def summary(lines, tolerance=None):
+    tolerance = ab.TOLERANCE if tolerance is None else tolerance
+    out = [f"{len(lines)} runs; first round of each row only; tolerance {tolerance:.0%} (row below "
+           f"{1 - tolerance:.2f})"]
+    for clock in ("cpu", "wall"):
+        for name, est in ESTIMATORS.items():
+            out.append(f"clock {clock}, figure = {name}:")
+            by_row, every, worst = {}, [], []
+            for ln in lines:
+                figs = []
+                for r in ln["rows"]:
+                    if r["verdict"] == "new: no base":
+                        continue
+                    f = est(*first_round(r, clock))
+                    by_row.setdefault(r["id"], []).append(f)
+                    figs.append(f)
+                every += figs
+                worst.append(min(figs))
+            for rid, v in by_row.items():
+                out.append(f"  {rid:<28} median {statistics.median(v):.3f}  min {min(v):.3f}  max {max(v):.3f}  "
+                           f"sd {statistics.stdev(v) if len(v) > 1 else 0:.3f}")
+            out.append(f"  all rows: sd {statistics.stdev(every):.3f}, lowest {min(every):.3f}; rows below "
+                       f"{1 - tolerance:.2f}: {sum(f < 1 - tolerance for f in every)} of {len(every)}; runs with a row "
+                       f"below: {sum(w < 1 - tolerance for w in worst)} of {len(lines)}")
     secs = [ln["seconds"] for ln in lines]
-    out.append(f"seconds per comparison: median {statistics.median(secs):.0f}, min {min(secs):.0f}, max {max(secs):.0f}")
+    out.append(f"seconds per comparison: median {statistics.median(secs):.0f}, min {min(secs):.0f}, "
+               f"max {max(secs):.0f}")
     return "\n".join(out)
 
 
