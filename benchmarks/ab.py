@@ -25,7 +25,8 @@ inside a pair alternating (base, head), (head, base), ... so that a drift of the
 falls on both sides alike. The row's ratio is the median of the pairs' ratios head/base (a pair's
 two runs are seconds apart, so they share the machine's load; the median drops a pair that did
 not); its spread is the lowest and highest pair ratio. A row whose ratio is below 1 - TOLERANCE
-is measured again (a confirmation round of as many pairs) and fails if that round is below too.
+is measured again once every row has had its first round (a confirmation round of as many pairs)
+and fails if that round is below too.
 A row whose policy the base does not know (the base's CLI rejects it with exit code 2) is shown
 as "new: no base" and decides nothing.
 """
@@ -332,8 +333,11 @@ def measure(base, head, rows, repeats, say=lambda m: None, metric=METRIC):
             continue
         say(f"{row.id}: {repeats} pairs of base and head runs, {row.games:,} games each")
         _round(res, base, head, repeats)
+    # confirmation rounds come after every row's first round, a minute or more later, so that a
+    # burst of load on the machine is unlikely to fall on both rounds of a row
+    for res in results:
         if CONFIRM and res.below():
-            say(f"{row.id}: ratio {res.ratio:.3f} is below {1 - TOLERANCE:.2f}: {repeats} more pairs to confirm")
+            say(f"{res.row.id}: ratio {res.ratio:.3f} is below {1 - TOLERANCE:.2f}: {repeats} more pairs to confirm")
             _round(res, base, head, repeats)
     return results
 

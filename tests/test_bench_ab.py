@@ -86,10 +86,14 @@ def test_measure_interleaves_pairs_and_confirms_a_slow_row(monkeypatch):
     log = []
     base = FakeSide("base", [100.0] * 6, log)
     head = FakeSide("head", [70.0] * 6, log)
-    (res,) = ab.measure(base, head, [ROW], repeats=3)
-    assert log == ["head-warm", "base-warm", "base", "head", "head", "base", "base", "head",
-                   "base", "head", "head", "base", "base", "head"]
-    assert res.rounds == [3, 3] and res.failed()
+    fast_row = ab.Row("benevolent", "random", 1, 10)
+    base.speeds[3:3] = [100.0] * 3
+    head.speeds[3:3] = [100.0] * 3
+    res, fast = ab.measure(base, head, [ROW, fast_row], repeats=3)
+    pairs = ["base", "head", "head", "base", "base", "head"]
+    assert log == ["head-warm", "base-warm"] + pairs + ["head-warm", "base-warm"] + pairs + pairs
+    assert res.rounds == [3, 3] and res.failed()  # confirmed after the other row's round
+    assert fast.rounds == [3] and not fast.failed()
 
 
 def test_measure_marks_a_policy_the_base_lacks_as_new():
