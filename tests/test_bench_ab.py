@@ -192,3 +192,21 @@ def test_cli_check_json_has_one_line_per_ab_row(monkeypatch, capsys):
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     (row,) = [x for x in lines if x["id"].startswith("ab/")]
     assert row["ab_ratio"] == pytest.approx(0.97) and row["verdict"] == "ok" and len(row["base_commit"]) == 40
+
+
+def test_update_baseline_keeps_the_base_commit(tmp_path):
+    import json
+
+    from benchmarks import suite
+    rows = [{"id": "bethel_woods/random/compiled/t1", "normalized": 2.0}]
+    suite.write_baseline(rows, {"bethel_woods/random": {"wins": 1}}, tmp_path / "b.json",
+                         previous={"base_commit": "a" * 40, "figures": {"old": 1.0}})
+    d = json.loads((tmp_path / "b.json").read_text())
+    assert d["base_commit"] == "a" * 40 and d["figures"] == {"old": 1.0, "bethel_woods/random/compiled/t1": 2.0}
+    assert d["expected"] == {"bethel_woods/random": {"wins": 1}} and "tolerance" not in d
+
+
+def test_committed_baseline_names_a_base_commit():
+    from benchmarks import suite
+    base = suite.load_baseline()
+    assert len(base["base_commit"]) == 40 and int(base["base_commit"], 16) >= 0
