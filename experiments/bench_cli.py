@@ -9,6 +9,8 @@ from typing import Annotated, Optional
 import pandas as pd
 import typer
 
+from benchmarks.ab import TOLERANCE as AB_TOLERANCE  # stdlib only: cheap to import
+
 from .errors import fail
 
 COLUMNS = ["id", "threads", "games_per_second", "decisions_per_second", "ratio", "normalized", "vs_baseline",
@@ -39,11 +41,12 @@ def bench(
     quick: Annotated[bool, typer.Option(help="Short runs only (about a minute, plus about 3 with --check): no compile, start-up or memory rows.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object per row, one per line.")] = False,
     check: Annotated[bool, typer.Option(help=(
-        "Speed check: build the base commit (--base, else \"base_commit\" in the baseline file) into a temporary "
-        "folder with git archive and time the same rows (every game x policy x 1 and 2 threads, each a whole "
-        "`simulate --json` process) with base and with this working tree, interleaved, on this machine; exit 1 "
-        "if a row runs slower than base by more than the tolerance in a first round of pairs and again in a "
-        "second, or if the known-good outcomes differ. The absolute and normalised figures decide nothing."))] = False,
+        "Speed check: export the base commit (--base, else \"base_commit\" in the baseline file) with git archive "
+        "and time the same rows (every game x policy x 1 and 2 threads, each a whole `simulate --json` process) "
+        "with base and with this working tree, pairs interleaved, on this machine; exit 1 if a row's median "
+        f"pair ratio head/base (games per CPU second) is below {1 - AB_TOLERANCE:.2f} in a first round and again "
+        "in a confirmation round, or if the known-good outcomes differ. Absolute and normalised figures decide "
+        "nothing. See docs/benchmarks.md."))] = False,
     base: Annotated[Optional[str], typer.Option(
         help="With --check: the commit to compare against (a hash, a branch, HEAD~1; default: \"base_commit\" of the baseline file).")] = None,
     update_baseline: Annotated[bool, typer.Option(help="Rewrite the baseline's known-good outcomes and figures, with a note of the machine.")] = False,
