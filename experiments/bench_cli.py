@@ -38,7 +38,7 @@ def _ab_table(results):
 
 
 def bench(
-    quick: Annotated[bool, typer.Option(help="Short runs only (about a minute, plus about 3 with --check): no compile, start-up or memory rows.")] = False,
+    quick: Annotated[bool, typer.Option(help="Short runs only (about a minute, and 2-4 more with --check): no compile, start-up or memory rows.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object per row, one per line.")] = False,
     check: Annotated[bool, typer.Option(help=(
         "Speed check: export the base commit (--base, else \"base_commit\" in the baseline file) with git archive "
@@ -101,8 +101,9 @@ def bench(
             typer.echo(json.dumps({**r.as_dict(), "base_commit": commit}))
     else:
         typer.echo(f"\nspeed of this working tree (head) against base {commit[:12]}, side by side on this machine: "
-                   f"{ab.CLOCKS[ab.METRIC]}, medians of the runs; ratio = head / base (a confirmation round's "
-                   f"ratio after 'then'); pairs = lowest-highest ratio of single pairs")
+                   f"base, head = medians of the runs ({ab.CLOCKS[ab.METRIC]}); ratio = the median of the pairs' "
+                   f"ratios head/base (a confirmation round's after 'then'), below {1 - ab.TOLERANCE:.2f} twice fails; "
+                   f"pairs = lowest-highest single pair (count); wall ratio = the same from the JSON's games/s")
         typer.echo(_ab_table(results))
     failures = ab.decide(results)
     typer.echo(f"the side-by-side comparison took {time.perf_counter() - t0:.0f} s", err=True)
