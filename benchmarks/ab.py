@@ -16,9 +16,9 @@ run with the same interpreter, the side's folder first on PYTHONPATH and as the 
 directory.
 
 The figure is games per CPU second of the timed call (measured in the process around the second
-`_entry` call, after an untimed warm call on the same row): on this shared machine it moved about
-half as much as the wall-clock `games_per_second` of the JSON (also kept and shown), see
-docs/benchmarks.md.
+`_entry` call, after an untimed warm call on the same row): on this shared machine it moved less
+than the wall-clock `games_per_second` of the JSON (also kept and shown): A/A standard deviation
+0.051 against 0.064, see docs/benchmarks.md.
 
 Per row: one untimed run of each side (compile, warm the cache), then REPEATS pairs, the order
 inside a pair alternating (base, head), (head, base), ... so that a drift of the machine's load
@@ -46,12 +46,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent  # the working tree under test (head)
 
 # A row fails when head's figure (the median of the pairs' ratios head/base) is below 1 - TOLERANCE in
-# its first round of pairs and again in a confirmation round. Set from the A/A runs of
-# docs/benchmarks.md (base = head, quick checks on this shared 2-core machine): the first-round
-# figure had a standard deviation of about 0.035 around 1, lowest 0.92; a 25% slowdown (each
-# game 1.25 times as long) puts it at 0.80. 0.90 sits about 3 standard deviations from both, so a
-# round falls on the wrong side of it about 1 time in 500 either way, and an A/A row needs that
-# twice in a row to fail.
+# its first round of pairs and again in a confirmation round. Set from 12 A/A runs (base = head,
+# quick checks on this shared 2-core machine, docs/benchmarks.md): the first-round figure had a
+# standard deviation of 0.051 around 1, lowest 0.879 (2 of 56 rows of unchanged code below 0.90);
+# a 25% slowdown (each game 1.25 times as long) puts it at about 0.80. 0.90 is halfway, about 2
+# standard deviations from both; an A/A row must fall below it in two rounds to fail (about 1 check
+# in 200 if the rounds are independent), and 5 checks of 5 with an injected 25% slowdown failed.
 TOLERANCE = 0.10
 
 # Per game: the CLI group and the fixed setup of its rows.
@@ -70,7 +70,7 @@ THREADS = (1, 2)
 SEED = 1
 METRIC = "cpu"  # which figure decides: "cpu" (games per CPU second) or "wall" (games/s of --json)
 CLOCKS = {"cpu": "games per CPU second", "wall": "games/s, wall clock"}
-CONFIRM = True  # a row below the tolerance is measured again (as many pairs); it fails if both rounds are
+CONFIRM = True  # a row below the tolerance is measured again (as many pairs); it fails if both rounds are below
 REPEATS = {True: 5, False: 9}  # pairs per row: quick, full
 FULL_SCALE = 2                 # a full run plays this many times the quick run's games
 
