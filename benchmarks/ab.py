@@ -64,6 +64,7 @@ SETUPS = {
 # Benevolent random: ~16,000). Add a line here for each new policy (heuristic, search, ...).
 CASES = [
     ("bethel_woods", "random", 150_000),
+    ("bethel_woods", "heuristic", 600),
     ("benevolent", "random", 8_000),
 ]
 THREADS = (1, 2)
