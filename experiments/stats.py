@@ -11,8 +11,14 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import stats as _st
-from statsmodels.stats.proportion import multinomial_proportions_confint, proportion_confint
+
+# scipy.stats and statsmodels take about a second to import: they are imported where they are
+# used, so that `boardsim ... simulate` starts fast (its warm start is a benchmark row)
+
+
+def _scipy_stats():
+    from scipy import stats
+    return stats
 
 Z95 = 1.959963984540054  # the 97.5% quantile of the standard normal
 
@@ -27,7 +33,7 @@ def wilson(k, n, z: float = Z95, *, alpha: float | None = None):
     a (lo, hi) tuple of floats out; arrays in, a (lo, hi) tuple of arrays out; n <= 0 gives NaN.
     """
     if alpha is None:
-        alpha = 2 * _st.norm.sf(z)
+        alpha = 2 * _scipy_stats().norm.sf(z)
     k_arr = np.asarray(k, dtype=float)
     n_arr = np.asarray(n, dtype=float)
     k_b, n_b = np.broadcast_arrays(k_arr, n_arr)
@@ -35,6 +41,7 @@ def wilson(k, n, z: float = Z95, *, alpha: float | None = None):
     lo = np.full(k_b.shape, np.nan)
     hi = np.full(k_b.shape, np.nan)
     if ok.any():
+        from statsmodels.stats.proportion import proportion_confint
         lo_ok, hi_ok = proportion_confint(k_b[ok], n_b[ok], alpha=alpha, method="wilson")
         lo[ok] = np.clip(np.where(k_b[ok] == 0, 0.0, lo_ok), 0.0, 1.0)
         hi[ok] = np.clip(np.where(k_b[ok] == n_b[ok], 1.0, hi_ok), 0.0, 1.0)
@@ -75,6 +82,7 @@ def seat_intervals(counts, method: str = "goodman", alpha: float = 0.05) -> np.n
     c = _counts(counts)
     if method not in ("goodman", "sison-glaz"):
         raise ValueError(f"method must be 'goodman' or 'sison-glaz', got {method!r}")
+    from statsmodels.stats.proportion import multinomial_proportions_confint
     return np.asarray(multinomial_proportions_confint(c, alpha=alpha, method=method), dtype=float)
 
 
@@ -87,7 +95,7 @@ def chi2_equal(counts) -> TestResult:
     """Pearson's chi-square test of the counts against equal shares (scipy.stats.chisquare):
     do the seats win equally often? Returns (statistic, pvalue); k - 1 degrees of freedom."""
     c = _counts(counts)
-    r = _st.chisquare(c)
+    r = _scipy_stats().chisquare(c)
     return TestResult(float(r.statistic), float(r.pvalue))
 
 
@@ -244,7 +252,7 @@ def pair_table(sets: pd.DataFrame) -> pd.DataFrame:
             if games > 0 and rest_g > 0:
                 table = np.array([[wins, games - wins], [rest_w, rest_g - rest_w]])
                 if (table.sum(axis=0) > 0).all():
-                    p = float(_st.chi2_contingency(table, correction=True)[1])
+                    p = float(_scipy_stats().chi2_contingency(table, correction=True)[1])
             block.append({"players": players, "spies": spies, "a": a, "b": b, "games": games,
                           "wins": wins, "rate": wins / games if games else float("nan"),
                           "p_value": p})
