@@ -146,6 +146,7 @@ class Result:
     metric: str = METRIC
     new: bool = False                          # the base does not know this row's policy
     same_outcomes: bool = True                 # base and head gave the same outcomes
+    allowed: float = 1.0                       # a slowdown against this base accepted on purpose (see accepted())
 
     def add_round(self, base, head):
         self.base += list(base)
@@ -171,16 +172,18 @@ class Result:
         rr = self.round_ratios
         return None if self.new or not rr else rr[0]
 
+    def threshold(self, tolerance=None):
+        """The lowest ratio that passes: 1 - tolerance, times a slowdown accepted on purpose."""
+        return (1 - (TOLERANCE if tolerance is None else tolerance)) * self.allowed
+
     def below(self, tolerance=None):
-        """The first round's ratio is below the allowed 1 - tolerance (a confirmation round is due)."""
-        tolerance = TOLERANCE if tolerance is None else tolerance
-        return self.ratio is not None and self.ratio < 1 - tolerance
+        """The first round's ratio is below the threshold (a confirmation round is due)."""
+        return self.ratio is not None and self.ratio < self.threshold(tolerance)
 
     def failed(self, tolerance=None):
-        """Every round (the first and, if measured, its confirmation) is below 1 - tolerance."""
-        tolerance = TOLERANCE if tolerance is None else tolerance
+        """Every round (the first and, if measured, its confirmation) is below the threshold."""
         rr = self.round_ratios
-        return not self.new and bool(rr) and all(r < 1 - tolerance for r in rr)
+        return not self.new and bool(rr) and all(r < self.threshold(tolerance) for r in rr)
 
     def verdict(self, tolerance=None):
         if self.new:
@@ -214,9 +217,10 @@ def decide(results, tolerance=None):
         if r.failed(tolerance):
             pr = r.pair_ratios
             rr = " then ".join(f"{x:.3f}" for x in r.round_ratios)
+            accepted = "" if r.allowed == 1.0 else f" x an accepted {r.allowed:.2f}"
             out.append(f"{r.row.id}: head runs at {rr} of base's speed ({CLOCKS[r.metric]}; single pairs "
-                       f"{min(pr):.2f} to {max(pr):.2f}), below the allowed {1 - tolerance:.2f} "
-                       f"(tolerance {tolerance:.0%})")
+                       f"{min(pr):.2f} to {max(pr):.2f}), below the allowed {r.threshold(tolerance):.2f} "
+                       f"(tolerance {tolerance:.0%}{accepted})")
     return out
 
 
@@ -314,12 +318,12 @@ def _last_line(text):
     return lines[-1] if lines else "(no message)"
 
 
-def measure(base, head, rows, repeats, say=lambda m: None, metric=METRIC):
+def measure(base, head, rows, repeats, say=lambda m: None, metric=METRIC, allowed=None):
     """Time every row with both sides, pairs interleaved; returns one Result per row."""
     results = []
     warmed = {}
     for row in rows:
-        res = Result(row, metric=metric)
+        res = Result(row, metric=metric, allowed=(allowed or {}).get(row.id, 1.0))
         results.append(res)
         key = (row.game, row.policy)
         if key not in warmed:  # untimed: compile into each side's cache, start the engine once
@@ -338,7 +342,7 @@ def measure(base, head, rows, repeats, say=lambda m: None, metric=METRIC):
     # burst of load on the machine is unlikely to fall on both rounds of a row
     for res in results:
         if CONFIRM and res.below():
-            say(f"{res.row.id}: ratio {res.ratio:.3f} is below {1 - TOLERANCE:.2f}: {repeats} more pairs to confirm")
+            say(f"{res.row.id}: ratio {res.ratio:.3f} is below {res.threshold():.2f}: {repeats} more pairs to confirm")
             _round(res, base, head, repeats)
     return results
 
@@ -380,12 +384,24 @@ def build_base(commit, root=ROOT, say=lambda m: None):
     return Side("base", src, folder / "numba-cache")
 
 
-def compare(base_rev, quick=True, rows_=None, repeats=None, root=ROOT, say=lambda m: None):
+def accepted(baseline, commit):
+    """Slowdowns accepted on purpose against base `commit`: {row id: ratio}, from the baseline's
+    "accepted" entry when its base_commit is this commit (so an allowance ends when the base moves
+    on to the next landed main). A deliberate change of speed (a rule that costs work, say) records
+    its measured ratio there with the reason; the check then fails a row only below
+    (1 - TOLERANCE) x that ratio, so a further slowdown is still caught."""
+    acc = (baseline or {}).get("accepted") or {}
+    if acc.get("base_commit") != commit:
+        return {}
+    return {k: float(v) for k, v in acc.get("rows", {}).items()}
+
+
+def compare(base_rev, quick=True, rows_=None, repeats=None, root=ROOT, say=lambda m: None, allowed=None):
     """Build base_rev (git archive, once per commit) and compare the working tree at root with it.
-    Returns (full hash of the base, list of Result)."""
+    allowed: {row id: accepted ratio} (see accepted()). Returns (full hash of the base, list of Result)."""
     commit = resolve_base(base_rev, root)
     base = build_base(commit, root, say)
     head = Side("head", Path(root))
     base.probe()
     head.probe()
-    return commit, measure(base, head, rows_ or rows(quick), repeats or REPEATS[quick], say)
+    return commit, measure(base, head, rows_ or rows(quick), repeats or REPEATS[quick], say, allowed=allowed or {})

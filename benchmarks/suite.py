@@ -355,6 +355,7 @@ def write_baseline(rows, expected, path=BASELINE, previous=None):
     data = {"note": "normalised figures: games/s per 1,000 calibration steps/s, for reading only; the speed "
                     "check compares with base_commit on the same machine (benchmarks/ab.py)",
             "base_commit": (previous or {}).get("base_commit"),
+            "accepted": (previous or {}).get("accepted"),
             "machine": machine_note(), "expected": expected, "figures": figures}
     Path(path).write_text(json.dumps(data, indent=2) + "\n")
     return data

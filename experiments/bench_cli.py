@@ -90,7 +90,7 @@ def bench(
         return
     t0 = time.perf_counter()
     try:
-        commit, results = ab.compare(commit, quick=quick, say=say)
+        commit, results = ab.compare(commit, quick=quick, say=say, allowed=ab.accepted(known, commit))
     except ab.ABError as e:
         raise fail(str(e))
     except ab.HeadError as e:

@@ -162,7 +162,7 @@ def _fake_check(monkeypatch, results=None, wrong=None):
                  "normalized": 1.0}], {}
 
     monkeypatch.setattr(suite, "run", run)
-    monkeypatch.setattr(ab, "compare", lambda commit, quick=True, say=None: (commit, results or []))
+    monkeypatch.setattr(ab, "compare", lambda commit, quick=True, say=None, allowed=None: (commit, results or []))
 
 
 def test_cli_check_exit_codes_follow_the_ab_rows_only(monkeypatch, capsys):
@@ -210,3 +210,23 @@ def test_committed_baseline_names_a_base_commit():
     from benchmarks import suite
     base = suite.load_baseline()
     assert len(base["base_commit"]) == 40 and int(base["base_commit"], 16) >= 0
+
+
+def test_a_slowdown_accepted_on_purpose_moves_the_threshold_only_against_its_base():
+    from benchmarks import ab
+    baseline = {"accepted": {"base_commit": "abc", "rows": {"bethel_woods/random/t1": 0.8}}}
+    assert ab.accepted(baseline, "abc") == {"bethel_woods/random/t1": 0.8}
+    assert ab.accepted(baseline, "def") == {}  # the allowance ends when the base moves on
+    assert ab.accepted({}, "abc") == {}
+    row = ab.rows(True)[0]
+    slow = ab.Result(row, allowed=0.8)
+    slow.add_round([100.0] * 5, [75.0] * 5)       # 0.75: above 0.9 x 0.8 = 0.72
+    assert not slow.below() and not slow.failed() and ab.decide([slow]) == []
+    slower = ab.Result(row, allowed=0.8)
+    slower.add_round([100.0] * 5, [60.0] * 5)     # a further slowdown is still caught
+    slower.add_round([100.0] * 5, [61.0] * 5)
+    assert slower.failed() and "accepted 0.80" in ab.decide([slower])[0]
+    plain = ab.Result(row)
+    plain.add_round([100.0] * 5, [75.0] * 5)
+    plain.add_round([100.0] * 5, [75.0] * 5)
+    assert plain.failed()
