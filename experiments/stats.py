@@ -5,7 +5,6 @@ conventions (95%, exact 0/1 endpoints, counts in, named results out) and says wh
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import NamedTuple
 

@@ -7,7 +7,6 @@ in CI (CI=true).
 """
 import os
 import shutil
-from pathlib import Path
 
 import pytest
 

@@ -10,7 +10,7 @@ from bw_helpers import Both, kind, scenario
 from simcore.bethel_woods import engine as E
 from simcore.bethel_woods.face import Game
 from simcore.bethel_woods.reference import ReferenceGame
-from simcore.bethel_woods.rules import CRITICAL_EFFECTS, Rules
+from simcore.bethel_woods.rules import Rules
 from simcore.rng import STREAM_CHANCE, stream_key
 
 KEYS = [np.uint64(stream_key(11, g, STREAM_CHANCE)) for g in range(6000)]
