@@ -1,0 +1,348 @@
+"""The durable results store of a study: every finished unit, once, in one SQLite file.
+
+A study's games are split into *units* (``arena.units``: a cell and a range of game indices);
+each unit's result is a fixed int64 count vector. The store records every finished unit with
+its key and its counts, in a transaction of its own, so that
+
+- a unit is recorded once: the key (cell, start) is UNIQUE, recording the same unit again is a
+  no-op (a resume or a re-run never counts it twice), and a range that overlaps a recorded range
+  of the same cell is refused (``OverlapError``): counts of one game never enter twice;
+- a crash (SIGKILL, power loss) loses at most the units in flight: a unit is either recorded with
+  its counts and the cell's running totals, or not at all (one transaction; WAL journal;
+  ``synchronous=FULL``, so a committed unit survives an OS crash too);
+- results of another engine version, rules file or policy parameters are never mixed: a cell's
+  key (``arena.units.cell_key``) holds the engine source hash, the rules content hash and the
+  theta hash, so other rules or parameters are other cells, kept apart; and a store holding
+  units of another *engine* version is refused as a whole when opened (``UserError`` asking for
+  ``--fresh``), because a study half on one engine and half on another is a mistake to flag, not
+  to keep.
+
+Only the client (the process that plans the study and collects results) writes; readers (a
+``status`` from another shell) may read while it writes (WAL). Two writers are safe too
+(``BEGIN IMMEDIATE`` serialises them; the overlap check and the insert are one transaction), but
+the executor should not need that.
+
+Layout (schema version 1):
+  meta(key, value)                      schema, engine hash of the units, created
+  cells(id, key UNIQUE, game, engine, rules, theta, label, asked, games, units, counts)
+      ``counts`` the running total (int64 little-endian blob), updated in the unit's transaction
+  units(cell_id, start, count, counts, seconds, recorded)   UNIQUE(cell_id, start)
+"""
+from __future__ import annotations
+
+import json
+import pathlib
+import sqlite3
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from arena.units import FIELDS, Cell, cell_dict, cell_key, engine_hash
+from simcore.errors import UserError
+
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_S = 60.0   # a second writer waits this long for the lock before failing
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS cells (
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    game TEXT NOT NULL,
+    engine TEXT NOT NULL,
+    rules TEXT NOT NULL,
+    theta TEXT NOT NULL,
+    label TEXT NOT NULL DEFAULT '',
+    asked INTEGER NOT NULL DEFAULT 0,
+    games INTEGER NOT NULL DEFAULT 0,
+    units INTEGER NOT NULL DEFAULT 0,
+    counts BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS units (
+    cell_id INTEGER NOT NULL REFERENCES cells(id),
+    start INTEGER NOT NULL CHECK (start >= 0),
+    count INTEGER NOT NULL CHECK (count > 0),
+    counts BLOB NOT NULL,
+    seconds REAL,
+    recorded REAL NOT NULL,
+    UNIQUE (cell_id, start)
+);
+"""
+
+
+class OverlapError(ValueError):
+    """A unit overlaps a recorded unit of the same cell without being the same unit (a bug in the
+    executor's planning: the same games would be counted twice)."""
+
+
+class DeterminismError(RuntimeError):
+    """The same unit came back with other counts than the ones recorded (the engine is not a pure
+    function of the unit's key: a bug to investigate, never to paper over)."""
+
+
+@dataclass(frozen=True)
+class CellStatus:
+    key: str
+    label: str
+    game: str
+    engine: str
+    games: int      # games recorded
+    asked: int      # games the study asks for (0: not said)
+    units: int
+
+    @property
+    def fraction(self) -> float:
+        return min(1.0, self.games / self.asked) if self.asked else 0.0
+
+
+def _blob(counts) -> bytes:
+    return np.ascontiguousarray(counts, dtype="<i8").tobytes()
+
+
+def _vec(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype="<i8").astype(np.int64)
+
+
+def _files(path: pathlib.Path):
+    return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
+
+
+class Store:
+    """A study's results store. ``Store.open(path)`` creates or opens it; ``fresh=True`` deletes
+    an existing one first. Use as a context manager or call ``close()``."""
+
+    def __init__(self, path, *, fresh: bool = False, engine: str | None = None, readonly: bool = False):
+        self.path = pathlib.Path(path)
+        self.engine = engine or engine_hash()
+        if fresh and not readonly:
+            for f in _files(self.path):
+                f.unlink(missing_ok=True)
+        if readonly:
+            if not self.path.exists():
+                raise UserError(f"results store {self.path}: no such file (run the study first)")
+            self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S,
+                                      isolation_level=None)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.executescript(_SCHEMA)
+            with self._tx():
+                self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+                self.db.execute("INSERT OR IGNORE INTO meta VALUES ('created', ?)", (str(time.time()),))
+        self._cell_ids: dict[str, int] = {}
+        self._check()
+
+    @classmethod
+    def open(cls, path, **kw) -> "Store":
+        return cls(path, **kw)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        self.db.close()
+
+    # -- transactions -------------------------------------------------------------------------
+
+    class _Tx:
+        def __init__(self, db):
+            self.db = db
+
+        def __enter__(self):
+            self.db.execute("BEGIN IMMEDIATE")   # take the write lock now: check-then-insert is atomic
+
+        def __exit__(self, typ, *rest):
+            self.db.execute("COMMIT" if typ is None else "ROLLBACK")
+
+    def _tx(self):
+        return Store._Tx(self.db)
+
+    def _check(self):
+        schema = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        if schema is None or int(schema[0]) != SCHEMA_VERSION:
+            raise UserError(f"results store {self.path}: schema {schema and schema[0]} is not {SCHEMA_VERSION}; "
+                            "run with --fresh to start over")
+        other = self.db.execute("SELECT engine, COUNT(*), SUM(games) FROM cells WHERE engine != ? AND games > 0 "
+                                "GROUP BY engine", (self.engine,)).fetchall()
+        if other:
+            eng, n, g = other[0]
+            raise UserError(f"results store {self.path} holds {g:,} games of {n} cells from engine {eng}, not this "
+                            f"engine {self.engine}; run with --fresh to start over (the old results are deleted)")
+
+    # -- cells --------------------------------------------------------------------------------
+
+    def _key(self, cell) -> str:
+        key = cell_key(cell)
+        engine = json.loads(key)["engine"]
+        if engine != self.engine:
+            raise UserError(f"a cell of engine {engine} given to a store of engine {self.engine}")
+        return key
+
+    def _cell_id(self, cell: Cell, create: bool) -> int | None:
+        key = self._key(cell)
+        cid = self._cell_ids.get(key)
+        if cid is not None:
+            return cid
+        row = self.db.execute("SELECT id FROM cells WHERE key=?", (key,)).fetchone()
+        if row is None:
+            if not create:
+                return None
+            d = cell_dict(cell)
+            self.db.execute("INSERT OR IGNORE INTO cells (key, game, engine, rules, theta, label, counts) "
+                            "VALUES (?,?,?,?,?,?,?)",
+                            (key, cell.game, self.engine, d["rules"], d["theta"], cell.label,
+                             _blob(np.zeros(len(FIELDS[cell.game]), np.int64))))
+            row = self.db.execute("SELECT id FROM cells WHERE key=?", (key,)).fetchone()
+        self._cell_ids[key] = row[0]
+        return row[0]
+
+    def ask(self, cell: Cell, games: int) -> None:
+        """Say how many games the study asks of a cell (for ``status``; the largest asked wins, so
+        a study can be extended but a shorter ask never forgets recorded games)."""
+        if games < 0:
+            raise UserError(f"games {games}: must be 0 or more")
+        with self._tx():
+            cid = self._cell_id(cell, create=True)
+            self.db.execute("UPDATE cells SET asked=MAX(asked, ?), label=? WHERE id=?", (games, cell.label, cid))
+
+    # -- units --------------------------------------------------------------------------------
+
+    def record(self, cell: Cell, start: int, count: int, counts, seconds: float | None = None) -> bool:
+        """Record a finished unit. Returns True if recorded, False if this very unit (same cell,
+        start and count, same counts) was recorded already. Raises OverlapError if the range
+        overlaps another recorded unit of the cell, DeterminismError if the same unit was
+        recorded with other counts."""
+        counts = np.asarray(counts, dtype=np.int64)
+        if start < 0 or count <= 0:
+            raise ValueError(f"unit {start}+{count}: start must be >= 0 and count > 0")
+        if counts.shape != (len(FIELDS[cell.game]),):
+            raise ValueError(f"counts of shape {counts.shape}, not ({len(FIELDS[cell.game])},) for {cell.game}")
+        if counts[0] != count:
+            raise ValueError(f"counts say {counts[0]} games for a unit of {count}")
+        end = start + count
+        with self._tx():
+            cid = self._cell_id(cell, create=True)
+            prev = self.db.execute("SELECT start, count, counts FROM units WHERE cell_id=? AND start<=? "
+                                   "ORDER BY start DESC LIMIT 1", (cid, start)).fetchone()
+            if prev is not None and prev[0] == start and prev[1] == count:
+                if not np.array_equal(_vec(prev[2]), counts):
+                    raise DeterminismError(f"unit {start}+{count} of {cell_key(cell)} came back with other counts "
+                                           "than recorded")
+                return False
+            if prev is not None and prev[0] + prev[1] > start:
+                raise OverlapError(f"unit {start}+{count} overlaps recorded unit {prev[0]}+{prev[1]}")
+            nxt = self.db.execute("SELECT start, count FROM units WHERE cell_id=? AND start>? AND start<? "
+                                  "ORDER BY start LIMIT 1", (cid, start, end)).fetchone()
+            if nxt is not None:
+                raise OverlapError(f"unit {start}+{count} overlaps recorded unit {nxt[0]}+{nxt[1]}")
+            self.db.execute("INSERT INTO units VALUES (?,?,?,?,?,?)",
+                            (cid, start, count, _blob(counts), seconds, time.time()))
+            total = _vec(self.db.execute("SELECT counts FROM cells WHERE id=?", (cid,)).fetchone()[0]) + counts
+            self.db.execute("UPDATE cells SET counts=?, games=games+?, units=units+1 WHERE id=?",
+                            (_blob(total), count, cid))
+        return True
+
+    def done_ranges(self, cell: Cell) -> list[tuple[int, int]]:
+        """Recorded game ranges of the cell as sorted, merged [start, end) pairs."""
+        cid = self._cell_id(cell, create=False)
+        if cid is None:
+            return []
+        out: list[list[int]] = []
+        for s, c in self.db.execute("SELECT start, count FROM units WHERE cell_id=? ORDER BY start", (cid,)):
+            if out and out[-1][1] == s:
+                out[-1][1] = s + c
+            else:
+                out.append([s, s + c])
+        return [tuple(r) for r in out]
+
+    def missing(self, cell: Cell, games: int) -> list[tuple[int, int]]:
+        """The ranges of games 0..games-1 of the cell not recorded yet, as (start, count)."""
+        gaps, at = [], 0
+        for s, e in self.done_ranges(cell):
+            if s >= games:
+                break
+            if s > at:
+                gaps.append((at, s - at))
+            at = max(at, e)
+        if at < games:
+            gaps.append((at, games - at))
+        return gaps
+
+    def totals(self, cell: Cell) -> np.ndarray:
+        """The cell's count vector summed over every recorded unit (zeros if none)."""
+        cid = self._cell_id(cell, create=False)
+        if cid is None:
+            return np.zeros(len(FIELDS[cell.game]), np.int64)
+        return _vec(self.db.execute("SELECT counts FROM cells WHERE id=?", (cid,)).fetchone()[0])
+
+    def verify(self) -> None:
+        """Check that every cell's running total equals the sum of its units (AssertionError if
+        not) and that SQLite finds the file sound."""
+        assert self.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        for cid, key, blob, games, units in self.db.execute("SELECT id, key, counts, games, units FROM cells").fetchall():
+            s = np.zeros_like(_vec(blob))
+            n = g = 0
+            for (b, c) in self.db.execute("SELECT counts, count FROM units WHERE cell_id=?", (cid,)):
+                s += _vec(b)
+                n, g = n + 1, g + c
+            assert np.array_equal(s, _vec(blob)) and (n, g) == (units, games), f"totals of {key} disagree with units"
+
+    def status(self, cells=None) -> list[CellStatus]:
+        """Per cell: games recorded and games asked. ``cells`` (Cell objects) limits and orders
+        the rows to a study's cells (cells not in the store yet show 0 games)."""
+        rows = {r[0]: CellStatus(*r) for r in self.db.execute(
+            "SELECT key, label, game, engine, games, asked, units FROM cells ORDER BY id")}
+        if cells is None:
+            return list(rows.values())
+        out = []
+        for c in cells:
+            k = cell_key(c)
+            out.append(rows.get(k) or CellStatus(k, c.label, c.game, self.engine, 0, 0, 0))
+        return out
+
+    def stats(self) -> dict:
+        """Store-wide figures: cells, units, games, file size in bytes."""
+        cells, games = self.db.execute("SELECT COUNT(*), COALESCE(SUM(games), 0) FROM cells").fetchone()
+        units = self.db.execute("SELECT COUNT(*) FROM units").fetchone()[0]
+        size = sum(f.stat().st_size for f in _files(self.path) if f.exists())
+        return {"cells": cells, "units": units, "games": games, "bytes": size}
+
+
+def store_path_for(study_file) -> pathlib.Path:
+    """Where a study file's results live by default: beside it, ``<name>.results.sqlite``."""
+    p = pathlib.Path(study_file)
+    return p.with_name(p.stem + ".results.sqlite")
+
+
+def format_status(rows: list[CellStatus]) -> str:
+    """A plain table of a study's progress (the ``experiment status`` output)."""
+    if not rows:
+        return "no cells"
+    lines = [f"{'cell':<40} {'games':>14} {'asked':>14} {'done':>7} {'units':>7}"]
+    for r in rows:
+        name = r.label or _short(r.key)
+        done = f"{r.fraction:.1%}" if r.asked else "-"
+        lines.append(f"{name[:40]:<40} {r.games:>14,} {r.asked:>14,} {done:>7} {r.units:>7,}")
+    g, a = sum(r.games for r in rows), sum(r.asked for r in rows)
+    lines.append(f"{'total':<40} {g:>14,} {a:>14,} {(f'{min(1, g / a):.1%}' if a else '-'):>7} "
+                 f"{sum(r.units for r in rows):>7,}")
+    return "\n".join(lines)
+
+
+def _short(key: str) -> str:
+    d = json.loads(key)
+    bits = [d["game"], f"{len(d['policies'])}p"]
+    if d.get("spies") is not None:
+        bits.append(f"{d['spies']} spies")
+    bits += [",".join(sorted(set(d["policies"]))), f"seed {d['seed']}"]
+    return " ".join(bits)
+
+
+__all__ = ["Store", "CellStatus", "OverlapError", "DeterminismError", "store_path_for", "format_status",
+           "SCHEMA_VERSION"]
