@@ -1,0 +1,225 @@
+"""Where units are played: here (numba threads in this process) or on a Dask distributed cluster.
+
+``map_units(units, ...)`` takes an iterable of units ``(cell, start, count)`` and yields a
+``UnitResult`` for each as it finishes (in any order). Counts depend only on the unit
+(``arena.units.run_unit``), so every backend gives bit-identical totals.
+
+- no option: the local backend, ``run_unit`` in this process on numba's threads;
+- ``workers=N``: a ``distributed.LocalCluster`` of N worker processes on this machine, each with
+  one Dask thread (one unit at a time) and ``threads_per_worker`` numba threads (default: the
+  cores this process may use divided by N, at least 1), set as ``NUMBA_NUM_THREADS`` in the
+  worker's environment before numba is imported and with ``numba.set_num_threads`` in each task
+  (numba's thread count is per calling thread, and Dask runs tasks on a thread of its own);
+- ``scheduler="tcp://HOST:PORT"``: an existing cluster; its workers decide their own numba thread
+  count (``NUMBA_NUM_THREADS`` where they are started) unless ``threads_per_worker`` is given.
+
+Warm compile caches. numba's on-disk cache is keyed by the source file's path and timestamp;
+``simcore`` puts it under ``~/.cache/boardsim/numba-<hash of the compiled sources>``. A worker
+imports ``arena``/``simcore`` from ITS OWN install (tasks are pickled by reference: module and
+name; a ``Cell`` travels as plain data), so its cache is that of its own install path and engine
+hash, wherever the client's is. The first task of each game in a worker process takes a file lock
+in that cache directory and plays one game, so on one machine one process compiles (or loads)
+and the others wait and then load the cached machine code instead of compiling the same kernels
+side by side. A machine compiles once per engine version (a minute or two), then every worker
+process on it starts warm in seconds.
+
+Engine versions never mix: each task returns its worker's engine hash, and a result whose hash
+differs from the client's (another checkout on a remote machine) raises ``EngineMismatch``.
+
+Failures: when a worker process dies (killed, out of memory, machine lost) the scheduler hands
+its units in flight to other workers (Dask's own retry: a unit may be tried on
+``distributed.scheduler.allowed-failures`` + 1 workers, 3 + 1 by default, before ``KilledWorker``
+is raised), and a ``LocalCluster``'s nanny starts a new worker process. A unit's result is a pure
+function of the unit, so a retried unit gives the same counts.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import pathlib
+import time
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from arena.units import Cell, engine_hash, run_unit, unit_key
+from simcore.errors import UserError
+
+CONNECT_TIMEOUT_S = 15      # a --scheduler that does not answer in this time is a UserError
+IN_FLIGHT_PER_THREAD = 2    # units submitted ahead per Dask worker thread: keeps workers busy, the client small
+
+
+@dataclass
+class UnitResult:
+    cell: Cell
+    start: int
+    count: int
+    counts: np.ndarray
+    seconds: float          # time the worker spent playing the unit
+    worker: str = "local"
+
+
+class EngineMismatch(RuntimeError):
+    """A worker runs another engine version than the client."""
+
+
+def cores() -> int:
+    """Cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:   # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+# ---------------------------------------------------------------------------------------------
+# in the worker
+
+_WARM: set = set()
+
+
+@contextlib.contextmanager
+def _cache_lock():
+    """An exclusive lock on this machine's numba cache directory (a no-op where flock is not)."""
+    try:
+        import fcntl
+    except ImportError:   # pragma: no cover - not POSIX
+        yield
+        return
+    import numba
+    d = pathlib.Path(numba.config.CACHE_DIR or os.environ.get("NUMBA_CACHE_DIR") or ".")
+    d.mkdir(parents=True, exist_ok=True)
+    with open(d / ".boardsim-warm.lock", "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def warm(cell: Cell) -> bool:
+    """Compile or load the cell's kernels in this process once, one process per machine at a
+    time. True if this call did the warming."""
+    k = (cell.game, cell.seat_policies())
+    if k in _WARM:
+        return False
+    with _cache_lock():
+        run_unit(cell, 0, 1)
+    _WARM.add(k)
+    return True
+
+
+def play(cell: Cell, start: int, count: int, threads: int | None = None):
+    """A unit on this worker: (counts, seconds, engine hash, worker name). Runs in the worker,
+    imported from the worker's own install."""
+    import socket
+
+    import numba
+    if threads:
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    warm(cell)
+    t = time.perf_counter()
+    counts = run_unit(cell, start, count)
+    return counts, time.perf_counter() - t, engine_hash(), f"{socket.gethostname()}:{os.getpid()}"
+
+
+# ---------------------------------------------------------------------------------------------
+# the client
+
+def local_units(units: Iterable, threads: int | None = None) -> Iterator[UnitResult]:
+    """The local backend: each unit in this process, in order, on numba's threads."""
+    for cell, start, count in units:
+        counts, seconds, _, _ = play(cell, start, count, threads)
+        yield UnitResult(cell, start, count, counts, seconds)
+
+
+def _check_options(workers, scheduler, client, threads_per_worker):
+    if sum(x is not None for x in (workers, scheduler, client)) > 1:
+        raise UserError("--workers and --scheduler: give one of them, not both")
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
+        raise UserError(f"--workers {workers}: must be a whole number, 1 or more")
+    if threads_per_worker is not None and threads_per_worker < 1:
+        raise UserError(f"threads per worker {threads_per_worker}: must be 1 or more")
+    if scheduler is not None and "://" not in scheduler:
+        raise UserError(f"--scheduler {scheduler}: must be an address like tcp://HOST:8786")
+
+
+@contextlib.contextmanager
+def dask_client(workers: int | None = None, scheduler: str | None = None, threads_per_worker: int | None = None):
+    """A Dask client: on a new LocalCluster of `workers` processes, or on the cluster at
+    `scheduler`. Yields (client, threads per task or None)."""
+    import logging
+
+    from distributed import Client, LocalCluster
+    _check_options(workers, scheduler, None, threads_per_worker)
+    if scheduler is not None:
+        try:
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
+        except (OSError, TimeoutError) as e:
+            raise UserError(f"--scheduler {scheduler}: no Dask scheduler answered ({type(e).__name__})") from None
+        with client:
+            yield client, threads_per_worker
+        return
+    threads = threads_per_worker or max(1, cores() // workers)
+    env = {"NUMBA_NUM_THREADS": str(threads), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+           "OPENBLAS_NUM_THREADS": "1"}
+    # NUMBA_CACHE_DIR (set by simcore from the source hash) is inherited: the same install, the same cache
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=logging.ERROR, env=env) as cluster, Client(cluster) as client:
+        yield client, threads
+
+
+def client_units(client, units: Iterable, threads: int | None = None, engine: str | None = None
+                 ) -> Iterator[UnitResult]:
+    """Units on a Dask client's cluster, yielded as they finish; a few per worker thread are in
+    flight at a time, so `units` may be a long lazy iterator. A result from a worker whose engine
+    hash is not `engine` (default: this client's) raises EngineMismatch."""
+    from distributed import as_completed
+    engine = engine or engine_hash()
+    it = iter(units)
+    pending = {}
+    ac = as_completed()
+
+    def submit_more():
+        nthreads = max(1, sum(client.nthreads().values()))
+        while len(pending) < IN_FLIGHT_PER_THREAD * nthreads:
+            try:
+                cell, start, count = next(it)
+            except StopIteration:
+                return
+            key = "boardsim-unit-" + hashlib.sha1(unit_key(cell, start, count).encode()).hexdigest()[:20]
+            fut = client.submit(play, cell, start, count, threads, key=key, pure=False)
+            pending[fut.key] = (cell, start, count)
+            ac.add(fut)
+
+    submit_more()
+    while pending:
+        fut = next(ac)
+        cell, start, count = pending.pop(fut.key)
+        counts, seconds, worker_engine, worker = fut.result()
+        fut.release()
+        if worker_engine != engine:
+            raise EngineMismatch(f"worker {worker} runs engine {worker_engine}, this client {engine}: install "
+                                 "the same boardsim sources on every worker")
+        submit_more()
+        yield UnitResult(cell, start, count, np.asarray(counts, dtype=np.int64), seconds, worker)
+
+
+def map_units(units: Iterable, *, workers: int | None = None, scheduler: str | None = None, client=None,
+              threads_per_worker: int | None = None) -> Iterator[UnitResult]:
+    """Play units and yield each result as it finishes: locally (no option), on a new LocalCluster
+    of `workers` processes, on the cluster at `scheduler`, or on an open Dask `client`."""
+    _check_options(workers, scheduler, client, threads_per_worker)
+    if client is not None:
+        yield from client_units(client, units, threads_per_worker)
+    elif workers is None and scheduler is None:
+        yield from local_units(units, threads_per_worker)
+    else:
+        with dask_client(workers, scheduler, threads_per_worker) as (c, threads):
+            yield from client_units(c, units, threads)
+
+
+def split(cell: Cell, start: int, count: int, unit: int) -> list[tuple]:
+    """A range of a cell's games as units of at most `unit` games."""
+    return [(cell, a, min(unit, start + count - a)) for a in range(start, start + count, unit)]

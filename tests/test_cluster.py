@@ -1,0 +1,81 @@
+"""The Dask backend: a real LocalCluster of 2 worker processes gives exactly the local counts,
+also when a worker process is SIGKILLed midway."""
+import os
+import signal
+
+import numpy as np
+import pytest
+
+from arena.units import Cell, run_unit
+from experiments import cluster
+from experiments.cluster import EngineMismatch, dask_client, map_units, split
+from simcore.errors import UserError
+
+BW = Cell("bethel_woods", 3, spies=2, seed=21)
+BV = Cell("benevolent", 3, seed=8)
+
+
+@pytest.fixture(scope="module")
+def client():
+    with dask_client(workers=2, threads_per_worker=1) as (c, threads):
+        assert threads == 1
+        c.wait_for_workers(2, timeout=120)
+        yield c
+
+
+def _totals(results):
+    out = {}
+    for r in results:
+        out.setdefault(r.cell, []).append((r.start, r.count, r.counts))
+    return out
+
+
+def test_two_worker_processes_give_the_local_counts(client):
+    units = split(BW, 0, 6000, 700) + split(BV, 0, 900, 200) + split(BV, 5000, 100, 100)
+    got = _totals(map_units(units, client=client, threads_per_worker=1))
+    assert sorted((c.game, s, n) for c, v in got.items() for s, n, _ in v) == sorted((c.game, s, n) for c, s, n in units)
+    assert np.array_equal(sum(c for _, _, c in got[BW]), run_unit(BW, 0, 6000))
+    assert np.array_equal(sum(c for _, _, c in got[BV]), run_unit(BV, 0, 900) + run_unit(BV, 5000, 100))
+    pids = {pid for pid in client.run(os.getpid).values()}
+    assert len(pids) == 2 and os.getpid() not in pids       # two processes, neither of them this one
+
+
+def test_a_worker_killed_midway_and_the_run_still_completes(client):
+    units = split(BW, 0, 240_000, 10_000)
+    pids = set(client.run(os.getpid).values())
+    seen, killed = [], None
+    for r in map_units(units, client=client, threads_per_worker=1):
+        seen.append(r)
+        if killed is None:
+            killed = int(r.worker.rsplit(":", 1)[1])       # the worker that just finished has more in flight
+            assert killed in pids
+            os.kill(killed, signal.SIGKILL)
+    assert len(seen) == len(units) and sorted(r.start for r in seen) == [s for _, s, _ in units]
+    assert np.array_equal(sum(r.counts for r in seen), run_unit(BW, 0, 240_000))
+    late = {int(r.worker.rsplit(":", 1)[1]) for r in seen[len(seen) // 2:]}
+    assert killed not in late                                # the dead process played nothing after
+    client.wait_for_workers(2, timeout=120)                 # and the nanny started a new one
+    assert killed not in set(client.run(os.getpid).values())
+
+
+def test_a_worker_of_another_engine_is_refused(client):
+    with pytest.raises(EngineMismatch, match="runs engine [0-9a-f]+, this client 0+"):
+        list(cluster.client_units(client, split(BW, 0, 10, 10), engine="0" * 16))
+
+
+def test_local_backend_and_bad_options():
+    units = split(BW, 100, 250, 100)
+    got = list(map_units(units))
+    assert [(r.start, r.count, r.worker) for r in got] == [(100, 100, "local"), (200, 100, "local"), (300, 50, "local")]
+    assert np.array_equal(sum(r.counts for r in got), run_unit(BW, 100, 250))
+    for kw, msg in [({"workers": 0}, "--workers 0"), ({"workers": 2, "scheduler": "tcp://x:1"}, "not both"),
+                    ({"scheduler": "localhost"}, "--scheduler localhost"),
+                    ({"workers": 1, "threads_per_worker": 0}, "threads per worker 0")]:
+        with pytest.raises(UserError, match=msg):
+            list(map_units(units, **kw))
+
+
+def test_no_scheduler_at_the_address_is_a_user_error(monkeypatch):
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT_S", 2)
+    with pytest.raises(UserError, match="--scheduler tcp://127.0.0.1:9: no Dask scheduler answered"):
+        list(map_units(split(BW, 0, 10, 10), scheduler="tcp://127.0.0.1:9"))
