@@ -1,0 +1,31 @@
+"""The study progress bar counts games across units and shows games/s and time left."""
+import io
+import time
+
+from rich.console import Console
+
+from experiments.study_progress import StudyProgress
+
+
+def test_one_bar_counts_units_and_shows_rate_and_time_left():
+    out = io.StringIO()
+    con = Console(file=out, force_terminal=True, width=150, color_system=None)
+    with StudyProgress(10_000, done=4_000, console=con) as bar:
+        for k in range(3):
+            time.sleep(0.05)
+            bar.on_unit(None, 4000 + 1000 * k, 1000)
+        assert bar.done == 7_000 and bar.units == 3
+        task = bar.progress.tasks[0]
+        # the rate is of this run (3000 games in ~0.1 s), not of the 4000 recorded before the resume
+        assert 3000 / 0.5 < task.speed < 3000 / 0.05
+        bar.progress.refresh()
+    text = out.getvalue()
+    assert "7,000/10,000" in text or "7000/10000" in text
+    assert "games/s" in text and "left" in text
+
+
+def test_silent_when_not_a_terminal():
+    bar = StudyProgress(100, disable=None)          # stderr under pytest is not a terminal
+    with bar:
+        bar.on_unit(None, 0, 60)
+    assert bar.done == 60 and bar.progress.disable
