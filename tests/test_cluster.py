@@ -9,6 +9,8 @@ import pytest
 from arena.units import Cell, run_unit
 from experiments import cluster
 from experiments.cluster import EngineMismatch, dask_client, map_units, split
+from experiments.runwork import run_work
+from experiments.store import Store
 from simcore.errors import UserError
 
 BW = Cell("bethel_woods", 3, spies=2, seed=21)
@@ -41,7 +43,7 @@ def test_two_worker_processes_give_the_local_counts(client):
 
 
 def test_a_worker_killed_midway_and_the_run_still_completes(client):
-    units = split(BW, 0, 240_000, 10_000)
+    units = split(BW, 0, 120_000, 10_000)
     pids = set(client.run(os.getpid).values())
     seen, killed = [], None
     for r in map_units(units, client=client, threads_per_worker=1):
@@ -51,7 +53,7 @@ def test_a_worker_killed_midway_and_the_run_still_completes(client):
             assert killed in pids
             os.kill(killed, signal.SIGKILL)
     assert len(seen) == len(units) and sorted(r.start for r in seen) == [s for _, s, _ in units]
-    assert np.array_equal(sum(r.counts for r in seen), run_unit(BW, 0, 240_000))
+    assert np.array_equal(sum(r.counts for r in seen), run_unit(BW, 0, 120_000))
     late = {int(r.worker.rsplit(":", 1)[1]) for r in seen[len(seen) // 2:]}
     assert killed not in late                                # the dead process played nothing after
     client.wait_for_workers(2, timeout=120)                 # and the nanny started a new one
@@ -79,3 +81,13 @@ def test_no_scheduler_at_the_address_is_a_user_error(monkeypatch):
     monkeypatch.setattr(cluster, "CONNECT_TIMEOUT_S", 2)
     with pytest.raises(UserError, match="--scheduler tcp://127.0.0.1:9: no Dask scheduler answered"):
         list(map_units(split(BW, 0, 10, 10), scheduler="tcp://127.0.0.1:9"))
+
+
+def test_a_killed_study_resumes_on_the_cluster_to_the_same_counts(client, tmp_path):
+    from test_runwork import BV as bv, BW as bw, WORK, start_and_kill
+    p, _, _ = start_and_kill(tmp_path)                     # a local run SIGKILLed after 6 units
+    with Store(p) as s:
+        out = run_work(WORK, store=s, client=client, threads_per_worker=1, first_unit=2000, progress=False)
+        s.verify()
+        assert np.array_equal(out[bw], run_unit(bw, 0, 40_000)) and np.array_equal(out[bv], run_unit(bv, 0, 1_500))
+        assert {r.units > 1 for r in s.status()} == {True}

@@ -1,0 +1,112 @@
+"""run_work: the glue of store, backend and progress; resumes after a SIGKILL of the client."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from arena.units import Cell, run_unit
+from experiments.runwork import Planner, run_work, study_status
+from experiments.store import Store
+from simcore.errors import UserError
+
+BW = Cell("bethel_woods", 2, spies=0, seed=3, label="bw2")
+BV = Cell("benevolent", 2, seed=5, label="bv2")
+
+
+def test_planner_covers_the_gaps_and_sizes_units_by_time():
+    p = Planner([(BW, [(0, 100), (500, 10_000)]), (BV, [(7, 3)])], target_seconds=1.0, first=10)
+    it = iter(p)
+    units = [next(it) for _ in range(4)]
+    assert units == [(BW, 0, 10), (BV, 7, 3), (BW, 10, 10), (BW, 20, 10)]
+    p.observe(BW, 10, 0.001)                              # 10,000 games/s: grow, at most 4x a step
+    units += list(it)
+    sizes = [n for c, _, n in units if c is BW]
+    assert sizes[3:6] == [40, 30, 160] and max(sizes) <= 10_000
+    cover = sorted((s, n) for c, s, n in units if c is BW)
+    at, spans = None, []
+    for s, n in cover:
+        if spans and spans[-1][1] == s:
+            spans[-1][1] = s + n
+        else:
+            spans.append([s, s + n])
+    assert spans == [[0, 100], [500, 10_500]]
+
+
+def test_run_work_records_and_a_rerun_plays_nothing(tmp_path):
+    calls = []
+    with Store(tmp_path / "s.sqlite") as s:
+        out = run_work([(BW, 3000), (BV, 300)], store=s, first_unit=100, progress=False,
+                       on_unit=lambda c, a, n, counts: calls.append((c.label, a, n)))
+        assert np.array_equal(out[BW], run_unit(BW, 0, 3000)) and np.array_equal(out[BV], run_unit(BV, 0, 300))
+        assert sum(n for lab, _, n in calls if lab == "bw2") == 3000
+        k = len(calls)
+        again = run_work([(BW, 3000), (BV, 300)], store=s, progress=False, on_unit=lambda *a: calls.append(a))
+        assert len(calls) == k and np.array_equal(again[BW], out[BW])
+        more = run_work([(BW, 3500)], store=s, first_unit=1000, progress=False)   # extending plays the rest
+        assert np.array_equal(more[BW], run_unit(BW, 0, 3500))
+        s.verify()
+    text = study_status(tmp_path / "s.sqlite", [(BW, 3500), (BV, 300), (Cell("benevolent", 3), 50)])
+    assert "bw2" in text and "3,500" in text and "100.0%" in text and "benevolent 3p" in text
+    assert study_status(tmp_path / "none.sqlite").endswith("nothing recorded yet")
+
+
+def test_run_work_without_a_store_and_bad_work():
+    out = run_work([(BV, 120)], first_unit=50, progress=False)
+    assert np.array_equal(out[BV], run_unit(BV, 0, 120))
+    with pytest.raises(UserError, match="games -1"):
+        run_work([(BV, -1)], progress=False)
+    with pytest.raises(UserError, match="asked twice"):
+        run_work([(BV, 1), (BV, 2)], progress=False)
+    with pytest.raises(UserError, match="players 7"):
+        run_work([(Cell("benevolent", 7), 2)], progress=False)
+
+
+SCRIPT = textwrap.dedent("""
+    import sys
+    from arena.units import Cell
+    from experiments.runwork import run_work
+    from experiments.store import Store
+    work = [(Cell("bethel_woods", 2, spies=0, seed=3), 40_000), (Cell("benevolent", 2, seed=5), 1_500)]
+    if __name__ == "__main__":
+        with Store(sys.argv[1]) as s:
+            run_work(work, store=s, target_seconds=0.05, first_unit=200, progress=False,
+                     on_unit=lambda c, a, n, counts: print(c.game, a, n, flush=True))
+        print("done", flush=True)
+""")
+WORK = [(BW, 40_000), (BV, 1_500)]
+
+
+def start_and_kill(tmp_path, after=6):
+    """Run the study in a new process and SIGKILL it after `after` recorded units: the store."""
+    p, script = tmp_path / "s.sqlite", tmp_path / "study.py"
+    script.write_text(SCRIPT)
+    env = dict(os.environ, PYTHONPATH=os.getcwd(), NUMBA_NUM_THREADS="1")
+    proc = subprocess.Popen([sys.executable, str(script), str(p)], stdout=subprocess.PIPE, text=True, env=env,
+                            cwd=os.getcwd())
+    seen = [proc.stdout.readline() for _ in range(after)]
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert "done\n" not in seen and all(seen)
+    with Store(p) as s:
+        s.verify()
+        assert after * 200 <= sum(r.games for r in s.status()) < 41_500
+    return p, script, env
+
+
+def test_a_study_killed_midway_resumes_to_the_uninterrupted_totals(tmp_path):
+    p, script, env = start_and_kill(tmp_path)
+    with Store(p) as s:
+        first = sum(r.games for r in s.status())
+    out = subprocess.run([sys.executable, str(script), str(p)], capture_output=True, text=True, env=env,
+                         cwd=os.getcwd(), timeout=300)
+    assert out.returncode == 0 and out.stdout.endswith("done\n"), out.stderr[-2000:]
+    replayed = sum(int(line.split()[2]) for line in out.stdout.splitlines()[:-1])
+    assert replayed == 41_500 - first                      # only the missing games were played
+    with Store(p) as s:
+        s.verify()
+        assert np.array_equal(s.totals(BW), run_unit(BW, 0, 40_000))
+        assert np.array_equal(s.totals(BV), run_unit(BV, 0, 1_500))
