@@ -110,28 +110,39 @@ def warm(cell: Cell) -> bool:
     return True
 
 
-def play(cell: Cell, start: int, count: int, threads: int | None = None):
+def play(cell: Cell, start: int, count: int, threads: int | None = None, unit_fn=None):
     """A unit on this worker: (counts, seconds, engine hash, worker name). Runs in the worker,
-    imported from the worker's own install."""
+    imported from the worker's own install. ``unit_fn(cell, start, count) -> counts`` replaces
+    ``run_unit`` (a module-level function, so that it pickles by name)."""
     import socket
 
     import numba
     if threads:
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-    warm(cell)
     t = time.perf_counter()
-    counts = run_unit(cell, start, count)
+    if unit_fn is None:
+        warm(cell)
+        t = time.perf_counter()
+        counts = run_unit(cell, start, count)
+    else:
+        counts = unit_fn(cell, start, count)
     return counts, time.perf_counter() - t, engine_hash(), f"{socket.gethostname()}:{os.getpid()}"
 
 
 # ---------------------------------------------------------------------------------------------
 # the client
 
-def local_units(units: Iterable, threads: int | None = None) -> Iterator[UnitResult]:
-    """The local backend: each unit in this process, in order, on numba's threads."""
-    for cell, start, count in units:
-        counts, seconds, _, _ = play(cell, start, count, threads)
-        yield UnitResult(cell, start, count, counts, seconds)
+def local_units(units: Iterable, threads: int | None = None, unit_fn=None) -> Iterator[UnitResult]:
+    """The local backend: each unit in this process, in order, on numba's threads (`threads`:
+    that many for the run, then numba's count as it was)."""
+    import numba
+    old = numba.get_num_threads()
+    try:
+        for cell, start, count in units:
+            counts, seconds, _, _ = play(cell, start, count, threads, unit_fn)
+            yield UnitResult(cell, start, count, counts, seconds)
+    finally:
+        numba.set_num_threads(old)
 
 
 def _check_options(workers, scheduler, client, threads_per_worker):
@@ -165,13 +176,13 @@ def dask_client(workers: int | None = None, scheduler: str | None = None, thread
     env = {"NUMBA_NUM_THREADS": str(threads), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
            "OPENBLAS_NUM_THREADS": "1"}
     # NUMBA_CACHE_DIR (set by simcore from the source hash) is inherited: the same install, the same cache
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
                       silence_logs=logging.ERROR, env=env) as cluster, Client(cluster) as client:
         yield client, threads
 
 
-def client_units(client, units: Iterable, threads: int | None = None, engine: str | None = None
-                 ) -> Iterator[UnitResult]:
+def client_units(client, units: Iterable, threads: int | None = None, engine: str | None = None,
+                 unit_fn=None) -> Iterator[UnitResult]:
     """Units on a Dask client's cluster, yielded as they finish; a few per worker thread are in
     flight at a time, so `units` may be a long lazy iterator. A result from a worker whose engine
     hash is not `engine` (default: this client's) raises EngineMismatch."""
@@ -188,8 +199,12 @@ def client_units(client, units: Iterable, threads: int | None = None, engine: st
                 cell, start, count = next(it)
             except StopIteration:
                 return
-            key = "boardsim-unit-" + hashlib.sha1(unit_key(cell, start, count).encode()).hexdigest()[:20]
-            fut = client.submit(play, cell, start, count, threads, key=key, pure=False)
+            try:
+                name = unit_key(cell, start, count)
+            except (AttributeError, KeyError, TypeError):   # a unit_fn's own kind of cell
+                name = repr((cell, start, count))
+            key = "boardsim-unit-" + hashlib.sha1(name.encode()).hexdigest()[:20]
+            fut = client.submit(play, cell, start, count, threads, unit_fn, key=key, pure=False)
             pending[fut.key] = (cell, start, count)
             ac.add(fut)
 
@@ -207,17 +222,18 @@ def client_units(client, units: Iterable, threads: int | None = None, engine: st
 
 
 def map_units(units: Iterable, *, workers: int | None = None, scheduler: str | None = None, client=None,
-              threads_per_worker: int | None = None) -> Iterator[UnitResult]:
-    """Play units and yield each result as it finishes: locally (no option), on a new LocalCluster
-    of `workers` processes, on the cluster at `scheduler`, or on an open Dask `client`."""
+              threads_per_worker: int | None = None, unit_fn=None) -> Iterator[UnitResult]:
+    """Play units and yield each result as it finishes: locally (no option; `threads_per_worker`
+    is then numba's thread count), on a new LocalCluster of `workers` processes, on the cluster
+    at `scheduler`, or on an open Dask `client`."""
     _check_options(workers, scheduler, client, threads_per_worker)
     if client is not None:
-        yield from client_units(client, units, threads_per_worker)
+        yield from client_units(client, units, threads_per_worker, unit_fn=unit_fn)
     elif workers is None and scheduler is None:
-        yield from local_units(units, threads_per_worker)
+        yield from local_units(units, threads_per_worker, unit_fn)
     else:
         with dask_client(workers, scheduler, threads_per_worker) as (c, threads):
-            yield from client_units(c, units, threads)
+            yield from client_units(c, units, threads, unit_fn=unit_fn)
 
 
 def split(cell: Cell, start: int, count: int, unit: int) -> list[tuple]:

@@ -119,6 +119,85 @@ def run_work(work: Iterable[tuple[Cell, int]], *, store: Store | None = None, wo
     return {cell: (store.totals(cell) if store is not None else mem[cell]) for cell, _ in work}
 
 
+def aligned(size: int):
+    """A plan that cuts a range at the multiples of `size` (the same range gives the same units
+    in every run, so a resume finds the very units it recorded)."""
+    def plan(cell, games, start):
+        edges = sorted({start, start + games, *range((start // size + 1) * size, start + games, size)})
+        return [(a, b - a) for a, b in zip(edges, edges[1:])]
+    return plan
+
+
+def execute_units(work, threads: int | None = None, progress=None, on_unit: Callable | None = None,
+                  unit_fn=None, *, plan=None, store: Store | None = None, workers: int | None = None,
+                  scheduler: str | None = None, client=None, speed: Callable | None = None) -> list[np.ndarray]:
+    """``experiments.execute.execute`` with a results store and any backend: the same arguments
+    and result (one summed count vector per work item, in order), plus
+
+    - ``plan(cell, games, start) -> [(start, count), ...]``: how a range is cut into units
+      (``experiments.execute.units``; default ``aligned(4096)``);
+    - ``store``: units it holds are not played again; every unit played is recorded there before
+      ``on_unit`` sees it; the totals are read back from it;
+    - ``workers`` / ``scheduler`` / ``client``: the backend (``experiments.cluster.map_units``),
+      ``threads``: numba threads per unit (locally: this process's; on a cluster: per worker);
+    - ``progress``: an object with ``add(games, cost)`` and ``advance(games, cost)``
+      (``experiments.progress.StudyProgress`` or ``study_progress.StudyProgress``); cost is
+      games / ``speed(cell)`` when ``speed`` is given, else games. Only games still to play are
+      added (a resumed study's bar shows this run's work and rate).
+
+    A work item is (cell, games) or (cell, games, start). Every item's range is cut at the edges
+    of every other item of the same cell too, so each unit lies inside or outside each item."""
+    if store is not None and unit_fn is not None:
+        raise ValueError("a results store keys units by arena.units.Cell: run a unit_fn without a store")
+    plan = plan or aligned(4096)
+    items = [(w[0], int(w[1]), int(w[2]) if len(w) > 2 else 0) for w in work]
+    by_cell: dict = {}
+    for cell, games, start in items:
+        if games < 0 or start < 0:
+            raise UserError(f"games {games} from {start}: both must be 0 or more")
+        if games:
+            by_cell.setdefault(cell, set()).update((start, start + games))
+    units = []
+    for cell, edges in by_cell.items():
+        edges = sorted(edges)
+        for a, b in zip(edges, edges[1:]):
+            if not any(s <= a and b <= s + g for c, g, s in items if c == cell):
+                continue                                       # between two items: not asked
+            for ga, gn in (store.missing(cell, b - a, a) if store is not None else [(a, b - a)]):
+                units += [(cell, ua, un) for ua, un in plan(cell, gn, ga)]
+    cost = (lambda c, n: n / speed(c)) if speed else (lambda c, n: float(n))
+    if progress is not None and hasattr(progress, "add"):
+        progress.add(sum(n for _, _, n in units), sum(cost(c, n) for c, _, n in units))
+    mem = {}   # without a store: counts by unit
+    for r in map_units(units, workers=workers, scheduler=scheduler, client=client, threads_per_worker=threads,
+                       unit_fn=unit_fn):
+        if store is not None:
+            store.record(r.cell, r.start, r.count, r.counts, r.seconds)
+        else:
+            mem.setdefault(r.cell, []).append((r.start, r.count, r.counts))
+        if on_unit is not None:
+            on_unit(r.cell, r.start, r.count, r.counts)
+        if progress is not None:
+            progress.advance(r.count, cost(r.cell, r.count))
+    out = []
+    for cell, games, start in items:
+        if store is not None:
+            try:
+                out.append(store.range_totals(cell, start, games))
+            except ValueError as e:
+                raise UserError(f"results store {store.path}: {e} (recorded by a run with other unit edges); "
+                                "run with --fresh") from None
+            continue
+        tot = None
+        for a, n, counts in mem.get(cell, ()):
+            if start <= a and a + n <= start + games:
+                tot = counts.copy() if tot is None else tot + counts
+        if tot is None:
+            tot = np.zeros(len(FIELDS[cell.game]) if getattr(cell, "game", None) in FIELDS else 0, np.int64)
+        out.append(tot)
+    return out
+
+
 def study_status(store_path, work: Iterable[tuple[Cell, int]] | None = None) -> str:
     """The ``experiment status`` text: per cell games recorded of games asked (read-only; a run
     may be writing at the same time)."""
@@ -134,4 +213,4 @@ def study_status(store_path, work: Iterable[tuple[Cell, int]] | None = None) -> 
     return format_status(rows) + f"\n{st['units']:,} units, {st['bytes'] / 1e6:.1f} MB in {path}"
 
 
-__all__ = ["run_work", "study_status", "Planner", "UNIT_SECONDS", "FIRST_UNIT", "MAX_UNIT"]
+__all__ = ["run_work", "execute_units", "aligned", "study_status", "Planner", "UNIT_SECONDS", "FIRST_UNIT", "MAX_UNIT"]

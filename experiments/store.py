@@ -261,18 +261,45 @@ class Store:
                 out.append([s, s + c])
         return [tuple(r) for r in out]
 
-    def missing(self, cell: Cell, games: int) -> list[tuple[int, int]]:
-        """The ranges of games 0..games-1 of the cell not recorded yet, as (start, count)."""
-        gaps, at = [], 0
+    def missing(self, cell: Cell, games: int, start: int = 0) -> list[tuple[int, int]]:
+        """The ranges of games start..start+games-1 of the cell not recorded yet, as (start, count)."""
+        stop = start + games
+        gaps, at = [], start
         for s, e in self.done_ranges(cell):
-            if s >= games:
+            if s >= stop:
                 break
             if s > at:
                 gaps.append((at, s - at))
             at = max(at, e)
-        if at < games:
-            gaps.append((at, games - at))
+        if at < stop:
+            gaps.append((at, stop - at))
         return gaps
+
+    def unit(self, cell: Cell, start: int, count: int) -> np.ndarray | None:
+        """The counts recorded for exactly this unit, or None."""
+        cid = self._cell_id(cell, create=False)
+        row = cid is not None and self.db.execute("SELECT counts FROM units WHERE cell_id=? AND start=? AND count=?",
+                                                  (cid, start, count)).fetchone()
+        return _vec(row[0]) if row else None
+
+    def range_totals(self, cell: Cell, start: int, games: int) -> np.ndarray:
+        """The counts of games start..start+games-1 of the cell, summed over the recorded units
+        inside the range. ValueError if a game of the range is not recorded or a recorded unit
+        crosses the range's edge (its counts cannot be split)."""
+        stop = start + games
+        total = np.zeros(len(FIELDS[cell.game]), np.int64)
+        cid = self._cell_id(cell, create=False)
+        got = 0
+        if cid is not None:
+            for s, c, b in self.db.execute("SELECT start, count, counts FROM units WHERE cell_id=? AND start<? "
+                                           "AND start+count>? ORDER BY start", (cid, stop, start)):
+                if s < start or s + c > stop:
+                    raise ValueError(f"recorded unit {s}+{c} crosses the edge of range {start}+{games}")
+                total += _vec(b)
+                got += c
+        if got != games:
+            raise ValueError(f"range {start}+{games}: {games - got} games not recorded")
+        return total
 
     def totals(self, cell: Cell) -> np.ndarray:
         """The cell's count vector summed over every recorded unit (zeros if none)."""

@@ -48,6 +48,15 @@ class StudyProgress:
     def __exit__(self, *exc):
         self.progress.stop()
 
+    def add(self, games: int, cost: float | None = None) -> None:
+        """More games to play (the ``add(games, cost)`` protocol of experiments.execute; the bar
+        counts games, so `cost` is not used)."""
+        t = self.progress.tasks[0]
+        self.progress.update(self.task, total=(t.total or 0) + games)
+
+    def advance(self, games: int, cost: float | None = None) -> None:
+        self.on_unit(None, 0, games)
+
     def on_unit(self, cell, start: int, count: int, counts=None) -> None:
         self.units += 1
         self.progress.advance(self.task, count)

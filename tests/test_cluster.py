@@ -91,3 +91,15 @@ def test_a_killed_study_resumes_on_the_cluster_to_the_same_counts(client, tmp_pa
         s.verify()
         assert np.array_equal(out[bw], run_unit(bw, 0, 40_000)) and np.array_equal(out[bv], run_unit(bv, 0, 1_500))
         assert {r.units > 1 for r in s.status()} == {True}
+
+
+def test_execute_units_on_the_cluster_equals_the_local_run(client, tmp_path):
+    from experiments.runwork import aligned, execute_units
+    work = [(BW, 5000), (BW, 2000, 4500), (BV, 300, 50)]
+    local = execute_units(work, plan=aligned(1000))
+    with Store(tmp_path / "s.sqlite") as s:
+        remote = execute_units(work, plan=aligned(1000), store=s, client=client, threads=1)
+        assert s.status([BW])[0].units == 8                  # 0..6500 cut at the 1000s and at 4500
+    by_fn = execute_units(work, plan=aligned(1000), client=client, threads=1, unit_fn=run_unit)
+    for a, b, c in zip(local, remote, by_fn):
+        assert np.array_equal(a, b) and np.array_equal(a, c)

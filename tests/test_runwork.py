@@ -110,3 +110,55 @@ def test_a_study_killed_midway_resumes_to_the_uninterrupted_totals(tmp_path):
         s.verify()
         assert np.array_equal(s.totals(BW), run_unit(BW, 0, 40_000))
         assert np.array_equal(s.totals(BV), run_unit(BV, 0, 1_500))
+
+
+# ---------------------------------------------------------------------------------------------
+# execute_units: experiments.execute's interface with a store and a backend
+
+from experiments.runwork import aligned, execute_units   # noqa: E402
+
+
+def test_plans_are_aligned_and_items_get_their_own_ranges():
+    assert aligned(100)(BW, 250, 30) == [(30, 70), (100, 100), (200, 80)]
+    assert aligned(100)(BW, 50, 100) == [(100, 50)]
+    work = [(BW, 1000), (BW, 500, 800), (BV, 50, 300), (BV, 0)]
+    out = execute_units(work, plan=aligned(128))
+    assert np.array_equal(out[0], run_unit(BW, 0, 1000)) and np.array_equal(out[1], run_unit(BW, 800, 500))
+    assert np.array_equal(out[2], run_unit(BV, 300, 50)) and out[3].sum() == 0 and len(out[3]) == len(out[2])
+
+
+class Progress:
+    def __init__(self):
+        self.added, self.advanced = [], 0
+
+    def add(self, games, cost):
+        self.added.append((games, cost))
+
+    def advance(self, games, cost):
+        self.advanced += games
+
+
+def test_a_stopped_run_resumes_from_the_store(tmp_path):
+    work = [(BW, 3000), (BV, 200, 100)]
+    seen = []
+
+    def stop_after_3(cell, a, n, counts):
+        seen.append((cell, a, n))
+        if len(seen) == 3:
+            raise KeyboardInterrupt
+
+    with Store(tmp_path / "s.sqlite") as s:
+        with pytest.raises(KeyboardInterrupt):
+            execute_units(work, store=s, plan=aligned(500), on_unit=stop_after_3)
+        assert sum(r.units for r in s.status()) == 3           # recorded before on_unit saw them
+        bar, more = Progress(), []
+        out = execute_units(work, store=s, plan=aligned(500), progress=bar, speed=lambda c: 1000.0,
+                            on_unit=lambda *a: more.append(a[:3]))
+        assert not set(more) & set(seen) and len(seen) + len(more) == 6 + 1
+        left = 3200 - sum(n for _, _, n in seen)
+        assert bar.added == [(left, left / 1000.0)] and bar.advanced == left
+        assert np.array_equal(out[0], run_unit(BW, 0, 3000)) and np.array_equal(out[1], run_unit(BV, 100, 200))
+        with pytest.raises(UserError, match="crosses the edge of range 0\\+700.*--fresh"):
+            execute_units([(BW, 700)], store=s, plan=aligned(500))
+        with pytest.raises(ValueError, match="unit_fn without a store"):
+            execute_units(work, store=s, unit_fn=run_unit)

@@ -27,6 +27,13 @@ def test_record_totals_ranges_and_missing(tmp_path):
         assert s.done_ranges(BW) == [(0, 40), (60, 100)]
         assert s.missing(BW, 150) == [(40, 20), (100, 50)]
         assert s.missing(BW, 50) == [(40, 10)]
+        assert s.missing(BW, 90, start=20) == [(40, 20), (100, 10)] and s.missing(BW, 10, start=60) == []
+        assert np.array_equal(s.range_totals(BW, 60, 40), run_unit(BW, 60, 40))
+        assert np.array_equal(s.unit(BW, 60, 40), run_unit(BW, 60, 40)) and s.unit(BW, 60, 30) is None
+        with pytest.raises(ValueError, match="crosses the edge"):
+            s.range_totals(BW, 70, 30)
+        with pytest.raises(ValueError, match="20 games not recorded"):
+            s.range_totals(BW, 0, 100)
         s.record(BW, 40, 20, run_unit(BW, 40, 20))
         assert s.missing(BW, 100) == []
         assert np.array_equal(s.totals(BW), run_unit(BW, 0, 100))
