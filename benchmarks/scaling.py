@@ -60,6 +60,25 @@ def store_rate(n: int, path) -> dict:
     return {"units": n, "per_s": n / dt, "bytes_per_unit": size / n, "status_totals_missing_s": q}
 
 
+def overhead_split(n: int) -> dict:
+    """Per 1-game unit through one Dask worker: wall ms, CPU ms in this process (client and
+    LocalCluster scheduler) and in the worker; and each one's CPU ms per idle second."""
+    import psutil
+    with dask_client(workers=1, threads_per_worker=1) as (c, _):
+        c.wait_for_workers(1)
+        me, w = psutil.Process(), psutil.Process(list(c.run(os.getpid).values())[0])
+        cpu = lambda p: sum(p.cpu_times()[:2])   # noqa: E731
+        list(map_units(split(CELL, 0, 4, 1), client=c, threads_per_worker=1))
+        a, b, t = cpu(me), cpu(w), time.perf_counter()
+        list(map_units(split(CELL, 10**6, n, 1), client=c, threads_per_worker=1))
+        out = {"wall_ms": (time.perf_counter() - t) / n * 1e3, "client_ms": (cpu(me) - a) / n * 1e3,
+               "worker_ms": (cpu(w) - b) / n * 1e3}
+        a, b = cpu(me), cpu(w)
+        time.sleep(2)
+        out.update(client_idle_ms_per_s=(cpu(me) - a) / 2 * 1e3, worker_idle_ms_per_s=(cpu(w) - b) / 2 * 1e3)
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--units", type=int, default=15)
@@ -69,7 +88,15 @@ def main(argv=None):
     ap.add_argument("--json", default=None, help="write the raw figures here")
     ap.add_argument("--store", type=int, default=0, metavar="N",
                     help="only time N units recorded in a results store (in a temporary directory)")
+    ap.add_argument("--split", type=int, default=0, metavar="N",
+                    help="only split the overhead of N 1-game units between client and worker")
     a = ap.parse_args(argv)
+    if a.split:
+        r = overhead_split(a.split)
+        print(f"per 1-game unit through 1 worker: {r['wall_ms']:.2f} ms wall, CPU {r['client_ms']:.2f} ms in the "
+              f"client (with the scheduler) and {r['worker_ms']:.2f} ms in the worker; idle: "
+              f"{r['client_idle_ms_per_s']:.0f} ms/s client, {r['worker_idle_ms_per_s']:.0f} ms/s worker")
+        return
     if a.store:
         import tempfile
         with tempfile.TemporaryDirectory() as d:

@@ -192,9 +192,13 @@ def client_units(client, units: Iterable, threads: int | None = None, engine: st
     pending = {}
     ac = as_completed()
 
+    threads_seen = [0, -1.0]   # worker threads in the cluster, when last asked (an RPC: once a second at most)
+
     def submit_more():
-        nthreads = max(1, sum(client.nthreads().values()))
-        while len(pending) < IN_FLIGHT_PER_THREAD * nthreads:
+        now = time.monotonic()
+        if now - threads_seen[1] > 1.0:
+            threads_seen[:] = [max(1, sum(client.nthreads().values())), now]
+        while len(pending) < IN_FLIGHT_PER_THREAD * threads_seen[0]:
             try:
                 cell, start, count = next(it)
             except StopIteration:

@@ -27,7 +27,7 @@ def test_planner_covers_the_gaps_and_sizes_units_by_time():
     sizes = [n for c, _, n in units if c is BW]
     assert sizes[3:6] == [40, 30, 160] and max(sizes) <= 10_000
     cover = sorted((s, n) for c, s, n in units if c is BW)
-    at, spans = None, []
+    spans = []
     for s, n in cover:
         if spans and spans[-1][1] == s:
             spans[-1][1] = s + n
