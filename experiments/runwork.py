@@ -23,7 +23,7 @@ from arena.units import FIELDS, Cell, check_cell
 from simcore.errors import UserError
 
 from .cluster import map_units
-from .store import Store, format_status
+from .store import Store, cut, format_status
 from .study_progress import StudyProgress
 
 UNIT_SECONDS = 5.0     # aim for units of about this much worker time (docs/scaling.md: overhead < 1%)
@@ -123,8 +123,7 @@ def aligned(size: int):
     """A plan that cuts a range at the multiples of `size` (the same range gives the same units
     in every run, so a resume finds the very units it recorded)."""
     def plan(cell, games, start):
-        edges = sorted({start, start + games, *range((start // size + 1) * size, start + games, size)})
-        return [(a, b - a) for a, b in zip(edges, edges[1:])]
+        return cut(start, games, size)
     return plan
 
 
@@ -153,6 +152,8 @@ def execute_units(work, threads: int | None = None, progress=None, on_unit: Call
     items = [(w[0], int(w[1]), int(w[2]) if len(w) > 2 else 0) for w in work]
     by_cell: dict = {}
     for cell, games, start in items:
+        if isinstance(cell, Cell):
+            check_cell(cell)
         if games < 0 or start < 0:
             raise UserError(f"games {games} from {start}: both must be 0 or more")
         if games:

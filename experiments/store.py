@@ -261,8 +261,11 @@ class Store:
                 out.append([s, s + c])
         return [tuple(r) for r in out]
 
-    def missing(self, cell: Cell, games: int, start: int = 0) -> list[tuple[int, int]]:
-        """The ranges of games start..start+games-1 of the cell not recorded yet, as (start, count)."""
+    def missing(self, cell: Cell, games: int, start: int = 0, unit: int | None = None) -> list[tuple[int, int]]:
+        """The ranges of games start..start+games-1 of the cell not recorded yet, as (start, count);
+        with `unit`, cut into units at the multiples of `unit` (``cut``)."""
+        if unit is not None:
+            return [u for a, n in self.missing(cell, games, start) for u in cut(a, n, unit)]
         stop = start + games
         gaps, at = [], start
         for s, e in self.done_ranges(cell):
@@ -341,6 +344,15 @@ class Store:
         return {"cells": cells, "units": units, "games": games, "bytes": size}
 
 
+def cut(start: int, games: int, size: int) -> list[tuple[int, int]]:
+    """Games start..start+games-1 as (start, count) units cut at the multiples of `size`: the same
+    range gives the same units in every run, so a resume meets the units it recorded."""
+    if size < 1:
+        raise ValueError(f"unit size {size}: must be 1 or more")
+    edges = [start, *range((start // size + 1) * size, start + games, size), start + games]
+    return [(a, b - a) for a, b in zip(edges, edges[1:]) if b > a]
+
+
 def store_path_for(study_file) -> pathlib.Path:
     """Where a study file's results live by default: beside it, ``<name>.results.sqlite``."""
     p = pathlib.Path(study_file)
@@ -371,5 +383,5 @@ def _short(key: str) -> str:
     return " ".join(bits)
 
 
-__all__ = ["Store", "CellStatus", "OverlapError", "DeterminismError", "store_path_for", "format_status",
+__all__ = ["Store", "CellStatus", "cut", "OverlapError", "DeterminismError", "store_path_for", "format_status",
            "SCHEMA_VERSION"]

@@ -40,6 +40,10 @@ def test_two_worker_processes_give_the_local_counts(client):
     assert np.array_equal(sum(c for _, _, c in got[BV]), run_unit(BV, 0, 900) + run_unit(BV, 5000, 100))
     pids = {pid for pid in client.run(os.getpid).values()}
     assert len(pids) == 2 and os.getpid() not in pids       # two processes, neither of them this one
+    # each worker runs numba on the one thread it was given, and shares this install's cache dir
+    import numba
+    assert set(client.run(lambda: (os.environ["NUMBA_NUM_THREADS"], numba.config.NUMBA_NUM_THREADS,
+                                   numba.config.CACHE_DIR)).values()) == {("1", 1, numba.config.CACHE_DIR)}
 
 
 def test_a_worker_killed_midway_and_the_run_still_completes(client):
@@ -103,3 +107,23 @@ def test_execute_units_on_the_cluster_equals_the_local_run(client, tmp_path):
     by_fn = execute_units(work, plan=aligned(1000), client=client, threads=1, unit_fn=run_unit)
     for a, b, c in zip(local, remote, by_fn):
         assert np.array_equal(a, b) and np.array_equal(a, c)
+
+
+def test_warming_waits_for_the_machines_cache_lock():
+    """One process per machine compiles: a second one waits on the lock in the cache dir."""
+    import fcntl
+    import threading
+
+    import numba
+    cell = Cell("benevolent", 4, seed=1)
+    cluster._WARM.discard((cell.game, cell.seat_policies()))
+    done = threading.Event()
+    with open(os.path.join(numba.config.CACHE_DIR, ".boardsim-warm.lock"), "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)                      # as if another worker were compiling
+        t = threading.Thread(target=lambda: (cluster.warm(cell), done.set()))
+        t.start()
+        assert not done.wait(1.0)                          # warm() waits for the lock
+        fcntl.flock(f, fcntl.LOCK_UN)
+    assert done.wait(120)
+    t.join()
+    assert not cluster.warm(cell)                          # once per process

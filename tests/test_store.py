@@ -28,6 +28,7 @@ def test_record_totals_ranges_and_missing(tmp_path):
         assert s.missing(BW, 150) == [(40, 20), (100, 50)]
         assert s.missing(BW, 50) == [(40, 10)]
         assert s.missing(BW, 90, start=20) == [(40, 20), (100, 10)] and s.missing(BW, 10, start=60) == []
+        assert s.missing(BW, 230, unit=50) == [(40, 10), (50, 10), (100, 50), (150, 50), (200, 30)]
         assert np.array_equal(s.range_totals(BW, 60, 40), run_unit(BW, 60, 40))
         assert np.array_equal(s.unit(BW, 60, 40), run_unit(BW, 60, 40)) and s.unit(BW, 60, 30) is None
         with pytest.raises(ValueError, match="crosses the edge"):
