@@ -39,17 +39,18 @@ def _timed(run, pids):
     return time.perf_counter() - w0, _cpu(pids) - c0, out
 
 
-def store_rate(n: int, path) -> dict:
-    """Units recorded per second by experiments.store (one transaction and fsync each), and the
-    file's bytes per unit."""
+def store_rate(n: int, path, batch: int = 1) -> dict:
+    """Units recorded per second by experiments.store (one transaction and fsync per `batch`
+    units), and the file's bytes per unit."""
     from experiments.store import Store
     counts = run_unit(CELL, 0, 1)
     with Store(path, fresh=True) as s:
         t = time.perf_counter()
-        for k in range(n):
-            c = counts.copy()
-            c[0] = 1
-            s.record(CELL, k, 1, c)
+        for k in range(0, n, batch):
+            if batch == 1:
+                s.record(CELL, k, 1, counts)
+            else:
+                s.record_many([(CELL, j, 1, counts) for j in range(k, min(n, k + batch))])
         dt = time.perf_counter() - t
         size = s.stats()["bytes"]
         t = time.perf_counter()
@@ -88,6 +89,7 @@ def main(argv=None):
     ap.add_argument("--json", default=None, help="write the raw figures here")
     ap.add_argument("--store", type=int, default=0, metavar="N",
                     help="only time N units recorded in a results store (in a temporary directory)")
+    ap.add_argument("--batch", type=int, default=1, help="with --store: units per transaction")
     ap.add_argument("--split", type=int, default=0, metavar="N",
                     help="only split the overhead of N 1-game units between client and worker")
     a = ap.parse_args(argv)
@@ -100,9 +102,9 @@ def main(argv=None):
     if a.store:
         import tempfile
         with tempfile.TemporaryDirectory() as d:
-            r = store_rate(a.store, os.path.join(d, "s.sqlite"))
+            r = store_rate(a.store, os.path.join(d, "s.sqlite"), a.batch)
         print(f"results store: {r['units']:,} units recorded at {r['per_s']:,.0f} units/s (a transaction and "
-              f"fsync each), {r['bytes_per_unit']:,.0f} bytes per unit; status + totals + missing of a cell "
+              f"fsync per {a.batch} unit{'s' if a.batch > 1 else ''}), {r['bytes_per_unit']:,.0f} bytes per unit; status + totals + missing of a cell "
               f"of {r['units']:,} units in {r['status_totals_missing_s'] * 1e3:.0f} ms")
         return
     units = split(CELL, 0, a.units * a.unit_games, a.unit_games)

@@ -30,6 +30,7 @@ Layout (schema version 1):
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import pathlib
 import sqlite3
@@ -115,6 +116,7 @@ class Store:
     def __init__(self, path, *, fresh: bool = False, engine: str | None = None, readonly: bool = False):
         self.path = pathlib.Path(path)
         self.engine = engine or engine_hash()
+        self._cell_ids: dict[str, int] = {}
         if fresh and not readonly:
             for f in _files(self.path):
                 f.unlink(missing_ok=True)
@@ -132,7 +134,6 @@ class Store:
             with self._tx():
                 self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
                 self.db.execute("INSERT OR IGNORE INTO meta VALUES ('created', ?)", (str(time.time()),))
-        self._cell_ids: dict[str, int] = {}
         self._check()
 
     @classmethod
@@ -150,18 +151,16 @@ class Store:
 
     # -- transactions -------------------------------------------------------------------------
 
-    class _Tx:
-        def __init__(self, db):
-            self.db = db
-
-        def __enter__(self):
-            self.db.execute("BEGIN IMMEDIATE")   # take the write lock now: check-then-insert is atomic
-
-        def __exit__(self, typ, *rest):
-            self.db.execute("COMMIT" if typ is None else "ROLLBACK")
-
+    @contextlib.contextmanager
     def _tx(self):
-        return Store._Tx(self.db)
+        self.db.execute("BEGIN IMMEDIATE")   # take the write lock now: check-then-insert is atomic
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            self._cell_ids.clear()           # a cell row made in this transaction is gone again
+            raise
+        self.db.execute("COMMIT")
 
     def _check(self):
         schema = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
@@ -218,6 +217,20 @@ class Store:
         start and count, same counts) was recorded already. Raises OverlapError if the range
         overlaps another recorded unit of the cell, DeterminismError if the same unit was
         recorded with other counts."""
+        counts = self._checked(cell, start, count, counts)
+        with self._tx():
+            return self._insert(cell, start, count, counts, seconds)
+
+    def record_many(self, units) -> int:
+        """Record (cell, start, count, counts[, seconds]) units in ONE transaction (one fsync): for
+        write rates beyond what one commit per unit allows. All or none are recorded (an overlap
+        or determinism error rolls the batch back); returns how many were new."""
+        units = [(u[0], u[1], u[2], self._checked(*u[:4]), u[4] if len(u) > 4 else None) for u in units]
+        with self._tx():
+            return sum(self._insert(*u) for u in units)
+
+    @staticmethod
+    def _checked(cell, start, count, counts) -> np.ndarray:
         counts = np.asarray(counts, dtype=np.int64)
         if start < 0 or count <= 0:
             raise ValueError(f"unit {start}+{count}: start must be >= 0 and count > 0")
@@ -225,27 +238,30 @@ class Store:
             raise ValueError(f"counts of shape {counts.shape}, not ({len(FIELDS[cell.game])},) for {cell.game}")
         if counts[0] != count:
             raise ValueError(f"counts say {counts[0]} games for a unit of {count}")
+        return counts
+
+    def _insert(self, cell, start, count, counts, seconds) -> bool:
+        """The body of record, inside a write transaction."""
         end = start + count
-        with self._tx():
-            cid = self._cell_id(cell, create=True)
-            prev = self.db.execute("SELECT start, count, counts FROM units WHERE cell_id=? AND start<=? "
-                                   "ORDER BY start DESC LIMIT 1", (cid, start)).fetchone()
-            if prev is not None and prev[0] == start and prev[1] == count:
-                if not np.array_equal(_vec(prev[2]), counts):
-                    raise DeterminismError(f"unit {start}+{count} of {cell_key(cell)} came back with other counts "
-                                           "than recorded")
-                return False
-            if prev is not None and prev[0] + prev[1] > start:
-                raise OverlapError(f"unit {start}+{count} overlaps recorded unit {prev[0]}+{prev[1]}")
-            nxt = self.db.execute("SELECT start, count FROM units WHERE cell_id=? AND start>? AND start<? "
-                                  "ORDER BY start LIMIT 1", (cid, start, end)).fetchone()
-            if nxt is not None:
-                raise OverlapError(f"unit {start}+{count} overlaps recorded unit {nxt[0]}+{nxt[1]}")
-            self.db.execute("INSERT INTO units VALUES (?,?,?,?,?,?)",
-                            (cid, start, count, _blob(counts), seconds, time.time()))
-            total = _vec(self.db.execute("SELECT counts FROM cells WHERE id=?", (cid,)).fetchone()[0]) + counts
-            self.db.execute("UPDATE cells SET counts=?, games=games+?, units=units+1 WHERE id=?",
-                            (_blob(total), count, cid))
+        cid = self._cell_id(cell, create=True)
+        prev = self.db.execute("SELECT start, count, counts FROM units WHERE cell_id=? AND start<=? "
+                               "ORDER BY start DESC LIMIT 1", (cid, start)).fetchone()
+        if prev is not None and prev[0] == start and prev[1] == count:
+            if not np.array_equal(_vec(prev[2]), counts):
+                raise DeterminismError(f"unit {start}+{count} of {cell_key(cell)} came back with other counts "
+                                       "than recorded")
+            return False
+        if prev is not None and prev[0] + prev[1] > start:
+            raise OverlapError(f"unit {start}+{count} overlaps recorded unit {prev[0]}+{prev[1]}")
+        nxt = self.db.execute("SELECT start, count FROM units WHERE cell_id=? AND start>? AND start<? "
+                              "ORDER BY start LIMIT 1", (cid, start, end)).fetchone()
+        if nxt is not None:
+            raise OverlapError(f"unit {start}+{count} overlaps recorded unit {nxt[0]}+{nxt[1]}")
+        self.db.execute("INSERT INTO units VALUES (?,?,?,?,?,?)",
+                        (cid, start, count, _blob(counts), seconds, time.time()))
+        total = _vec(self.db.execute("SELECT counts FROM cells WHERE id=?", (cid,)).fetchone()[0]) + counts
+        self.db.execute("UPDATE cells SET counts=?, games=games+?, units=units+1 WHERE id=?",
+                        (_blob(total), count, cid))
         return True
 
     def done_ranges(self, cell: Cell) -> list[tuple[int, int]]:
@@ -310,6 +326,21 @@ class Store:
         if cid is None:
             return np.zeros(len(FIELDS[cell.game]), np.int64)
         return _vec(self.db.execute("SELECT counts FROM cells WHERE id=?", (cid,)).fetchone()[0])
+
+    def table(self, game: str):
+        """The game's cells as a pandas DataFrame, one row per cell: the cell's fields (as in
+        ``arena.units.cell_dict``), label, engine, games asked, units, and every count field
+        (``FIELDS[game]``) summed over the cell's units: what a report is built from, with no game
+        replayed."""
+        import pandas as pd
+        rows = []
+        for key, label, engine, asked, units, blob in self.db.execute(
+                "SELECT key, label, engine, asked, units, counts FROM cells WHERE game=? ORDER BY id", (game,)):
+            d = json.loads(key)
+            d.pop("engine")
+            rows.append({**d, "label": label, "engine": engine, "asked": asked, "units": units,
+                         **dict(zip(FIELDS[game], _vec(blob).tolist()))})
+        return pd.DataFrame(rows)
 
     def verify(self) -> None:
         """Check that every cell's running total equals the sum of its units (AssertionError if

@@ -191,3 +191,28 @@ def test_sigkill_midway_then_resume_gives_the_uninterrupted_totals(tmp_path):
         assert s.missing(BW, games) == []
         assert np.array_equal(s.totals(BW), run_unit(BW, 0, games))
         assert s.status()[0].units == games // unit       # nothing recorded twice
+
+
+def test_record_many_is_one_transaction_all_or_none(tmp_path):
+    new = Cell("benevolent", 3, seed=99)
+    units = [(new, a, 20, run_unit(new, a, 20), 0.01) for a in (0, 20, 40)]
+    with Store(tmp_path / "s.sqlite") as s:
+        s.record(BW, 0, 10, run_unit(BW, 0, 10))
+        with pytest.raises(OverlapError):                     # the last unit overlaps: nothing recorded
+            s.record_many(units + [(BW, 5, 10, run_unit(BW, 5, 10))])
+        assert s.totals(new)[0] == 0 and s.status([new])[0].units == 0 and s.totals(BW)[0] == 10
+        assert s.record_many(units + [(BW, 0, 10, run_unit(BW, 0, 10))]) == 3   # the BW unit: already there
+        assert np.array_equal(s.totals(new), run_unit(new, 0, 60))
+        s.verify()
+
+
+def test_the_report_table_comes_from_the_store(tmp_path):
+    with Store(tmp_path / "s.sqlite") as s:
+        s.ask(BW, 500)
+        s.record(BW, 0, 300, run_unit(BW, 0, 300))
+        s.record(BW, 300, 200, run_unit(BW, 300, 200))
+        s.record(BV, 0, 40, run_unit(BV, 0, 40))
+        t = s.table("bethel_woods")
+        assert len(t) == 1 and t.loc[0, "label"] == "bw3" and t.loc[0, "spies"] == 1 and t.loc[0, "units"] == 2
+        assert list(t.loc[0, list(FIELDS["bethel_woods"])]) == list(run_unit(BW, 0, 500))
+        assert list(s.table("benevolent")["games"]) == [40]
