@@ -127,3 +127,12 @@ def test_warming_waits_for_the_machines_cache_lock():
     assert done.wait(120)
     t.join()
     assert not cluster.warm(cell)                          # once per process
+
+
+def test_an_existing_cluster_by_its_address(client):
+    units = split(BV, 70, 130, 50)
+    got = list(map_units(units, scheduler=client.scheduler.address))
+    assert sorted(r.start for r in got) == [70, 120, 170]
+    assert np.array_equal(sum(r.counts for r in got), run_unit(BV, 70, 130))
+    assert {r.worker for r in got} <= {f"{h}:{p}" for h, p in
+                                       client.run(lambda: (__import__("socket").gethostname(), os.getpid())).values()}
