@@ -145,7 +145,8 @@ def local_units(units: Iterable, threads: int | None = None, unit_fn=None) -> It
         numba.set_num_threads(old)
 
 
-def _check_options(workers, scheduler, client, threads_per_worker):
+def check_options(workers=None, scheduler=None, client=None, threads_per_worker=None) -> None:
+    """UserError for a bad --workers / --scheduler / thread count (call before playing)."""
     if sum(x is not None for x in (workers, scheduler, client)) > 1:
         raise UserError("--workers and --scheduler: give one of them, not both")
     if workers is not None and (not isinstance(workers, int) or workers < 1):
@@ -163,7 +164,7 @@ def dask_client(workers: int | None = None, scheduler: str | None = None, thread
     import logging
 
     from distributed import Client, LocalCluster
-    _check_options(workers, scheduler, None, threads_per_worker)
+    check_options(workers, scheduler, None, threads_per_worker)
     if scheduler is not None:
         try:
             client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
@@ -230,7 +231,7 @@ def map_units(units: Iterable, *, workers: int | None = None, scheduler: str | N
     """Play units and yield each result as it finishes: locally (no option; `threads_per_worker`
     is then numba's thread count), on a new LocalCluster of `workers` processes, on the cluster
     at `scheduler`, or on an open Dask `client`."""
-    _check_options(workers, scheduler, client, threads_per_worker)
+    check_options(workers, scheduler, client, threads_per_worker)
     if client is not None:
         yield from client_units(client, units, threads_per_worker, unit_fn=unit_fn)
     elif workers is None and scheduler is None:

@@ -158,6 +158,9 @@ def execute_units(work, threads: int | None = None, progress=None, on_unit: Call
             raise UserError(f"games {games} from {start}: both must be 0 or more")
         if games:
             by_cell.setdefault(cell, set()).update((start, start + games))
+    if store is not None:
+        for cell, games, start in items:
+            store.ask(cell, start + games)                 # for status: the largest asked wins
     units = []
     for cell, edges in by_cell.items():
         edges = sorted(edges)

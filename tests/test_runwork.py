@@ -158,6 +158,7 @@ def test_a_stopped_run_resumes_from_the_store(tmp_path):
         left = 3200 - sum(n for _, _, n in seen)
         assert bar.added == [(left, left / 1000.0)] and bar.advanced == left
         assert np.array_equal(out[0], run_unit(BW, 0, 3000)) and np.array_equal(out[1], run_unit(BV, 100, 200))
+        assert [(r.games, r.asked) for r in s.status([BW, BV])] == [(3000, 3000), (200, 300)]
         with pytest.raises(UserError, match="crosses the edge of range 0\\+700.*--fresh"):
             execute_units([(BW, 700)], store=s, plan=aligned(500))
         with pytest.raises(ValueError, match="unit_fn without a store"):
