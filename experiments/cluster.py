@@ -194,6 +194,7 @@ def client_units(client, units: Iterable, threads: int | None = None, engine: st
     ac = as_completed()
 
     threads_seen = [0, -1.0]   # worker threads in the cluster, when last asked (an RPC: once a second at most)
+    serial = iter(range(1 << 62))
 
     def submit_more():
         now = time.monotonic()
@@ -208,22 +209,27 @@ def client_units(client, units: Iterable, threads: int | None = None, engine: st
                 name = unit_key(cell, start, count)
             except (AttributeError, KeyError, TypeError):   # a unit_fn's own kind of cell
                 name = repr((cell, start, count))
-            key = "boardsim-unit-" + hashlib.sha1(name.encode()).hexdigest()[:20]
+            # the unit's hash names it on the dashboard; the serial keeps two submissions of one unit apart
+            key = f"boardsim-unit-{hashlib.sha1(name.encode()).hexdigest()[:16]}-{next(serial)}"
             fut = client.submit(play, cell, start, count, threads, unit_fn, key=key, pure=False)
-            pending[fut.key] = (cell, start, count)
+            pending[fut.key] = (fut, (cell, start, count))
             ac.add(fut)
 
-    submit_more()
-    while pending:
-        fut = next(ac)
-        cell, start, count = pending.pop(fut.key)
-        counts, seconds, worker_engine, worker = fut.result()
-        fut.release()
-        if worker_engine != engine:
-            raise EngineMismatch(f"worker {worker} runs engine {worker_engine}, this client {engine}: install "
-                                 "the same boardsim sources on every worker")
+    try:
         submit_more()
-        yield UnitResult(cell, start, count, np.asarray(counts, dtype=np.int64), seconds, worker)
+        while pending:
+            fut = next(ac)
+            _, (cell, start, count) = pending.pop(fut.key)
+            counts, seconds, worker_engine, worker = fut.result()
+            fut.release()
+            if worker_engine != engine:
+                raise EngineMismatch(f"worker {worker} runs engine {worker_engine}, this client {engine}: install "
+                                     "the same boardsim sources on every worker")
+            submit_more()
+            yield UnitResult(cell, start, count, np.asarray(counts, dtype=np.int64), seconds, worker)
+    finally:
+        if pending:   # stopped early (an error, Ctrl-C, the caller closed us): the cluster stops these units
+            client.cancel([f for f, _ in pending.values()])
 
 
 def map_units(units: Iterable, *, workers: int | None = None, scheduler: str | None = None, client=None,

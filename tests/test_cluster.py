@@ -136,3 +136,16 @@ def test_an_existing_cluster_by_its_address(client):
     assert np.array_equal(sum(r.counts for r in got), run_unit(BV, 70, 130))
     assert {r.worker for r in got} <= {f"{h}:{p}" for h, p in
                                        client.run(lambda: (__import__("socket").gethostname(), os.getpid())).values()}
+
+
+def test_stopping_early_cancels_the_units_in_flight_and_twice_the_same_unit_is_two_results(client):
+    gen = map_units(split(BW, 0, 400_000, 20_000), client=client, threads_per_worker=1)
+    next(gen)
+    gen.close()                                              # the caller stops after one result
+    import time
+    t = time.monotonic()
+    while client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)) and time.monotonic() - t < 30:
+        time.sleep(0.2)
+    assert client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)) == 0
+    got = list(map_units([(BW, 0, 50), (BW, 0, 50)], client=client, threads_per_worker=1))
+    assert len(got) == 2 and np.array_equal(got[0].counts, got[1].counts)
