@@ -46,12 +46,23 @@ def mix64(z):
 
 
 @njit(cache=True)
-def stream_key(seed, game, stream):
-    """The key of one stream of one game of one run."""
+def game_key(seed, game):
+    """The key of one game of one run, from which its streams are made (stream_of)."""
     k = mix64(np.uint64(seed) + _GOLDEN)
-    k = mix64(k ^ (np.uint64(game) * _M1))
-    k = mix64(k ^ (np.uint64(stream) * _M2 + _GOLDEN))
-    return k
+    return mix64(k ^ (np.uint64(game) * _M1))
+
+
+@njit(cache=True)
+def stream_of(gkey, stream):
+    """The key of one stream of the game with key gkey (game_key): a play loop making several
+    streams of one game hashes the seed and the game once."""
+    return mix64(np.uint64(gkey) ^ (np.uint64(stream) * _M2 + _GOLDEN))
+
+
+@njit(cache=True)
+def stream_key(seed, game, stream):
+    """The key of one stream of one game of one run: stream_of(game_key(seed, game), stream)."""
+    return stream_of(game_key(seed, game), stream)
 
 
 @njit(cache=True)

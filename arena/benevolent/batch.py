@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 from numba import njit, prange
 
-from policies import policy_id as _policy_id
+from policies import RANDOM, policy_id as _policy_id
+from policies.random import random_action
 from policies.benevolent.decide import THETA_SIZE, WS_SIZE, decide, default_theta, reset
 from simcore.benevolent import engine as E
 from simcore.benevolent.actions import N_ACTIONS, OUT_WIN
@@ -17,7 +18,7 @@ from simcore.benevolent.face import check_players, setup_config
 from simcore.benevolent.rules import GIFTS, Rules, parse_leaves
 from simcore.common import PLAYER_CHANCE, PLAYER_TERMINAL
 from simcore.errors import UserError
-from simcore.rng import STREAM_CHANCE, STREAM_POLICY, draw, stream_key
+from simcore.rng import STREAM_CHANCE, STREAM_POLICY, draw, game_key, stream_key, stream_of
 
 from ..runner import Rates, check_run, check_threads, run_batch
 
@@ -36,8 +37,9 @@ def play_game(s, p, cfg, seed, pseed, game, pols, thetas, ws, acts, keys, counts
     play_game: the same loop, the same arguments)."""
     ck = stream_key(seed, game, STREAM_CHANCE)
     E.setup(s, p, cfg, ck)
+    gk = game_key(pseed, game)  # the seats' streams share the hashing of (policy seed, game)
     for q in range(cfg[E.CFG_PLAYERS]):
-        keys[q] = stream_key(pseed, game, STREAM_POLICY + q)
+        keys[q] = stream_of(gk, STREAM_POLICY + q)
         counts[q] = 0
         reset(pols[q], thetas[q], q, ws[q])
     steps = 0
@@ -51,7 +53,12 @@ def play_game(s, p, cfg, seed, pseed, game, pols, thetas, ws, acts, keys, counts
             kind = LOG_CHANCE
         else:
             n = E.legal_actions(s, p, acts)
-            a = decide(pols[q], s, p, thetas[q], q, acts, n, draw(keys[q], counts[q]), ws[q])
+            if pols[q] == RANDOM:
+                # the random policy reads neither theta nor scratch: calling it directly spares
+                # building two array views per decision
+                a = random_action(acts, n, draw(keys[q], counts[q]))
+            else:
+                a = decide(pols[q], s, p, thetas[q], q, acts, n, draw(keys[q], counts[q]), ws[q])
             counts[q] += 1
             E.apply(s, p, a)
             kind = LOG_DECISION

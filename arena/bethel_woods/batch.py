@@ -16,14 +16,15 @@ import numpy as np
 import pandas as pd
 from numba import njit, prange
 
-from policies import policy_id as _policy_id
+from policies import RANDOM, policy_id as _policy_id
+from policies.random import random_action
 from policies.bethel_woods.decide import THETA_SIZE, WS_SIZE, decide, default_theta, reset
 from simcore.bethel_woods import engine as E
 from simcore.bethel_woods.actions import N_ACTIONS, OUTCOMES, OUT_WIN
 from simcore.bethel_woods.face import check_setup_args, parse_characters, setup_config
 from simcore.bethel_woods.rules import CHARACTERS, LOSS_REASONS, MAX_PLAYERS, Rules
 from simcore.common import PLAYER_CHANCE, PLAYER_TERMINAL
-from simcore.rng import STREAM_CHANCE, STREAM_POLICY, draw, stream_key
+from simcore.rng import STREAM_CHANCE, STREAM_POLICY, draw, game_key, stream_key, stream_of
 
 from ..runner import Rates, check_run, check_threads, run_batch
 
@@ -43,8 +44,9 @@ def play_game(s, p, cfg, seed, pseed, game, pols, thetas, ws, acts, keys, counts
     (k, 3), the first k steps are written to it (the traces replay them)."""
     ck = stream_key(seed, game, STREAM_CHANCE)
     E.setup(s, p, cfg, ck)
+    gk = game_key(pseed, game)  # the seats' streams share the hashing of (policy seed, game)
     for q in range(cfg[E.CFG_PLAYERS]):
-        keys[q] = stream_key(pseed, game, STREAM_POLICY + q)
+        keys[q] = stream_of(gk, STREAM_POLICY + q)
         counts[q] = 0
         reset(pols[q], thetas[q], q, ws[q])
     steps = 0
@@ -58,7 +60,12 @@ def play_game(s, p, cfg, seed, pseed, game, pols, thetas, ws, acts, keys, counts
             kind = LOG_CHANCE
         else:
             n = E.legal_actions(s, p, acts)
-            a = decide(pols[q], s, p, thetas[q], q, acts, n, draw(keys[q], counts[q]), ws[q])
+            if pols[q] == RANDOM:
+                # the random policy reads neither theta nor scratch: calling it directly spares
+                # building two array views per decision (measured: 10% of random play)
+                a = random_action(acts, n, draw(keys[q], counts[q]))
+            else:
+                a = decide(pols[q], s, p, thetas[q], q, acts, n, draw(keys[q], counts[q]), ws[q])
             counts[q] += 1
             E.apply(s, p, a)
             kind = LOG_DECISION
