@@ -25,7 +25,7 @@ GAMES = ("bethel_woods", "benevolent")
 # the policies of each game, by id (the id is the index)
 POLICIES = {
     "bethel_woods": ("random", "heuristic"),
-    "benevolent": ("random",),
+    "benevolent": ("random", "heuristic"),
 }
 RANDOM = 0
 
