@@ -56,14 +56,10 @@ from simcore.rng import draw
 # ---- the evaluation's weights ---------------------------------------------------------------------
 THETA_NAMES = (
     "kinds",          # gift kinds held (five win)
-    "crystal",        # holds a Crystal (beyond its kind)
-    "amber",          # holds an Amber
-    "figurine",       # holds a Figurine
-    "spare",          # spare tokens of Clover..Amber (count - 1 each), at most 4 counted
+    "eta",            # estimated turns to receive every missing kind (route_turns, summed)
     "leaves",         # leaves held, up to 12
     "leaves_extra",   # leaves beyond 12
-    "afford",         # the leaves buy the cheapest missing kind at the Stone Altar
-    "dream",          # missing kinds on the Dream Path's arrows from the player's position
+    "spare",          # spare tokens of Clover..Amber (count - 1 each), at most 4 counted
     "single",         # single-use Secrets held
     "permanent",      # permanent Secrets held
     "reach",          # missing kinds reachable on the next turn (one hex action + Secrets), at most 2
@@ -74,15 +70,14 @@ THETA_NAMES = (
     "opp_win_next",   # an opponent can win on their next turn (subtracted)
 )
 THETA_DEFAULT = np.array([
-    10.0, 2.0, 3.0, 4.0, 1.5, 0.5, 0.1, 1.5, 1.5, 1.5, 1.0, 3.0, 8.0, -2.0, 1.0, 2.0, 30.0,
+    10.0, -4.0, 0.3, 0.05, 0.5, 1.0, 1.0, 2.0, 8.0, -2.0, 1.0, 2.0, 30.0,
 ])
 THETA_BOUNDS = np.array([
-    [0.0, 30.0], [-5.0, 10.0], [-5.0, 10.0], [-5.0, 10.0], [0.0, 5.0], [0.0, 2.0], [0.0, 1.0], [0.0, 5.0],
-    [0.0, 5.0], [0.0, 5.0], [0.0, 5.0], [0.0, 10.0], [0.0, 30.0], [-10.0, 0.0], [0.0, 2.0], [0.0, 10.0],
-    [0.0, 100.0],
+    [0.0, 30.0], [-15.0, 0.0], [0.0, 2.0], [0.0, 1.0], [0.0, 5.0], [0.0, 5.0], [0.0, 5.0], [0.0, 10.0],
+    [0.0, 30.0], [-10.0, 0.0], [0.0, 2.0], [0.0, 10.0], [0.0, 100.0],
 ])
-(T_KINDS, T_CRYSTAL, T_AMBER, T_FIGURINE, T_SPARE, T_LEAVES, T_LEAVES_X, T_AFFORD, T_DREAM, T_SINGLE, T_PERM,
- T_REACH, T_WIN_NEXT, T_VULN, T_OPP_SCALE, T_OPP_REACH, T_OPP_WIN) = range(len(THETA_NAMES))
+(T_KINDS, T_ETA, T_LEAVES, T_LEAVES_X, T_SPARE, T_SINGLE, T_PERM, T_REACH, T_WIN_NEXT, T_VULN, T_OPP_SCALE,
+ T_OPP_REACH, T_OPP_WIN) = range(len(THETA_NAMES))
 N_THETA = len(THETA_NAMES)
 assert len(THETA_DEFAULT) == len(THETA_NAMES) == len(THETA_BOUNDS)
 
@@ -271,8 +266,62 @@ def _secret_gifts(s, p, x, lv):
 
 
 @njit(cache=True, _nrt=False)
-def player_value(s, p, theta, x):
-    """The linear evaluation of player x's own prospects; also (reach, can win next turn)."""
+def _pond_turns(p, pos):
+    """Sleeps (Pond visits) needed from Dream Path position pos to receive each gift, packed 4 bits
+    a gift (0: not within 4 sleeps)."""
+    seen = 1 << pos
+    frontier = seen
+    found = 0
+    packed = 0
+    for step in range(1, 5):
+        nxt = 0
+        for k in range(p[P_N_ARROWS]):
+            a = p[P_ARROWS + 3 * k]
+            if frontier & (1 << a):
+                g = p[P_ARROWS + 3 * k + 2]
+                if g >= 0 and not found & (1 << g):
+                    found |= 1 << g
+                    packed |= step << (4 * g)
+                bb = p[P_ARROWS + 3 * k + 1]
+                if not seen & (1 << bb):
+                    nxt |= 1 << bb
+        seen |= nxt
+        frontier = nxt
+    return packed
+
+
+@njit(cache=True, _nrt=False)
+def route_turns(s, p, x, g, lv, types, pond, secret_mask):
+    """Estimated turns for x to receive gift g by its quickest route, one hex action a turn: a
+    single-use Secret that gives it (0.5), the Meadow or the Nest (1), the Stone Altar (1 plus the
+    turns of gathering 2 leaves for the price), the Pond (the sleeps along the Dream Path), the
+    Ring of Stones from a spare token of a lower kind (one exchange a kind). `types`: the hex types
+    in the forest (bitmask); `pond`: _pond_turns of x's position."""
+    if secret_mask & (1 << g):
+        return 0.5
+    b = E.pl(x)
+    r = 1.0e9
+    if types & (1 << ALTAR):
+        c = E.price(s, p, x, g, 0)
+        short = c - lv
+        r = 1.0 + (0.0 if short <= 0 else np.float64((short + 1) // 2))
+    if (g == 0 and types & (1 << MEADOW)) or (g == 1 and types & (1 << NEST)):
+        r = 1.0
+    if types & (1 << POND):
+        k = (pond >> (4 * g)) & 15
+        if k > 0 and k < r:
+            r = np.float64(k)
+    if types & (1 << RING):
+        for h in range(g):
+            if s[b + E.L_GIFTS + h] > 1 and g - h < r:
+                r = np.float64(g - h)
+    return r
+
+
+@njit(cache=True, _nrt=False)
+def player_value(s, p, theta, x, types):
+    """The linear evaluation of player x's own prospects; also (reach, can win next turn).
+    `types`: the hex types in the forest (bitmask)."""
     b = E.pl(x)
     lv = s[b + E.L_LEAVES]
     miss = 0
@@ -286,32 +335,16 @@ def player_value(s, p, theta, x):
             miss |= 1 << g
         if g < 4 and c > 1:
             spare += c - 1
-    obt = _obtainable_mask(s, x)
-    want = miss & obt
     v = theta[T_KINDS] * kinds
-    if s[b + E.L_GIFTS + 2] > 0:
-        v += theta[T_CRYSTAL]
-    if s[b + E.L_GIFTS + 3] > 0:
-        v += theta[T_AMBER]
-    if s[b + E.L_GIFTS + 4] > 0:
-        v += theta[T_FIGURINE]
     v += theta[T_SPARE] * min(spare, SPARE_CAP)
     v += theta[T_LEAVES] * min(lv, LEAF_CAP) + theta[T_LEAVES_X] * max(lv - LEAF_CAP, 0)
-    cheapest = 1 << 20
-    for g in range(5):
-        if want & (1 << g):
-            c = E.price(s, p, x, g, 0)
-            if c < cheapest:
-                cheapest = c
-    if lv >= cheapest:
-        v += theta[T_AFFORD]
-    v += theta[T_DREAM] * _popcount(_arrow_gifts(p, s[b + E.L_DREAM]) & want)
     n_single = 0
     n_perm = 0
     for k in range(9):
         n_single += s[b + E.L_SINGLE + k]
         n_perm += s[b + E.L_PERM + k]
     v += theta[T_SINGLE] * n_single + theta[T_PERM] * n_perm
+    want = miss & _obtainable_mask(s, x)
     hm = _hex_reach(s, p, x, lv) & want
     sm, scnt = _secret_gifts(s, p, x, lv)
     sm &= want
@@ -321,6 +354,12 @@ def player_value(s, p, theta, x):
     win_next = n_miss > 0 and (miss & ~(hm | sm)) == 0 and n_miss <= (1 if hm else 0) + min(scnt, _popcount(sm))
     if win_next:
         v += theta[T_WIN_NEXT]
+    eta = 0.0
+    pond = _pond_turns(p, s[b + E.L_DREAM])
+    for g in range(5):
+        if miss & (1 << g):
+            eta += route_turns(s, p, x, g, lv, types, pond, sm)
+    v += theta[T_ETA] * eta
     vuln = 0
     for g in range(5):
         if s[b + E.L_GIFTS + g] == 1 and s[E.POOL + g] == 0:
@@ -333,18 +372,27 @@ def player_value(s, p, theta, x):
 
 
 @njit(cache=True, _nrt=False)
+def hex_types(s):
+    m = 0
+    for h in range(s[E.N_HEX]):
+        m |= 1 << s[E.HEX_TYPE + h]
+    return m
+
+
+@njit(cache=True, _nrt=False)
 def evaluate(s, p, theta, me):
     """The score of position s for seat `me` (higher is better)."""
     if s[E.PHASE] == PH_TERMINAL and s[E.OUTCOME] == OUT_WIN:
         return WIN_SCORE if s[E.WINNER] == me else -WIN_SCORE
-    v, _, _ = player_value(s, p, theta, me)
+    types = hex_types(s)
+    v, _, _ = player_value(s, p, theta, me, types)
     best_o = -1e300
     opp_reach = 0
     opp_win = False
     for o in range(s[E.NP]):
         if o == me:
             continue
-        vo, ro, wo = player_value(s, p, theta, o)
+        vo, ro, wo = player_value(s, p, theta, o, types)
         if vo > best_o:
             best_o = vo
         opp_reach = max(opp_reach, min(ro, REACH_CAP))
