@@ -49,7 +49,7 @@ from simcore.benevolent.actions import (
 from simcore.benevolent.rules import (
     ALTAR, CRYSTAL_SECRET_PRICE, MEADOW, NEST, P_ARROWS, P_EXCH, P_N_ARROWS, PERMANENT_DISCOUNT, PM_DISCOUNT,
     PM_TWO_ON_HEX, PM_UNCONNECTED, POND, RESOLVE_PURCHASE_DISCOUNT, RING, SU_CRYSTAL3, SU_EXCH1, SU_EXCH3,
-    SU_EXCHANGE, SU_GAIN_CLOVER, SU_GAIN_FEATHER, SU_PURCHASE, SU_SLEEP,
+    SU_EXCHANGE, SU_GAIN_CLOVER, SU_GAIN_FEATHER, SU_PURCHASE, SU_SLEEP, TABLE,
 )
 from simcore.rng import draw
 
@@ -179,7 +179,8 @@ def _arrow_gifts(p, pos):
 @njit(cache=True, _nrt=False)
 def _hex_reach(s, p, x, lv):
     """Gifts x could receive on its next turn with one movement and that hex's action (paying for
-    the Footsteps there); an exchange counts only when a spare token is given."""
+    the Footsteps there), a single-use Secret taken at a Wooden Table and resolved at once
+    included; an exchange counts only when a spare token is given."""
     b = E.pl(x)
     occ = E.occupied_mask(s, x)
     nh = s[E.N_HEX]
@@ -217,7 +218,48 @@ def _hex_reach(s, p, x, lv):
             for g in range(4):
                 if s[b + E.L_GIFTS + g] > 1:
                     gm |= 1 << (g + 1)
+        elif t == TABLE:
+            # a single-use Secret taken here can be resolved at once
+            for i in range(9):
+                if s[E.SLOT_SIDE + i] == 0 and E.slot_available(s, i):
+                    gm |= _one_secret_gifts(s, p, x, s[E.SLOT_TILE + i], lv - cost)
     return gm
+
+
+@njit(cache=True, _nrt=False)
+def _one_secret_gifts(s, p, x, k, lv):
+    """Gifts single-use Secret k could give x now (bitmask)."""
+    b = E.pl(x)
+    m = 0
+    if k == SU_GAIN_FEATHER:
+        m = 2
+    elif k == SU_GAIN_CLOVER:
+        m = 1
+    elif SU_EXCH1 <= k <= SU_EXCH3:
+        e = P_EXCH + 3 * (k - SU_EXCH1)
+        ga = p[e]
+        gb = p[e + 1]
+        if ga == gb:
+            ok = s[b + E.L_GIFTS + ga] >= 2
+        else:
+            ok = s[b + E.L_GIFTS + ga] >= 1 and s[b + E.L_GIFTS + gb] >= 1
+        if ok:
+            m = 1 << p[e + 2]
+    elif k == SU_CRYSTAL3:
+        c = CRYSTAL_SECRET_PRICE - (PERMANENT_DISCOUNT if E.perm(s, x, PM_DISCOUNT) else 0)
+        if lv >= c:
+            m = 4
+    elif k == SU_SLEEP:
+        m = _arrow_gifts(p, s[b + E.L_DREAM])
+    elif k == SU_EXCHANGE:
+        for g in range(4):
+            if s[b + E.L_GIFTS + g] > 1:
+                m |= 1 << (g + 1)
+    elif k == SU_PURCHASE:
+        for g in range(5):
+            if lv >= E.price(s, p, x, g, RESOLVE_PURCHASE_DISCOUNT):
+                m |= 1 << g
+    return m
 
 
 @njit(cache=True, _nrt=False)
@@ -228,40 +270,11 @@ def _secret_gifts(s, p, x, lv):
     gm = 0
     cnt = 0
     for k in range(9):
-        if s[b + E.L_SINGLE + k] != 1:
-            continue
-        m = 0
-        if k == SU_GAIN_FEATHER:
-            m = 2
-        elif k == SU_GAIN_CLOVER:
-            m = 1
-        elif SU_EXCH1 <= k <= SU_EXCH3:
-            e = P_EXCH + 3 * (k - SU_EXCH1)
-            ga = p[e]
-            gb = p[e + 1]
-            if ga == gb:
-                ok = s[b + E.L_GIFTS + ga] >= 2
-            else:
-                ok = s[b + E.L_GIFTS + ga] >= 1 and s[b + E.L_GIFTS + gb] >= 1
-            if ok:
-                m = 1 << p[e + 2]
-        elif k == SU_CRYSTAL3:
-            c = CRYSTAL_SECRET_PRICE - (PERMANENT_DISCOUNT if E.perm(s, x, PM_DISCOUNT) else 0)
-            if lv >= c:
-                m = 4
-        elif k == SU_SLEEP:
-            m = _arrow_gifts(p, s[b + E.L_DREAM])
-        elif k == SU_EXCHANGE:
-            for g in range(4):
-                if s[b + E.L_GIFTS + g] > 1:
-                    m |= 1 << (g + 1)
-        elif k == SU_PURCHASE:
-            for g in range(5):
-                if lv >= E.price(s, p, x, g, RESOLVE_PURCHASE_DISCOUNT):
-                    m |= 1 << g
-        if m != 0:
-            gm |= m
-            cnt += 1
+        if s[b + E.L_SINGLE + k] == 1:
+            m = _one_secret_gifts(s, p, x, k, lv)
+            if m != 0:
+                gm |= m
+                cnt += 1
     return gm, cnt
 
 
