@@ -48,7 +48,7 @@ from simcore.benevolent.actions import (
 )
 from simcore.benevolent.rules import (
     ALTAR, CRYSTAL_SECRET_PRICE, MEADOW, NEST, P_ARROWS, P_EXCH, P_N_ARROWS, PERMANENT_DISCOUNT, PM_DISCOUNT,
-    PM_TWO_ON_HEX, PM_UNCONNECTED, POND, RESOLVE_PURCHASE_DISCOUNT, RING, SU_CRYSTAL3, SU_EXCH1, SU_EXCH3,
+    PM_NO_GRAY, PM_TWO_ON_HEX, PM_UNCONNECTED, POND, RESOLVE_PURCHASE_DISCOUNT, RING, SU_CRYSTAL3, SU_EXCH1, SU_EXCH3,
     SU_EXCHANGE, SU_GAIN_CLOVER, SU_GAIN_FEATHER, SU_PURCHASE, SU_SLEEP, TABLE,
 )
 from simcore.rng import draw
@@ -177,7 +177,27 @@ def _arrow_gifts(p, pos):
 
 
 @njit(cache=True, _nrt=False)
-def _hex_reach(s, p, x, lv):
+def feet_packed(s, q):
+    """Player q's forest Footsteps per hex, packed 3 bits a hex (the same whatever the order of
+    the Footstep slots)."""
+    m = 0
+    for i in range(4):
+        f = s[E.pl(q) + E.L_FOOT + i]
+        if f >= 0:
+            m += 1 << (3 * f)
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def all_feet_packed(s):
+    m = 0
+    for q in range(s[E.NP]):
+        m += feet_packed(s, q)
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def _hex_reach(s, p, x, lv, allfeet):
     """Gifts x could receive on its next turn with one movement and that hex's action (paying for
     the Footsteps there), a single-use Secret taken at a Wooden Table and resolved at once
     included; an exchange counts only when a spare token is given."""
@@ -197,10 +217,14 @@ def _hex_reach(s, p, x, lv):
         dest &= ~occ
     gm = 0
     pos = s[b + E.L_DREAM]
+    others = allfeet - feet_packed(s, x)
+    no_gray = E.perm(s, x, PM_NO_GRAY)
     for h in range(nh):
         if not dest & (1 << h):
             continue
-        cost = E.footstep_cost(s, x, h)
+        cost = (others >> (3 * h)) & 7   # E.footstep_cost, from the packed counts
+        if s[E.HEX_GRAY + h] == 1 and not no_gray:
+            cost += 1
         if lv < cost:
             continue
         t = s[E.HEX_TYPE + h]
@@ -332,9 +356,9 @@ def route_turns(s, p, x, g, lv, types, pond, secret_mask):
 
 
 @njit(cache=True, _nrt=False)
-def player_value(s, p, theta, x, types):
+def player_value(s, p, theta, x, types, allfeet):
     """The linear evaluation of player x's own prospects; also (reach, can win next turn).
-    `types`: the hex types in the forest (bitmask)."""
+    `types`: the hex types in the forest (bitmask); `allfeet`: all_feet_packed(s)."""
     b = E.pl(x)
     lv = s[b + E.L_LEAVES]
     miss = 0
@@ -358,7 +382,7 @@ def player_value(s, p, theta, x, types):
         n_perm += s[b + E.L_PERM + k]
     v += theta[T_SINGLE] * n_single + theta[T_PERM] * n_perm
     want = miss & _obtainable_mask(s, x)
-    hm = _hex_reach(s, p, x, lv) & want
+    hm = _hex_reach(s, p, x, lv, allfeet) & want
     sm, scnt = _secret_gifts(s, p, x, lv)
     sm &= want
     reach = _popcount(hm | sm)
@@ -398,14 +422,15 @@ def evaluate(s, p, theta, me):
     if s[E.PHASE] == PH_TERMINAL and s[E.OUTCOME] == OUT_WIN:
         return WIN_SCORE if s[E.WINNER] == me else -WIN_SCORE
     types = hex_types(s)
-    v, _, _ = player_value(s, p, theta, me, types)
+    allfeet = all_feet_packed(s)
+    v, _, _ = player_value(s, p, theta, me, types, allfeet)
     best_o = -1e300
     opp_reach = 0
     opp_win = False
     for o in range(s[E.NP]):
         if o == me:
             continue
-        vo, ro, wo = player_value(s, p, theta, o, types)
+        vo, ro, wo = player_value(s, p, theta, o, types, allfeet)
         if vo > best_o:
             best_o = vo
         opp_reach = max(opp_reach, min(ro, REACH_CAP))
