@@ -16,19 +16,22 @@ Canonical choices keep the tree small:
 - at most MAX_LEAVES ends of the turn are scored (the best so far is played when it is reached).
 
 ``evaluate`` scores a position for one seat: a linear function of the features THETA_NAMES for
-that seat, minus ``opp_scale`` times the same function for the strongest opponent, with extra
-terms for the next turns' threats (an opponent who can win on their next turn; the gifts an
-opponent can reach), and a large bonus for a win. The features of a player:
-- gift kinds held, and the three dear kinds (Crystal, Amber, Figurine) on their own;
+that seat, minus ``opp_scale`` times the same function for the strongest opponent, minus extra
+terms for the opponents' next turn (the gifts they can reach; one of them able to win), and a
+large bonus for a win. The features of a player:
+- gift kinds held (five win);
+- eta, the tempo: the estimated turns to receive every missing kind, each by its quickest route
+  (``route_turns``: a single-use Secret held, the Meadow or the Nest, the Stone Altar with the
+  turns of gathering for its price, the Pond's sleeps along the Dream Path, the Ring of Stones
+  from a spare token of a lower kind);
 - spare tokens of the four lower kinds (what the Ring of Stones and the exchange tiles turn into
   the next kind, and what stays when an opponent takes one from an empty stack);
-- leaves (to 12, then beyond), and whether they buy the cheapest missing kind at the Stone Altar;
-- missing kinds on the Dream Path's arrows from the player's position;
+- leaves (to 12, then beyond);
 - single-use and permanent Secrets held;
 - reach: missing kinds the player could receive on their next turn with one movement and one hex
   action, paying for every Footstep on the hex (so a Footstep of ours on the hex an opponent needs
-  makes it dearer: denial), plus what their single-use Secrets give; and whether that completes
-  the five kinds (a win on the next turn);
+  makes it dearer: denial), a Secret taken at a Wooden Table and the single-use Secrets held
+  included; and whether that completes the five kinds (a win on the next turn);
 - vulnerable kinds: held once while the stack is empty and an opponent misses it (they would take
   it from us).
 
@@ -44,7 +47,7 @@ from numba import njit
 
 from simcore.benevolent import engine as E
 from simcore.benevolent.actions import (
-    A_DECLINE, A_END_TURN, A_FROM, A_SECRET, N_ACTIONS, OUT_WIN, PH_ACTION, PH_END, PH_MOVE, PH_TERMINAL,
+    A_DECLINE, A_SECRET, N_ACTIONS, OUT_WIN, PH_ACTION, PH_MOVE, PH_TERMINAL,
 )
 from simcore.benevolent.rules import (
     ALTAR, CRYSTAL_SECRET_PRICE, MEADOW, NEST, P_ARROWS, P_EXCH, P_N_ARROWS, PERMANENT_DISCOUNT, PM_DISCOUNT,
