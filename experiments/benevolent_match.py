@@ -45,6 +45,11 @@ class Match:
     games_per_second: float
     seed: int
     threads: int
+    cpu_seconds: float = 0.0   # the process's CPU time while the games ran (all threads)
+
+    @property
+    def games_per_cpu_second(self):
+        return self.games / self.cpu_seconds if self.cpu_seconds > 0 else float("nan")
 
     def text(self):
         return (f"{self.a} vs {self.b}, 2 players, seats rotated over {self.deals:,} deals (seed {self.seed}): "
@@ -52,7 +57,7 @@ class Match:
                 f"{self.ci95[0]:.3%} to {self.ci95[1]:.3%}; by deal {self.deal_ci95[0]:.3%} to "
                 f"{self.deal_ci95[1]:.3%}), {self.b} wins {self.wins_b:,}, timeouts {self.timeouts:,}; "
                 f"mean rounds {self.mean_rounds:.1f}; {self.games_per_second:,.1f} games/s on {self.threads} "
-                f"threads ({self.seconds:.1f} s)")
+                f"threads ({self.seconds:.1f} s), {self.games_per_cpu_second:,.1f} games per CPU second")
 
 
 def theta_with(name, overrides):
@@ -79,6 +84,7 @@ def match(a, b, deals, seed=1, threads=None, theta_a=None, theta_b=None, rules=N
     score = np.zeros(deals)
     wa = wb = to = turns = 0
     t0 = time.perf_counter()
+    c0 = time.process_time()
     for seat_a in (0, 1):
         names = [a, b] if seat_a == 0 else [b, a]
         _, pols, thetas = parse_policies(None, names, 2)
@@ -95,12 +101,14 @@ def match(a, b, deals, seed=1, threads=None, theta_a=None, theta_b=None, rules=N
         to += int((w < 0).sum())
         turns += int(out[:, R_TURNS].sum())
     secs = time.perf_counter() - t0
+    cpu = time.process_time() - c0
     from statsmodels.stats.weightstats import DescrStatsW
     per_deal = score / 2
     lo, hi = DescrStatsW(per_deal).tconfint_mean(alpha=0.05) if per_deal.std() > 0 else (per_deal[0], per_deal[0])
     games = 2 * deals
-    return Match(a, b, deals, games, wa, wb, to, wa / games, tuple(wilson(wa, games)), (float(lo), float(hi)),
-                 turns / games / 2, secs, games / secs, seed, threads)
+    lo, hi = max(float(lo), 0.0), min(float(hi), 1.0)
+    return Match(a, b, deals, games, wa, wb, to, wa / games, tuple(wilson(wa, games)), (lo, hi),
+                 turns / games / 2, secs, games / secs, seed, threads, cpu)
 
 
 def _overrides(items):
