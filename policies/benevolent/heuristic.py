@@ -47,7 +47,7 @@ from numba import njit
 
 from simcore.benevolent import engine as E
 from simcore.benevolent.actions import (
-    A_DECLINE, A_SECRET, N_ACTIONS, OUT_WIN, PH_ACTION, PH_MOVE, PH_TERMINAL,
+    A_DECLINE, A_END_TURN, A_SECRET, N_ACTIONS, OUT_WIN, PH_ACTION, PH_END, PH_MOVE, PH_TERMINAL,
 )
 from simcore.benevolent.rules import (
     ALTAR, CRYSTAL_SECRET_PRICE, MEADOW, NEST, P_ARROWS, P_EXCH, P_N_ARROWS, PERMANENT_DISCOUNT, PM_DISCOUNT,
@@ -465,6 +465,15 @@ def _gen(st, p, acts, minsec):
 
 
 @njit(cache=True, _nrt=False)
+def _holds_single(s, q):
+    b = E.pl(q)
+    for k in range(9):
+        if s[b + E.L_SINGLE + k] == 1:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
 def _offer(ws, plen, sc, k_keep):
     """Keep the plan ws[W_PATH:W_PATH+plen] with score sc among the k_keep best (best first;
     among equal scores the first found stays first)."""
@@ -526,12 +535,18 @@ def search_turn(s, p, theta, me, ws, k_keep, noise, key):
         ph = node[E.PHASE]
         E.apply(child, p, a)
         ws[W_PATH + d] = a
+        plen = d + 1
+        if child[E.PHASE] == PH_END and d + 2 <= DEPTH_MAX and not _holds_single(child, me):
+            # after the action with no single-use Secret: `end turn` is the only choice
+            E.apply(child, p, A_END_TURN)
+            ws[W_PATH + d + 1] = A_END_TURN
+            plen = d + 2
         if child[E.PHASE] == PH_TERMINAL or child[E.TURN] != turn0:
             sc = evaluate(child, p, theta, me)
             if noise > 0.0:
                 sc += noise * _uniform(key, leaves)
             leaves += 1
-            _offer(ws, d + 1, _quant(sc), k_keep)
+            _offer(ws, plen, _quant(sc), k_keep)
             continue
         if d + 1 >= DEPTH_MAX:
             continue   # too long a turn: not scored (never seen with the rules as coded)
