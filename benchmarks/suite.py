@@ -54,6 +54,7 @@ class GameBench:
     time_same: callable | None = None  # (games, seed) -> seconds for the compiled engine to play them once
     cli_sig: callable | None = None    # (CLI --json output or None, simulate signature or None) -> comparable
     scale: int = 1                     # games are this much longer than Bethel Woods': play fewer
+    process_rows: bool = True          # the game's cold-compile, warm-start and memory rows (once per game)
 
 
 def _bw_simulate(games, seed, threads):
@@ -176,10 +177,27 @@ def _bv_time_same(games, seed):
     return _time_same(play_chunk, N_REC, Rules().params, setup_config(4, DEFAULT_LEAVES), pols, thetas, games, seed)
 
 
+def _bv_heuristic_simulate(games, seed, threads):
+    """Benevolent heuristic: 2 players, the heuristic in seat 1 against random in seat 2 (the
+    policies issue's speed target: at least 2,000 games/s on 2 threads)."""
+    from arena.benevolent.batch import simulate
+    s = simulate(2, None, None, games, seed, threads, policies="heuristic,random")
+    return s.games, s.decisions, {"seat_wins": s.seat_wins, "timeouts": s.timeouts, "turns": s.turns,
+                                  "decisions": s.decisions}
+
+
+def _bv_heuristic_records(games, seed):
+    from arena.benevolent.batch import simulate
+    r = simulate(2, None, None, games, seed, 1, policies="heuristic,random", keep_records=True).records
+    return [(int(w), int(t), int(d)) for w, t, d in zip(r["winner"], r["turns"], r["decisions"])]
+
+
 GAMES = [GameBench("bethel_woods", "random", _bw_simulate, _bw_reference, _bw_records, 3, _bw_time_same,
                    cli_sig=_bw_cli_sig),
          GameBench("benevolent", "random", _bv_simulate, _bv_reference, _bv_records, 4, _bv_time_same, scale=8,
-                   cli_sig=_bv_cli_sig)]
+                   cli_sig=_bv_cli_sig),
+         GameBench("benevolent", "heuristic", _bv_heuristic_simulate, None, _bv_heuristic_records, 2, scale=40,
+                   cli_sig=_bv_cli_sig, process_rows=False)]
 
 
 def register(bench: GameBench):
@@ -271,7 +289,7 @@ def run(quick=False, progress=None, baseline=None):
             rows.append({"id": f"{b.game}/{b.policy}/speedup_vs_reference", "game": b.game, "policy": b.policy,
                          "engine": "compiled/reference", "threads": 1, "ratio": dt / same,
                          "normalized": dt / same})
-        if not quick:
+        if not quick and b.process_rows:
             rows += _process_rows(b, say, baseline, expected)
     return rows, expected
 

@@ -15,7 +15,8 @@ memory. No policy ever receives the game's chance key.
 
 ``policies.bethel_woods.decide`` and ``policies.benevolent.decide`` hold the dispatchers; this
 module holds the names. Bethel Woods: random, heuristic (plans each turn whole); Benevolent:
-random.
+random, heuristic (searches each turn whole), search (flat Monte Carlo over the heuristic's
+best turn plans).
 """
 from simcore.errors import UserError
 
@@ -25,7 +26,7 @@ GAMES = ("bethel_woods", "benevolent")
 # the policies of each game, by id (the id is the index)
 POLICIES = {
     "bethel_woods": ("random", "heuristic"),
-    "benevolent": ("random",),
+    "benevolent": ("random", "heuristic", "search"),
 }
 RANDOM = 0
 

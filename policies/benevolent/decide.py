@@ -1,26 +1,57 @@
-"""Benevolent: the policy plug point (see policies/__init__.py)."""
+"""Benevolent: the policy plug point (see policies/__init__.py).
+
+Policies by id (the order of policies.POLICIES["benevolent"]):
+    0 random      uniform over the legal actions
+    1 heuristic   searches each turn whole and scores its ends with a linear evaluation
+                  (policies/benevolent/heuristic.py; theta = its named weights)
+    2 search      flat Monte Carlo over the heuristic's best turn plans, the heuristic as rollout
+                  policy (policies/benevolent/search.py; theta = the heuristic's weights, then
+                  budget, candidates, horizon, noise)
+"""
 import numpy as np
 from numba import njit
 
 from ..random import random_action
+from . import heuristic as _h
+from . import search as _s
+from .heuristic import heuristic_action, heuristic_reset
+from .search import search_action, search_reset
 
 RANDOM = 0
-THETA_SIZE = 1   # the widest theta of any Benevolent policy (random has none)
-WS_SIZE = 1      # int32 scratch entries per seat
+HEURISTIC = 1
+SEARCH = 2
+THETA_SIZE = _s.N_THETA   # the widest theta of any Benevolent policy
+WS_SIZE = _s.WS_SIZE      # int32 scratch entries per seat
+# each policy's parameters by name, defaults and bounds (random has none)
+THETA_NAMES = {RANDOM: (), HEURISTIC: _h.THETA_NAMES, SEARCH: _s.THETA_NAMES}
+THETA_DEFAULTS = {RANDOM: np.zeros(0), HEURISTIC: _h.THETA_DEFAULT, SEARCH: _s.THETA_DEFAULT}
+THETA_BOUNDS = {RANDOM: np.zeros((0, 2)), HEURISTIC: _h.THETA_BOUNDS, SEARCH: _s.THETA_BOUNDS}
 
 
 def default_theta(policy_id: int) -> np.ndarray:
     """The policy's default parameter vector, padded to THETA_SIZE."""
-    return np.zeros(THETA_SIZE, dtype=np.float64)
+    theta = np.zeros(THETA_SIZE, dtype=np.float64)
+    d = THETA_DEFAULTS.get(int(policy_id), np.zeros(0))
+    theta[:len(d)] = d
+    return theta
 
 
 @njit(cache=True, _nrt=False)
 def decide(policy_id, s, p, theta, seat, acts, n, key, ws):
     """The action of policy `policy_id` for `seat` among acts[:n]."""
+    if policy_id == HEURISTIC:
+        return heuristic_action(s, p, theta, seat, acts, n, key, ws)
+    if policy_id == SEARCH:
+        return search_action(s, p, theta, seat, acts, n, key, ws)
     return random_action(acts, n, key)
 
 
 @njit(cache=True, _nrt=False)
 def reset(policy_id, theta, seat, ws):
     """Forget everything of the previous game (a new game starts)."""
-    ws[:] = 0
+    if policy_id == HEURISTIC:
+        heuristic_reset(ws)
+    elif policy_id == SEARCH:
+        search_reset(ws)
+    else:
+        ws[0] = 0

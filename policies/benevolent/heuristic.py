@@ -1,0 +1,613 @@
+"""Benevolent: a compiled whole-turn heuristic.
+
+At the start of its turn (or whenever the position is not the one its plan expects) the policy
+searches the rest of its turn depth first on copies of the position, stepped with the engine's own
+``apply``, and scores every end of the turn with ``evaluate``; it then plays the best plan's steps
+one decision at a time. Benevolent has no chance step after setup (engine.py: the forest and the
+Secret tiles are dealt face up), so every action's outcome is exact: this is a lookahead over all
+of the turn's decisions (movement, action, Secrets, repeats, whom to take a gift from), not just
+one step.
+
+Canonical choices keep the tree small:
+- single-use Secrets are resolved only after the movement (in the action window or after the
+  action), never before it (what they give does not depend on it, except the leaves of "gain
+  Clover", which the action window still sees); within one window in ascending order of the
+  Secret (the order of two Secrets in a row rarely matters);
+- at most MAX_LEAVES ends of the turn are scored (the best so far is played when it is reached).
+
+``evaluate`` scores a position for one seat: a linear function of the features THETA_NAMES for
+that seat, minus ``opp_scale`` times the same function for the strongest opponent, minus extra
+terms for the opponents' next turn (the gifts they can reach; one of them able to win), and a
+large bonus for a win. The features of a player:
+- gift kinds held (five win);
+- eta, the tempo: the estimated turns to receive every missing kind, each by its quickest route
+  (``route_turns``: a single-use Secret held, the Meadow or the Nest, the Stone Altar with the
+  turns of gathering for its price, the Pond's sleeps along the Dream Path, the Ring of Stones
+  from a spare token of a lower kind);
+- spare tokens of the four lower kinds (what the Ring of Stones and the exchange tiles turn into
+  the next kind, and what stays when an opponent takes one from an empty stack);
+- leaves (to 12, then beyond);
+- single-use and permanent Secrets held;
+- reach: missing kinds the player could receive on their next turn with one movement and one hex
+  action, paying for every Footstep on the hex (so a Footstep of ours on the hex an opponent needs
+  makes it dearer: denial), a Secret taken at a Wooden Table and the single-use Secrets held
+  included; and whether that completes the five kinds (a win on the next turn);
+- vulnerable kinds: held once while the stack is empty and an opponent misses it (they would take
+  it from us).
+
+Ties go to the first plan found, so the policy is deterministic and never uses its key; the
+search policy (search.py) runs the same turn search with noise added to the scores, drawn from its
+own key.
+
+Workspace: ``ws`` is an int32 array of WS_SIZE entries per seat (the plan, the depth-first
+search's positions and legal lists, the best candidates); nothing is allocated in a decision.
+"""
+import numpy as np
+from numba import njit
+
+from simcore.benevolent import engine as E
+from simcore.benevolent.actions import (
+    A_DECLINE, A_END_TURN, A_SECRET, N_ACTIONS, OUT_WIN, PH_ACTION, PH_END, PH_MOVE, PH_TERMINAL,
+)
+from simcore.benevolent.rules import (
+    ALTAR, CRYSTAL_SECRET_PRICE, MEADOW, NEST, P_ARROWS, P_EXCH, P_N_ARROWS, PERMANENT_DISCOUNT, PM_DISCOUNT,
+    PM_NO_GRAY, PM_TWO_ON_HEX, PM_UNCONNECTED, POND, RESOLVE_PURCHASE_DISCOUNT, RING, SU_CRYSTAL3, SU_EXCH1, SU_EXCH3,
+    SU_EXCHANGE, SU_GAIN_CLOVER, SU_GAIN_FEATHER, SU_PURCHASE, SU_SLEEP, TABLE,
+)
+from simcore.rng import draw
+
+# ---- the evaluation's weights ---------------------------------------------------------------------
+THETA_NAMES = (
+    "kinds",          # gift kinds held (five win)
+    "eta",            # estimated turns to receive every missing kind (route_turns, summed)
+    "leaves",         # leaves held, up to 12
+    "leaves_extra",   # leaves beyond 12
+    "spare",          # spare tokens of Clover..Amber (count - 1 each), at most 4 counted
+    "single",         # single-use Secrets held
+    "permanent",      # permanent Secrets held
+    "reach",          # missing kinds reachable on the next turn (one hex action + Secrets), at most 2
+    "win_next",       # the reach completes the five kinds: a win on the next turn
+    "vulnerable",     # kinds held once, the stack empty, an opponent missing it
+    "opp_scale",      # weight of the strongest opponent's evaluation (subtracted)
+    "opp_reach",      # extra weight of the gifts the opponents can reach next (subtracted)
+    "opp_win_next",   # an opponent can win on their next turn (subtracted)
+)
+THETA_DEFAULT = np.array([
+    10.0, -4.0, 0.3, 0.05, 0.5, 1.0, 1.0, 2.0, 8.0, -2.0, 1.0, 2.0, 30.0,
+])
+THETA_BOUNDS = np.array([
+    [0.0, 30.0], [-15.0, 0.0], [0.0, 2.0], [0.0, 1.0], [0.0, 5.0], [0.0, 5.0], [0.0, 5.0], [0.0, 10.0],
+    [0.0, 30.0], [-10.0, 0.0], [0.0, 2.0], [0.0, 10.0], [0.0, 100.0],
+])
+(T_KINDS, T_ETA, T_LEAVES, T_LEAVES_X, T_SPARE, T_SINGLE, T_PERM, T_REACH, T_WIN_NEXT, T_VULN, T_OPP_SCALE,
+ T_OPP_REACH, T_OPP_WIN) = range(len(THETA_NAMES))
+N_THETA = len(THETA_NAMES)
+assert len(THETA_DEFAULT) == len(THETA_NAMES) == len(THETA_BOUNDS)
+
+WIN_SCORE = 100_000.0   # a won position (kept within int32 after SCORE_SCALE)
+LEAF_CAP = 12           # leaves beyond the dearest gift's price count at "leaves_extra"
+SPARE_CAP = 4
+REACH_CAP = 2
+DEPTH_MAX = 24          # decisions in one turn's plan (movement, Secrets, action, repeats, end)
+MAX_LEAVES = 3000       # ends of the turn scored in one search at most
+K_MAX = 8               # candidate plans kept (the search policy's candidates)
+SCORE_SCALE = 1000.0    # candidate scores are kept as integers (ws is int32)
+NEG_INF_Q = -2_000_000_000
+
+# ---- workspace layout (int32) ---------------------------------------------------------------------
+S_SIZE = E.S_SIZE
+W_VALID = 0       # a plan is stored
+W_PLAN_N = 1      # its length
+W_PLAN_I = 2      # the next step to play
+W_TURN = 3        # the turn it was made for
+W_DEC0 = 4        # s[ST_DECISIONS] when its first step was played
+W_NLEAF = 5       # ends of the turn scored by the last search
+W_NSEARCH = 6     # statistics: searches made (wraps around)
+W_CN = 7          # candidates kept
+W_PLAN = 8                              # DEPTH_MAX: the plan
+W_PATH = W_PLAN + DEPTH_MAX             # DEPTH_MAX: the path being searched
+W_IT = W_PATH + DEPTH_MAX               # DEPTH_MAX + 1: child iterator per depth
+W_NA = W_IT + DEPTH_MAX + 1             # DEPTH_MAX + 1: legal actions per depth
+W_MINSEC = W_NA + DEPTH_MAX + 1         # DEPTH_MAX + 1: the lowest Secret that may be resolved next
+W_CSC = W_MINSEC + DEPTH_MAX + 1        # K_MAX: candidate scores (x SCORE_SCALE), best first
+W_CPL = W_CSC + K_MAX                   # K_MAX: their plan lengths
+W_CPATH = W_CPL + K_MAX                 # K_MAX * DEPTH_MAX: their plans
+W_ACTS = W_CPATH + K_MAX * DEPTH_MAX    # (DEPTH_MAX + 1) * N_ACTIONS: legal lists per depth
+W_SLOT = W_ACTS + (DEPTH_MAX + 1) * N_ACTIONS   # (DEPTH_MAX + 1) * S_SIZE: positions per depth
+WS_SIZE = W_SLOT + (DEPTH_MAX + 1) * S_SIZE
+
+_S11 = np.uint64(11)
+_INV53 = 1.0 / 9007199254740992.0
+
+
+@njit(cache=True, _nrt=False)
+def heuristic_reset(ws):
+    ws[W_VALID] = 0
+    ws[W_PLAN_N] = 0
+    ws[W_PLAN_I] = 0
+    ws[W_TURN] = -1
+
+
+@njit(cache=True, _nrt=False)
+def _copy(dst, src):
+    for i in range(S_SIZE):
+        dst[i] = src[i]
+
+
+@njit(cache=True, _nrt=False)
+def _contains(acts, n, a):
+    for i in range(n):
+        if acts[i] == a:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _popcount(m):
+    c = 0
+    while m:
+        m &= m - 1
+        c += 1
+    return c
+
+
+@njit(cache=True, _nrt=False)
+def _uniform(key, i):
+    """A uniform float in [0, 1) from number i of the stream `key`."""
+    return np.float64(draw(key, i) >> _S11) * _INV53
+
+
+# ---- the evaluation --------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def _obtainable_mask(s, x):
+    m = 0
+    for g in range(5):
+        if E.obtainable(s, x, g):
+            m |= 1 << g
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def _arrow_gifts(p, pos):
+    """Gifts on the Dream Path's arrows leaving position pos (bitmask)."""
+    m = 0
+    for k in range(p[P_N_ARROWS]):
+        if p[P_ARROWS + 3 * k] == pos:
+            g = p[P_ARROWS + 3 * k + 2]
+            if g >= 0:
+                m |= 1 << g
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def feet_packed(s, q):
+    """Player q's forest Footsteps per hex, packed 3 bits a hex (the same whatever the order of
+    the Footstep slots)."""
+    m = 0
+    for i in range(4):
+        f = s[E.pl(q) + E.L_FOOT + i]
+        if f >= 0:
+            m += 1 << (3 * f)
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def all_feet_packed(s):
+    m = 0
+    for q in range(s[E.NP]):
+        m += feet_packed(s, q)
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def _hex_reach(s, p, x, lv, allfeet):
+    """Gifts x could receive on its next turn with one movement and that hex's action (paying for
+    the Footsteps there), a single-use Secret taken at a Wooden Table and resolved at once
+    included; an exchange counts only when a spare token is given."""
+    b = E.pl(x)
+    occ = E.occupied_mask(s, x)
+    nh = s[E.N_HEX]
+    allh = (1 << nh) - 1
+    if occ == 0 or E.perm(s, x, PM_UNCONNECTED):
+        dest = allh
+    else:
+        dest = 0
+        for h in range(nh):
+            if occ & (1 << h):
+                dest |= s[E.HEX_ADJ + h]
+        dest &= allh
+    if not E.perm(s, x, PM_TWO_ON_HEX):
+        dest &= ~occ
+    gm = 0
+    pos = s[b + E.L_DREAM]
+    others = allfeet - feet_packed(s, x)
+    no_gray = E.perm(s, x, PM_NO_GRAY)
+    for h in range(nh):
+        if not dest & (1 << h):
+            continue
+        cost = (others >> (3 * h)) & 7   # E.footstep_cost, from the packed counts
+        if s[E.HEX_GRAY + h] == 1 and not no_gray:
+            cost += 1
+        if lv < cost:
+            continue
+        t = s[E.HEX_TYPE + h]
+        if t == ALTAR:
+            for g in range(5):
+                if lv >= cost + E.price(s, p, x, g, 0):
+                    gm |= 1 << g
+        elif t == MEADOW:
+            gm |= 1
+        elif t == NEST:
+            gm |= 2
+        elif t == POND:
+            gm |= _arrow_gifts(p, pos)
+        elif t == RING:
+            for g in range(4):
+                if s[b + E.L_GIFTS + g] > 1:
+                    gm |= 1 << (g + 1)
+        elif t == TABLE:
+            # a single-use Secret taken here can be resolved at once
+            for i in range(9):
+                if s[E.SLOT_SIDE + i] == 0 and E.slot_available(s, i):
+                    gm |= _one_secret_gifts(s, p, x, s[E.SLOT_TILE + i], lv - cost)
+    return gm
+
+
+@njit(cache=True, _nrt=False)
+def _one_secret_gifts(s, p, x, k, lv):
+    """Gifts single-use Secret k could give x now (bitmask)."""
+    b = E.pl(x)
+    m = 0
+    if k == SU_GAIN_FEATHER:
+        m = 2
+    elif k == SU_GAIN_CLOVER:
+        m = 1
+    elif SU_EXCH1 <= k <= SU_EXCH3:
+        e = P_EXCH + 3 * (k - SU_EXCH1)
+        ga = p[e]
+        gb = p[e + 1]
+        if ga == gb:
+            ok = s[b + E.L_GIFTS + ga] >= 2
+        else:
+            ok = s[b + E.L_GIFTS + ga] >= 1 and s[b + E.L_GIFTS + gb] >= 1
+        if ok:
+            m = 1 << p[e + 2]
+    elif k == SU_CRYSTAL3:
+        c = CRYSTAL_SECRET_PRICE - (PERMANENT_DISCOUNT if E.perm(s, x, PM_DISCOUNT) else 0)
+        if lv >= c:
+            m = 4
+    elif k == SU_SLEEP:
+        m = _arrow_gifts(p, s[b + E.L_DREAM])
+    elif k == SU_EXCHANGE:
+        for g in range(4):
+            if s[b + E.L_GIFTS + g] > 1:
+                m |= 1 << (g + 1)
+    elif k == SU_PURCHASE:
+        for g in range(5):
+            if lv >= E.price(s, p, x, g, RESOLVE_PURCHASE_DISCOUNT):
+                m |= 1 << g
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def _secret_gifts(s, p, x, lv):
+    """Gifts x's single-use Secrets could give (each Secret one gift), and how many Secrets give
+    one: (mask, count)."""
+    b = E.pl(x)
+    gm = 0
+    cnt = 0
+    for k in range(9):
+        if s[b + E.L_SINGLE + k] == 1:
+            m = _one_secret_gifts(s, p, x, k, lv)
+            if m != 0:
+                gm |= m
+                cnt += 1
+    return gm, cnt
+
+
+@njit(cache=True, _nrt=False)
+def _pond_turns(p, pos):
+    """Sleeps (Pond visits) needed from Dream Path position pos to receive each gift, packed 4 bits
+    a gift (0: not within 4 sleeps)."""
+    seen = 1 << pos
+    frontier = seen
+    found = 0
+    packed = 0
+    for step in range(1, 5):
+        nxt = 0
+        for k in range(p[P_N_ARROWS]):
+            a = p[P_ARROWS + 3 * k]
+            if frontier & (1 << a):
+                g = p[P_ARROWS + 3 * k + 2]
+                if g >= 0 and not found & (1 << g):
+                    found |= 1 << g
+                    packed |= step << (4 * g)
+                bb = p[P_ARROWS + 3 * k + 1]
+                if not seen & (1 << bb):
+                    nxt |= 1 << bb
+        seen |= nxt
+        frontier = nxt
+    return packed
+
+
+@njit(cache=True, _nrt=False)
+def route_turns(s, p, x, g, lv, types, pond, secret_mask):
+    """Estimated turns for x to receive gift g by its quickest route, one hex action a turn: a
+    single-use Secret that gives it (0.5), the Meadow or the Nest (1), the Stone Altar (1 plus the
+    turns of gathering 2 leaves for the price), the Pond (the sleeps along the Dream Path), the
+    Ring of Stones from a spare token of a lower kind (one exchange a kind). `types`: the hex types
+    in the forest (bitmask); `pond`: _pond_turns of x's position."""
+    if secret_mask & (1 << g):
+        return 0.5
+    b = E.pl(x)
+    r = 1.0e9
+    if types & (1 << ALTAR):
+        c = E.price(s, p, x, g, 0)
+        short = c - lv
+        r = 1.0 + (0.0 if short <= 0 else np.float64((short + 1) // 2))
+    if (g == 0 and types & (1 << MEADOW)) or (g == 1 and types & (1 << NEST)):
+        r = 1.0
+    if types & (1 << POND):
+        k = (pond >> (4 * g)) & 15
+        if k > 0 and k < r:
+            r = np.float64(k)
+    if types & (1 << RING):
+        for h in range(g):
+            if s[b + E.L_GIFTS + h] > 1 and g - h < r:
+                r = np.float64(g - h)
+    return r
+
+
+@njit(cache=True, _nrt=False)
+def player_value(s, p, theta, x, types, allfeet):
+    """The linear evaluation of player x's own prospects; also (reach, can win next turn).
+    `types`: the hex types in the forest (bitmask); `allfeet`: all_feet_packed(s)."""
+    b = E.pl(x)
+    lv = s[b + E.L_LEAVES]
+    miss = 0
+    kinds = 0
+    spare = 0
+    for g in range(5):
+        c = s[b + E.L_GIFTS + g]
+        if c > 0:
+            kinds += 1
+        else:
+            miss |= 1 << g
+        if g < 4 and c > 1:
+            spare += c - 1
+    v = theta[T_KINDS] * kinds
+    v += theta[T_SPARE] * min(spare, SPARE_CAP)
+    v += theta[T_LEAVES] * min(lv, LEAF_CAP) + theta[T_LEAVES_X] * max(lv - LEAF_CAP, 0)
+    n_single = 0
+    n_perm = 0
+    for k in range(9):
+        n_single += s[b + E.L_SINGLE + k]
+        n_perm += s[b + E.L_PERM + k]
+    v += theta[T_SINGLE] * n_single + theta[T_PERM] * n_perm
+    want = miss & _obtainable_mask(s, x)
+    hm = _hex_reach(s, p, x, lv, allfeet) & want
+    sm, scnt = _secret_gifts(s, p, x, lv)
+    sm &= want
+    reach = _popcount(hm | sm)
+    v += theta[T_REACH] * min(reach, REACH_CAP)
+    n_miss = _popcount(miss)
+    win_next = n_miss > 0 and (miss & ~(hm | sm)) == 0 and n_miss <= (1 if hm else 0) + min(scnt, _popcount(sm))
+    if win_next:
+        v += theta[T_WIN_NEXT]
+    eta = 0.0
+    pond = _pond_turns(p, s[b + E.L_DREAM])
+    for g in range(5):
+        if miss & (1 << g):
+            eta += route_turns(s, p, x, g, lv, types, pond, sm)
+    v += theta[T_ETA] * eta
+    vuln = 0
+    for g in range(5):
+        if s[b + E.L_GIFTS + g] == 1 and s[E.POOL + g] == 0:
+            for o in range(s[E.NP]):
+                if o != x and s[E.pl(o) + E.L_GIFTS + g] == 0:
+                    vuln += 1
+                    break
+    v += theta[T_VULN] * vuln
+    return v, reach, win_next
+
+
+@njit(cache=True, _nrt=False)
+def hex_types(s):
+    m = 0
+    for h in range(s[E.N_HEX]):
+        m |= 1 << s[E.HEX_TYPE + h]
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def evaluate(s, p, theta, me):
+    """The score of position s for seat `me` (higher is better)."""
+    if s[E.PHASE] == PH_TERMINAL and s[E.OUTCOME] == OUT_WIN:
+        return WIN_SCORE if s[E.WINNER] == me else -WIN_SCORE
+    types = hex_types(s)
+    allfeet = all_feet_packed(s)
+    v, _, _ = player_value(s, p, theta, me, types, allfeet)
+    best_o = -1e300
+    opp_reach = 0
+    opp_win = False
+    for o in range(s[E.NP]):
+        if o == me:
+            continue
+        vo, ro, wo = player_value(s, p, theta, o, types, allfeet)
+        if vo > best_o:
+            best_o = vo
+        opp_reach = max(opp_reach, min(ro, REACH_CAP))
+        opp_win = opp_win or wo
+    v -= theta[T_OPP_SCALE] * best_o + theta[T_OPP_REACH] * opp_reach
+    if opp_win:
+        v -= theta[T_OPP_WIN]
+    return v
+
+
+# ---- the turn search --------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def _gen(st, p, acts, minsec):
+    """The actions the search tries at st: the legal ones, without Secrets before the movement
+    (unless nothing else is legal) and Secrets below `minsec`."""
+    n = E.legal_actions(st, p, acts)
+    ph = st[E.PHASE]
+    m = 0
+    for i in range(n):
+        a = acts[i]
+        if A_SECRET <= a < A_DECLINE:
+            if ph == PH_MOVE or a - A_SECRET < minsec:
+                continue
+        acts[m] = a
+        m += 1
+    if m == 0:   # (never with the rules as coded: movement is always possible)
+        m = E.legal_actions(st, p, acts)
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def _holds_single(s, q):
+    b = E.pl(q)
+    for k in range(9):
+        if s[b + E.L_SINGLE + k] == 1:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def _offer(ws, plen, sc, k_keep):
+    """Keep the plan ws[W_PATH:W_PATH+plen] with score sc among the k_keep best (best first;
+    among equal scores the first found stays first)."""
+    cn = ws[W_CN]
+    pos = cn
+    while pos > 0 and ws[W_CSC + pos - 1] < sc:
+        pos -= 1
+    if pos >= k_keep:
+        return
+    last = cn if cn < k_keep else k_keep - 1
+    for j in range(last, pos, -1):
+        ws[W_CSC + j] = ws[W_CSC + j - 1]
+        ws[W_CPL + j] = ws[W_CPL + j - 1]
+        for i in range(ws[W_CPL + j]):
+            ws[W_CPATH + j * DEPTH_MAX + i] = ws[W_CPATH + (j - 1) * DEPTH_MAX + i]
+    ws[W_CSC + pos] = sc
+    ws[W_CPL + pos] = plen
+    for i in range(plen):
+        ws[W_CPATH + pos * DEPTH_MAX + i] = ws[W_PATH + i]
+    if cn < k_keep:
+        ws[W_CN] = cn + 1
+
+
+@njit(cache=True, _nrt=False)
+def _quant(x):
+    y = x * SCORE_SCALE
+    if y > 2.0e9:
+        return 2_000_000_000
+    if y < -2.0e9:
+        return -2_000_000_000
+    return np.int32(np.floor(y + 0.5))
+
+
+@njit(cache=True, _nrt=False)
+def search_turn(s, p, theta, me, ws, k_keep, noise, key):
+    """Search the rest of `me`'s turn from s depth first; keep the k_keep best plans in ws
+    (W_CN of them, best first). Each end of the turn is scored by `evaluate`, plus noise * U[0,1)
+    drawn from `key` (number i for the i-th end scored) when noise > 0. Returns W_CN."""
+    ws[W_NSEARCH] = (ws[W_NSEARCH] + 1) & 0x3FFFFFFF
+    ws[W_CN] = 0
+    turn0 = s[E.TURN]
+    root = ws[W_SLOT: W_SLOT + S_SIZE]
+    _copy(root, s)
+    ws[W_MINSEC] = 0
+    ws[W_IT] = 0
+    ws[W_NA] = _gen(root, p, ws[W_ACTS: W_ACTS + N_ACTIONS], 0)
+    d = 0
+    leaves = 0
+    while d >= 0 and leaves < MAX_LEAVES:
+        it = ws[W_IT + d]
+        if it >= ws[W_NA + d]:
+            d -= 1
+            continue
+        ws[W_IT + d] = it + 1
+        a = ws[W_ACTS + d * N_ACTIONS + it]
+        node = ws[W_SLOT + d * S_SIZE: W_SLOT + (d + 1) * S_SIZE]
+        child = ws[W_SLOT + (d + 1) * S_SIZE: W_SLOT + (d + 2) * S_SIZE]
+        _copy(child, node)
+        ph = node[E.PHASE]
+        E.apply(child, p, a)
+        ws[W_PATH + d] = a
+        plen = d + 1
+        if child[E.PHASE] == PH_END and d + 2 <= DEPTH_MAX and not _holds_single(child, me):
+            # after the action with no single-use Secret: `end turn` is the only choice
+            E.apply(child, p, A_END_TURN)
+            ws[W_PATH + d + 1] = A_END_TURN
+            plen = d + 2
+        if child[E.PHASE] == PH_TERMINAL or child[E.TURN] != turn0:
+            sc = evaluate(child, p, theta, me)
+            if noise > 0.0:
+                sc += noise * _uniform(key, leaves)
+            leaves += 1
+            _offer(ws, plen, _quant(sc), k_keep)
+            continue
+        if d + 1 >= DEPTH_MAX:
+            continue   # too long a turn: not scored (never seen with the rules as coded)
+        if A_SECRET <= a < A_DECLINE:
+            ms = a - A_SECRET + 1
+        elif ph == PH_MOVE or ph == PH_ACTION:
+            ms = 0     # a new window (the action, or after it): any Secret again
+        else:
+            ms = ws[W_MINSEC + d]
+        d += 1
+        ws[W_MINSEC + d] = ms
+        ws[W_IT + d] = 0
+        ws[W_NA + d] = _gen(child, p, ws[W_ACTS + d * N_ACTIONS: W_ACTS + (d + 1) * N_ACTIONS], ms)
+    ws[W_NLEAF] = leaves
+    return ws[W_CN]
+
+
+@njit(cache=True, _nrt=False)
+def store_plan(s, ws, c):
+    """Make candidate c the plan to play from s."""
+    n = ws[W_CPL + c]
+    for i in range(n):
+        ws[W_PLAN + i] = ws[W_CPATH + c * DEPTH_MAX + i]
+    ws[W_PLAN_N] = n
+    ws[W_PLAN_I] = 0
+    ws[W_TURN] = s[E.TURN]
+    ws[W_DEC0] = s[E.ST_DECISIONS]
+    ws[W_VALID] = 1
+
+
+@njit(cache=True, _nrt=False)
+def planned_action(s, seat, acts, n, ws):
+    """The next step of the stored plan if the position is the one it expects, else -1."""
+    if ws[W_VALID] == 1 and ws[W_TURN] == s[E.TURN] and s[E.CUR] == seat:
+        i = ws[W_PLAN_I]
+        if i < ws[W_PLAN_N] and s[E.ST_DECISIONS] == ws[W_DEC0] + i:
+            a = ws[W_PLAN + i]
+            if _contains(acts, n, a):
+                ws[W_PLAN_I] = i + 1
+                return a
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def play_plan(ws, c):
+    """The first step of candidate c once stored (store_plan): marks it played."""
+    ws[W_PLAN_I] = 1
+    return ws[W_PLAN]
+
+
+@njit(cache=True, _nrt=False)
+def heuristic_action(s, p, theta, seat, acts, n, key, ws):
+    """The decision of `seat` at s (acts[:n] legal, ascending). `key` is unused (ties go to the
+    first plan found). ws: this seat's int32 workspace of WS_SIZE entries."""
+    a = planned_action(s, seat, acts, n, ws)
+    if a >= 0:
+        return a
+    if search_turn(s, p, theta, seat, ws, 1, 0.0, key) > 0:
+        store_plan(s, ws, 0)
+        a = play_plan(ws, 0)
+        if _contains(acts, n, a):
+            return a
+    ws[W_VALID] = 0
+    return acts[0]
