@@ -177,6 +177,28 @@ def test_long_group(value, last):
     assert b.d["turn_state"]["last_machine"] == last
 
 
+# ---- switch rone_cost ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("value", SWITCHES["rone_cost"])
+def test_rone_cost(value):
+    # two Digital tokens: "any 2 different Knowledge" as two types forbids them; as any two allows
+    b = Both(scenario(characters=("Rone", "Nova"), knowledge={0: mal(2, "Digital", 2)}), rules_with(rone_cost=value))
+    rone = [a for a in b.legal() if a.startswith("Rone")]
+    if value == "different_types":
+        assert rone == []
+    else:
+        assert len(rone) == 36   # every (machine, pair) action, each paying any 2 tokens
+        b.do("Rone protect Machine 4 paying Mechanical+Electrical", "pay M2 Digital", "pay M2 Digital")
+        assert b.d["turn_state"]["rone_protects"] == 4 and b.d["knowledge"][0] == {}
+
+
+@pytest.mark.parametrize("value", SWITCHES["rone_cost"])
+def test_rone_cost_same_with_two_types(value):
+    b = Both(scenario(characters=("Rone", "Nova"), knowledge={0: [(1, "Mechanical"), (2, "Digital")]}),
+             rules_with(rone_cost=value))
+    b.do("Rone protect Machine 2 paying Mechanical+Digital", "pay M1 Mechanical", "pay M2 Digital")
+    assert b.d["turn_state"]["rone_protects"] == 2 and b.d["knowledge"][0] == {}
+
+
 # ---- rules files -------------------------------------------------------------------------------------------
 def test_switches_in_a_rules_file(tmp_path):
     f = tmp_path / "r.toml"

@@ -48,7 +48,7 @@ from .rules import (
     E_ABILITY, E_CONSTRUCT, E_EXTRA, E_LIMIT6, E_REDIRECT, E_UNCOVER, FARE, FENN, HARRIS, JUNAS,
     LINNY, MAX_PLAYERS, N_CHARACTERS, N_EFFECTS, N_KINDS, N_MACHINES, N_SECTIONS, N_SPIES, N_TYPES, NOVA,
     P_CRIT_ABOVE, P_CRIT_LIMIT, P_LIMIT, P_MACHINE_TYPES, P_MALF_COUNTS, P_MALF_TOTAL, P_OPENING, P_PER_TURN,
-    P_SECTION_TYPES, P_SW_FOUR, P_SW_RONE, P_SW_WINDOW, P_SW_WRAP, RONE, VIOLET, VIOLET_REDUCTION,
+    P_SECTION_TYPES, P_SW_FOUR, P_SW_RONE, P_SW_RONE_COST, P_SW_WINDOW, P_SW_WRAP, RONE, VIOLET, VIOLET_REDUCTION,
 )
 
 # ---- state layout: s is int32[S_SIZE] ---------------------------------------------------------
@@ -597,6 +597,11 @@ def _ability_mask(s, p, acts, n):
         for t in range(N_TYPES):
             if can_pay(have, _need1(t, VIOLET_REDUCTION), tax, 0):
                 n = _add(acts, n, A_VIOLET + t)
+    elif p[P_SW_RONE_COST] == 1:  # RONE, switch rone_cost "any_two": every pair action pays any 2
+        if total >= 2 + tax:
+            for m in range(N_MACHINES):
+                for i in range(N_TYPE_PAIRS):
+                    n = _add(acts, n, A_RONE + 6 * m + i)
     else:  # RONE: action 152 + 6m + pair, listed in ascending order
         ok = (can_pay(have, _need2(0, 1), tax, 0), can_pay(have, _need2(0, 2), tax, 0),
               can_pay(have, _need2(0, 3), tax, 0), can_pay(have, _need2(1, 2), tax, 0),
@@ -890,9 +895,12 @@ def apply(s, p, a):
             i = a - A_RONE
             m = i // 6
             pair = i % N_TYPE_PAIRS
-            t1 = 0 if pair < 3 else (1 if pair < 5 else 2)
-            t2 = (1, 2, 3, 2, 3, 3)[pair]
-            _start_payment(s, p, cur, _need2(t1, t2), tax, 0, -1, C_RONE, m, -1)
+            if p[P_SW_RONE_COST] == 1:  # switch rone_cost "any_two"
+                _start_payment(s, p, cur, (0, 0, 0, 0), 2 + tax, 0, -1, C_RONE, m, -1)
+            else:
+                t1 = 0 if pair < 3 else (1 if pair < 5 else 2)
+                t2 = (1, 2, 3, 2, 3, 3)[pair]
+                _start_payment(s, p, cur, _need2(t1, t2), tax, 0, -1, C_RONE, m, -1)
 
 
 # ---- chance ------------------------------------------------------------------------------------------------

@@ -423,6 +423,13 @@ class ReferenceGame:
                 pay = Payment(q, need, any_n=tax, then="violet")
                 if self.can_afford(q, pay):
                     opts.append((A_VIOLET + t, pay))
+        elif who == "Rone" and self.rules.switch("rone_cost") == "any_two":
+            # "any 2 different Knowledge" read as any 2 tokens: every pair action pays any 2
+            if sum(have) >= 2 + tax:
+                for m in range(6):
+                    for i in range(len(TYPE_PAIRS)):
+                        opts.append((A_RONE + 6 * m + i, Payment(q, [0, 0, 0, 0], any_n=2 + tax, then="rone",
+                                                                 args=[m, -1])))
         elif who == "Rone":
             for i, (t1, t2) in enumerate(TYPE_PAIRS):
                 need = [1 if u in (t1, t2) else 0 for u in range(4)]

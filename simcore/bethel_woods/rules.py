@@ -89,6 +89,7 @@ P_SW_RONE = 54           # switch rone_redirect: 0 discard, 1 place
 P_SW_FOUR = 55           # switch four_critical: 0 end_of_turn, 1 immediate
 P_SW_WINDOW = 56         # switch ability_window: 0 any_time, 1 before_after
 P_SW_WRAP = 57           # switch long_group: 0 passes, 1 stops
+P_SW_RONE_COST = 58      # switch rone_cost: 0 different_types, 1 any_two
 N_PARAMS = 60
 
 # ---- SWITCHES: readings of ambiguous rulebook sentences (docs/bethel_woods.md#switches) -------------
@@ -110,8 +111,11 @@ SWITCHES = {
     # a group of more than 6 workers goes on round the ring past its own machine ("passes"); or
     # it stops where it started after 6 drops and the rest are dropped there ("stops").
     "long_group": ("passes", "stops"),
+    # Rone "may discard any 2 different Knowledge": 2 tokens of two different types; or any 2
+    # tokens ("any_two"; then every `Rone protect Machine m paying A+B` action pays any 2 tokens).
+    "rone_cost": ("different_types", "any_two"),
 }
-SWITCH_PARAMS = (P_SW_RONE, P_SW_FOUR, P_SW_WINDOW, P_SW_WRAP)
+SWITCH_PARAMS = (P_SW_RONE, P_SW_FOUR, P_SW_WINDOW, P_SW_WRAP, P_SW_RONE_COST)
 
 
 
