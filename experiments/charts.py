@@ -590,7 +590,11 @@ def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
                  else "Benevolent: how much each reading moves the largest seat gap")
     interval = ("paired 95% intervals (Wald on per-game differences)" if game == "bethel_woods"
                 else "paired 95% bootstrap intervals")
+    per = df.groupby(facet)["games"].first()
+    played = int(per.sum() * (len(order) + 1))   # every variant's arm and the defaults' once per panel
+    each = (f"{_n(per.min())} games per arm and panel" if per.min() == per.max()
+            else f"{_n(per.min())} to {_n(per.max())} games per arm and panel")
     note = (f"{_policy_phrase(df['policy'])}. Variant minus default {metric}, in percentage points, on "
-            f"common seeds (seed {int(df['seed'].iloc[0])}): {_games_phrase(df['games'], 'arm and panel')}; "
+            f"common seeds (seed {int(df['seed'].iloc[0])}): {each}, {_n(played)} games in all; "
             f"lines: {interval}; filled dots: the interval excludes 0.")
     return _finish(fig, out, title, note, legend=(handles, [h.get_label() for h in handles], 2))

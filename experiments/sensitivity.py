@@ -13,7 +13,13 @@ keyed by event), and the comparison is paired. Only the rules differ between the
   (scipy.stats.bootstrap, paired=True: the same games resampled in both arms).
 
 It returns one row per (variant, setup), sorted by the size of the effect (|diff|, largest
-first). The signature (game, games, seed, policy, threads) is the one a study can call.
+first), with the counts it rests on (wins, or seat wins and timeouts, of both arms). The
+signature (game, games, seed, policy, threads) is the one a study can call.
+
+Each arm is the arena's cell ``arena.units.Cell(game, players, spies, policies=(policy,),
+rules=..., seed=seed)`` (the two differ only in ``rules``); it is played through the batch
+runner with per-game records (``simulate(..., keep_records=True)``), since a paired interval needs
+the per-game outcomes, and its counts are exactly ``run_unit(cell, 0, games)``'s (tested).
 """
 from __future__ import annotations
 
@@ -86,6 +92,9 @@ def sensitivity(game: str, games: int = 2000, seed: int = 7, policy: str | None 
         df = _bw(vs, games, seed, policy, threads, progress)
     else:
         df = _bv(vs, games, seed, policy, threads, progress)
+    if game == "bethel_woods":
+        from .stats import adjust_pvalues
+        df["p_holm"] = adjust_pvalues(df["pvalue"].to_numpy(), "holm")   # over every row of the table
     df["abs_diff"] = df["diff"].abs()
     df = df.sort_values(["abs_diff", "variant"], ascending=[False, True], kind="stable")
     return df.drop(columns="abs_diff").reset_index(drop=True)
@@ -171,11 +180,11 @@ def table_text(df: pd.DataFrame) -> str:
         return "(no rows)"
     game = df["game"].iloc[0]
     head = (f"{'variant':<28} {'kind':<6} {'setup':<9} {'default':>8} {'variant':>8} {'diff':>8}  "
-            f"{'95% CI':<19} {'p' if game == 'bethel_woods' else 'changed':>8}")
+            f"{'95% CI':<19} {'p (Holm)' if game == 'bethel_woods' else 'changed':>8}")
     lines = [head, "-" * len(head)]
     for r in df.itertuples():
         setup = f"{r.spies} spies" if game == "bethel_woods" else f"{r.players} pl."
-        last = f"{r.pvalue:8.3g}" if game == "bethel_woods" else f"{r.changed_games:8d}"
+        last = f"{r.p_holm:8.3g}" if game == "bethel_woods" else f"{r.changed_games:8d}"
         lines.append(f"{r.variant:<28} {r.kind:<6} {setup:<9} {100 * r.default:7.2f}% {100 * r.value:7.2f}% "
                      f"{100 * r.diff:+7.2f}  [{100 * r.ci_low:+6.2f}, {100 * r.ci_high:+6.2f}] {last}")
     return "\n".join(lines)
