@@ -235,3 +235,16 @@ def test_named_alternatives_and_switch_settings():
         load_rules("machines-z")
     with pytest.raises(UserError, match="unknown switch 'bogus'"):
         load_rules("bogus=1")
+
+
+def test_rules_by_name_on_the_command_line(capsys):
+    import json
+
+    from experiments.cli import main
+    code = main(["bethel-woods", "simulate", "--games", "300", "--seed", "3", "--threads", "1", "--json",
+                 "--rules", "machines-b,four_critical=immediate"])
+    out, _ = capsys.readouterr()
+    assert code == 0 and json.loads(out)["rules"] == "machines-b,four_critical=immediate"
+    code = main(["benevolent", "simulate", "--games", "20", "--json", "--rules", "no-such-table"])
+    _, err = capsys.readouterr()
+    assert code == 2 and err.startswith("error: --rules 'no-such-table': no such file") and err.count("\n") == 1
