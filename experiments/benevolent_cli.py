@@ -24,7 +24,9 @@ Players = Annotated[int, typer.Option(help="Number of players, 2 to 4.")]
 Leaves = Annotated[Optional[str], typer.Option(help="Starting leaves by seat, e.g. 1,3,4,5 (default: the rulebook's 1,3,4,5).")]
 Policy = Annotated[str, typer.Option(help=f"Policy for every seat ({', '.join(POLICIES['benevolent'])})." )]
 Policies = Annotated[Optional[str], typer.Option(help="One policy per seat, e.g. random,random,random,random.")]
-RulesFile = Annotated[Optional[Path], typer.Option("--rules", help="TOML rules file overriding the assumptions.")]
+RulesFile = Annotated[Optional[Path], typer.Option("--rules", help=(
+    "TOML rules file overriding the assumptions, or shipped rules by name: alternative data tables and "
+    "switch=value settings, comma-separated (e.g. machines-b,four_critical=immediate; see the game's docs)."))]
 
 
 def summary_dict(s, rules):
@@ -102,3 +104,20 @@ def play(
     end = lines[-1]
     who = f"seat {end['winner'] + 1} wins" if end["outcome"] == "win" else "timeout"
     typer.echo(f"{who} after {end['turns']} turns; {len(lines)} trace lines written to {trace}")
+
+
+@app.command()
+@user_errors
+def sensitivity(
+    games: Annotated[int, typer.Option(help="Games per arm and setup (each variant and the defaults).")] = 20000,
+    seed: Annotated[int, typer.Option(help="Master seed: every variant plays the same seeds as the defaults.")] = 7,
+    policy: Annotated[Optional[str], typer.Option(help="Policy (default: the strongest there is).")] = None,
+    threads: Annotated[Optional[int], typer.Option(help="Worker threads (default: all cores).")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
+    chart: Annotated[Optional[Path], typer.Option(help="Also draw the forest chart here (PNG and SVG).")] = None,
+    csv: Annotated[Optional[Path], typer.Option(help="Also write the rows to this CSV file.")] = None,
+):
+    """How much each rules switch and each alternative data table moves the answer, against the
+    defaults on common seeds, with paired 95% intervals, largest effects first."""
+    from .sensitivity import run_command
+    typer.echo(run_command("benevolent", games, seed, policy, threads, json_out, chart, csv))

@@ -26,7 +26,9 @@ Characters = Annotated[Optional[str], typer.Option(
          "default: dealt at random in every game.")]
 Policy = Annotated[str, typer.Option(help=f"Policy for every seat ({', '.join(POLICIES['bethel_woods'])})." )]
 Seed = Annotated[int, typer.Option(help="Master seed: the same seed gives the same games.")]
-RulesFile = Annotated[Optional[Path], typer.Option("--rules", help="TOML rules file overriding the assumptions.")]
+RulesFile = Annotated[Optional[Path], typer.Option("--rules", help=(
+    "TOML rules file overriding the assumptions, or shipped rules by name: alternative data tables and "
+    "switch=value settings, comma-separated (e.g. machines-b,four_critical=immediate; see the game's docs)."))]
 
 
 def summary_dict(s, rules):
@@ -111,3 +113,20 @@ def play(
     end = lines[-1]
     typer.echo(f"{end['outcome']} after {end['turns']} turns, {end['daydreamer_built']} Daydreamer pieces; "
                f"{len(lines)} trace lines written to {trace}")
+
+
+@app.command()
+@user_errors
+def sensitivity(
+    games: Annotated[int, typer.Option(help="Games per arm and setup (each variant and the defaults).")] = 2000,
+    seed: Annotated[int, typer.Option(help="Master seed: every variant plays the same seeds as the defaults.")] = 7,
+    policy: Annotated[Optional[str], typer.Option(help="Policy (default: the strongest there is).")] = None,
+    threads: Annotated[Optional[int], typer.Option(help="Worker threads (default: all cores).")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
+    chart: Annotated[Optional[Path], typer.Option(help="Also draw the forest chart here (PNG and SVG).")] = None,
+    csv: Annotated[Optional[Path], typer.Option(help="Also write the rows to this CSV file.")] = None,
+):
+    """How much each rules switch and each alternative data table moves the answer, against the
+    defaults on common seeds, with paired 95% intervals, largest effects first."""
+    from .sensitivity import run_command
+    typer.echo(run_command("bethel_woods", games, seed, policy, threads, json_out, chart, csv))

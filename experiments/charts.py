@@ -542,3 +542,59 @@ def handicap_landscape(cands: pd.DataFrame, out, *, policy: str | None = None,
     note = (f"Policy: {policy}. {_games_phrase(per, 'candidate')}. Gap: largest minus smallest "
             "seat win rate, in percentage points (pp); whiskers: its 95% interval.")
     return _finish(fig, out, title, note, legend=(handles, labs, len(labs)))
+
+
+@_styled
+def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
+    """The sensitivity study (experiments/sensitivity.py): for every switch reading and alternative
+    data table, the difference variant - default with its paired 95% interval, one panel per
+    setup (Bethel Woods: spies at setup; Benevolent: players), variants ordered by their largest
+    effect. A dashed line at 0 (no effect); a filled dot where the interval excludes 0.
+
+    df: columns game, variant, kind ("switch" or "table"), players, spies (Bethel Woods), metric,
+    games, diff, ci_low, ci_high, policy, seed (fractions).
+    """
+    _require(df, ["game", "variant", "kind", "players", "metric", "games", "diff", "ci_low", "ci_high",
+                  "policy", "seed"], "df")
+    game = str(df["game"].iloc[0])
+    facet = "spies" if game == "bethel_woods" else "players"
+    setups = sorted(df[facet].unique())
+    order = (df.assign(a=df["diff"].abs()).groupby("variant")["a"].max().sort_values().index.tolist())
+    kinds = df.drop_duplicates("variant").set_index("variant")["kind"]
+    fig, axes = _grid(len(setups), len(setups), 2.15, 0.3 * len(order) + 1.3, sharey=True)
+    y = {v: i for i, v in enumerate(order)}
+    lim = float(max(df["ci_high"].abs().max(), df["ci_low"].abs().max(), 0.005)) * 100 * 1.08
+    for ax, st in zip(axes, setups):
+        d = df[df[facet] == st]
+        ax.axvline(0, color="#555555", lw=1, ls="--", zorder=1)
+        for r in d.itertuples():
+            c = PALETTE[0] if r.kind == "switch" else PALETTE[1]
+            yi = y[r.variant]
+            ax.hlines(yi, 100 * r.ci_low, 100 * r.ci_high, color=c, lw=2, zorder=2)
+            sig = r.ci_low > 0 or r.ci_high < 0
+            ax.scatter([100 * r.diff], [yi], s=30, zorder=3, color=c if sig else "white", edgecolor=c, lw=1.4)
+        ax.set_xlim(-lim, lim)
+        ax.set_title(_spies(st) if facet == "spies" else f"{int(st)} players", fontsize=10.5)
+        ax.set_xlabel("points")
+        ax.grid(axis="y", visible=False)
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4, symmetric=True))
+    axes[0].set_yticks(range(len(order)))
+    axes[0].set_yticklabels([f"{v}" for v in order], fontsize=9)
+    axes[0].set_ylim(-0.7, len(order) - 0.3)
+    from matplotlib.lines import Line2D
+    handles = [Line2D([], [], color=PALETTE[0], marker="o", lw=2, label="rules switch (other reading)"),
+               Line2D([], [], color=PALETTE[1], marker="o", lw=2, label="alternative data table")]
+    metric = str(df["metric"].iloc[0])
+    if title is None:
+        title = ("Bethel Woods: how much each reading moves the win rate (3 players)" if game == "bethel_woods"
+                 else "Benevolent: how much each reading moves the largest seat gap")
+    interval = ("paired 95% intervals (Wald on per-game differences)" if game == "bethel_woods"
+                else "paired 95% bootstrap intervals")
+    per = df.groupby(facet)["games"].first()
+    played = int(per.sum() * (len(order) + 1))   # every variant's arm and the defaults' once per panel
+    each = (f"{_n(per.min())} games per arm and panel" if per.min() == per.max()
+            else f"{_n(per.min())} to {_n(per.max())} games per arm and panel")
+    note = (f"{_policy_phrase(df['policy'])}. Variant minus default {metric}, in percentage points, on "
+            f"common seeds (seed {int(df['seed'].iloc[0])}): {each}, {_n(played)} games in all; "
+            f"lines: {interval}; filled dots: the interval excludes 0.")
+    return _finish(fig, out, title, note, legend=(handles, [h.get_label() for h in handles], 2))

@@ -25,3 +25,55 @@ def read_table(path, table: str) -> dict:
     if not isinstance(t, dict):
         raise RulesError(f"rules file {str(path)!r}: [{table}] must be a table")
     return t
+
+
+def parse_switches(given, spec: dict, table: str) -> tuple:
+    """The value index of every switch in ``spec`` ({name: (allowed values, the default first)}),
+    in spec order, from the ``switches`` table of a rules file (missing: the default).
+
+    An unknown switch or value is a RulesError naming it and what is allowed."""
+    if given is None:
+        given = {}
+    if not isinstance(given, dict):
+        raise RulesError(f"[{table}] switches: expected a table of name = \"value\"; switches: "
+                         f"{', '.join(spec)}")
+    for name in given:
+        if name not in spec:
+            raise RulesError(f"unknown switch {name!r} in [{table}.switches]; allowed: {', '.join(spec)}")
+    out = []
+    for name, values in spec.items():
+        v = given.get(name, values[0])
+        if v not in values:
+            raise RulesError(f"switch {name} = {v!r} in [{table}.switches]; allowed: "
+                             f"{', '.join(repr(x) for x in values)}")
+        out.append(values.index(v))
+    return tuple(out)
+
+
+def spec_mapping(spec: str, table: str, alternatives: dict, switches: dict):
+    """A ``--rules`` value that names shipped rules instead of a file: a comma-separated list of
+    alternative names (``alternatives``: name -> mapping of the [table] keys) and switch settings
+    ``name=value``, applied left to right. None when ``spec`` looks like a file path (it has a
+    ``/`` or ends with ``.toml``, or a file of that name exists)."""
+    import os
+    s = str(spec)
+    if "/" in s or s.endswith(".toml") or os.path.exists(s):
+        return None
+    d: dict = {}
+    for item in s.split(","):
+        item = item.strip()
+        if "=" in item:
+            name, value = (x.strip() for x in item.split("=", 1))
+            if name not in switches:
+                raise RulesError(f"--rules {item!r}: unknown switch {name!r}; switches: {', '.join(switches)}")
+            d.setdefault("switches", {})[name] = value
+        elif item in alternatives:
+            for k, v in alternatives[item].items():
+                if k == "switches":
+                    d.setdefault("switches", {}).update(v)
+                else:
+                    d[k] = v
+        else:
+            raise RulesError(f"--rules {item!r}: no such file, shipped alternative or switch=value; "
+                             f"alternatives: {', '.join(alternatives)}; switches: {', '.join(switches)}")
+    return d

@@ -49,3 +49,23 @@ def test_lockstep_play_reaches_every_kind_of_step():
         if need <= set(H.COVERAGE):
             break
     assert need <= set(H.COVERAGE), sorted(need - set(H.COVERAGE))
+
+
+@pytest.mark.parametrize("switch", ["gather_tile", "empty_gift", "ALL"])
+def test_every_switch_flipped(switch):
+    """The two engines agree step by step with each switch at its other reading (and both)."""
+    from simcore.benevolent.rules import SWITCHES
+    names = list(SWITCHES) if switch == "ALL" else [switch]
+    rules = rules_from_mapping({"switches": {k: SWITCHES[k][1] for k in names}})
+    w = H.explore_weights()
+    for g in range(60):
+        H.lockstep(25, g, 2 + g % 3, rules=rules, weights=w if g % 2 else None)
+
+
+@pytest.mark.parametrize("name", ["layout-overlap", "sides-common", "dream-d", "secrets-themed"])
+def test_alternative_tables(name):
+    from simcore.benevolent.rules import load_rules
+    rules = load_rules(name)
+    w = H.explore_weights()
+    for g in range(40):
+        H.lockstep(26, g, 2 + g % 3, rules=rules, weights=w if g % 2 else None)

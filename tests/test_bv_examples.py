@@ -160,9 +160,13 @@ def test_empty_stack_take_from_the_opponent_with_most_and_choose_on_a_tie():
 
 
 def test_a_gift_nobody_can_give_is_not_received():
+    # by default such an action is not offered (switch empty_gift, tests/test_bv_switches.py); with
+    # empty_gift = "offered" it is, and yields nothing
     d = scenario(hexes=PLAIN, me={"footsteps": [0], "gifts": {"Feather": 1}}, others={1: {"gifts": {}}},
                  pool={"Clover": 0})
-    b = Both(d).do("place Footstep on hex 1", "Meadow: take a Clover")
+    assert "Meadow: take a Clover" not in Both(d).do("place Footstep on hex 1").legal()
+    b = Both(d, rules_from_mapping({"switches": {"empty_gift": "offered"}}))
+    b.do("place Footstep on hex 1", "Meadow: take a Clover")
     assert b.me()["gifts"]["Clover"] == 0 and b.d["phase"] == "end"
 
 

@@ -80,3 +80,36 @@ def test_lockstep_play_reaches_every_kind_of_step():
         if need <= set(H.COVERAGE):
             break
     assert need <= set(H.COVERAGE), sorted(need - set(H.COVERAGE))
+
+
+def _flipped(name):
+    from simcore.bethel_woods.rules import SWITCHES
+    return rules_from_mapping({"switches": {name: SWITCHES[name][1]}})
+
+
+def _all_flipped():
+    from simcore.bethel_woods.rules import SWITCHES
+    return rules_from_mapping({"switches": {k: v[1] for k, v in SWITCHES.items()}})
+
+
+@pytest.mark.parametrize("switch", ["rone_redirect", "four_critical", "ability_window", "long_group", "rone_cost",
+                                    "ALL"])
+def test_every_switch_flipped(switch):
+    """The two engines agree step by step with each switch at its other reading (and all at once),
+    from setup and from rich mid-game positions where Rone, critical tiles and long groups occur."""
+    rules = _all_flipped() if switch == "ALL" else _flipped(switch)
+    w = H.explore_weights()
+    for g in range(40):
+        chars = [(g + 6 + q) % 8 for q in range(4)]   # Rone (6) in a seat in most games
+        H.lockstep(18, g, 2 + g % 3, g % 4, chars=chars[:2 + g % 3], rules=rules, weights=w)
+        d, _ = H.rich_position(19, g, 4, g % 3, chars=chars, rules=rules)
+        H.lockstep_from(d, 19, g, weights=w, rules=rules)
+
+
+@pytest.mark.parametrize("name", ["machines-b", "malfunctions-uneven", "orphanage-next"])
+def test_alternative_tables(name):
+    from simcore.bethel_woods.rules import load_rules
+    rules = load_rules(name)
+    w = H.explore_weights()
+    for g in range(30):
+        H.lockstep(20, g, 2 + g % 3, g % 3, rules=rules, weights=w)

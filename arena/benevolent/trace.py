@@ -100,5 +100,6 @@ def _words(before, after, a):
 
 def _rules_mapping(d):
     return {"sides": d["sides"], "gray": d["gray"], "layouts": d["layouts"], "dream_path": d["dream_path"],
-            "exchange_tiles": d["exchange_tiles"], "timeout_rounds": d["timeout_rounds"]}
+            "exchange_tiles": d["exchange_tiles"], "timeout_rounds": d["timeout_rounds"],
+            **{k: d[k] for k in ("secret_pairs", "switches") if k in d}}
 

@@ -27,7 +27,7 @@ from .actions import (
 from .rules import (
     AGAIN_EXCHANGE_COST, AGAIN_SLEEP_COST, ALTAR, CRYSTAL_SECRET_PRICE, LAYOUT_STRIDE, MEADOW, NEST,
     PM_AGAIN_EXCHANGE, PM_AGAIN_SLEEP, P_ARROWS, PM_DISCOUNT, P_EXCH, PM_GATHER_TILE, P_LAYOUT, PM_LEAF_BONUS,
-    P_N_ARROWS, P_N_SEGS, PM_NO_GRAY, PM_PAY_SUPPLY, P_POOL, P_SIDE_GRAY, P_SIDE_TYPE, P_TIMEOUT, PM_TWO_ON_HEX,
+    P_N_ARROWS, P_N_SEGS, P_PAIRS, P_SW_EMPTY, P_SW_GATHER, PM_NO_GRAY, PM_PAY_SUPPLY, P_POOL, P_SIDE_GRAY, P_SIDE_TYPE, P_TIMEOUT, PM_TWO_ON_HEX,
     PM_UNCONNECTED, P_VALUES, PERMANENT_DISCOUNT, POND, RESOLVE_PURCHASE_DISCOUNT, RING, SU_CRYSTAL3,
     SU_EXCH1, SU_EXCH3, SU_EXCHANGE, SU_GAIN_CLOVER, SU_GAIN_FEATHER, SU_PURCHASE, SU_SLEEP, SLOT_SUPPORTS, TABLE,
     TOTAL_LEAVES,
@@ -48,7 +48,8 @@ HEX_GRAY = 27     # 14: 1 if a gray Footstep is printed on the hex
 HEX_ADJ = 41      # 14: neighbour bitmask
 SEG = 55          # 3: segment placed in layout slot i (-1 none)
 SEG_SIDE = 58     # 3: its side (0 or 1)
-SLOT_TILE = 61    # 9: Secret tile in triangle slot i, -1 once taken
+SLOT_TILE = 61    # 9: the Secret shown by the tile in triangle slot i (single-use Secret k, or
+                  #    permanent Secret k by SLOT_SIDE), -1 once taken
 SLOT_SIDE = 70    # 9: the side up: 0 single-use, 1 permanent
 DEST = 79         # hex entered this turn, -1 before the movement
 RET = 80          # the window (MOVE, ACTION or END) a Secret or an action returns to
@@ -190,9 +191,16 @@ def slot_available(s, i):
 
 
 @njit(cache=True, _nrt=False)
-def exchange_possible(s, q):
+def yields(s, p, q, g):
+    """Does an action whose yield is gift g yield it? Under the switch empty_gift "offered"
+    every such action is offered (it may yield nothing); by default only when g can be received."""
+    return p[P_SW_EMPTY] == 1 or obtainable(s, q, g)
+
+
+@njit(cache=True, _nrt=False)
+def exchange_possible(s, p, q):
     for g in range(4):
-        if s[pl(q) + L_GIFTS + g] > 0 and obtainable(s, q, g + 1):
+        if s[pl(q) + L_GIFTS + g] > 0 and yields(s, p, q, g + 1):
             return True
     return False
 
@@ -248,6 +256,8 @@ def setup(s, p, cfg, key):
     k_tile_sides = substream(key, CH_TILE_SIDES)
     for i in range(9):
         s[SLOT_SIDE + i] = below(k_tile_sides, i, 2)
+        if s[SLOT_SIDE + i] == 1:   # the permanent Secret on the back of that tile (rules data)
+            s[SLOT_TILE + i] = p[P_PAIRS + s[SLOT_TILE + i]]
     # gifts, leaves, Footsteps
     for g in range(5):
         s[POOL + g] = p[P_POOL + 5 * (n_players - 2) + g]
@@ -326,7 +336,7 @@ def legal_actions(s, p, acts):
         if perm(s, q, PM_GATHER_TILE):
             put = s[SUPPLY] > 2  # a leaf must remain after the gather
             take = s[b + L_TILE] > 0
-            if not put and not take:
+            if (not put and not take) or p[P_SW_GATHER] == 1:  # switch gather_tile "optional"
                 n = _add(acts, n, A_GATHER)
             if put:
                 n = _add(acts, n, A_GATHER_PUT)
@@ -340,16 +350,18 @@ def legal_actions(s, p, acts):
             t = s[HEX_TYPE + h]
             if t == ALTAR:
                 for g in range(5):
-                    if lv >= cost + price(s, p, q, g, 0) and obtainable(s, q, g):
+                    if lv >= cost + price(s, p, q, g, 0) and yields(s, p, q, g):
                         n = _add(acts, n, A_BUY + g)
             elif t == MEADOW:
-                n = _add(acts, n, A_MEADOW)
+                if yields(s, p, q, 0):
+                    n = _add(acts, n, A_MEADOW)
             elif t == NEST:
-                n = _add(acts, n, A_NEST)
+                if yields(s, p, q, 1):
+                    n = _add(acts, n, A_NEST)
             elif t == POND:
                 n = _sleep_actions(s, p, q, acts, n)
             elif t == RING:
-                n = _exchange_actions(s, q, acts, n)
+                n = _exchange_actions(s, p, q, acts, n)
             elif t == TABLE:
                 for i in range(9):
                     if slot_available(s, i):
@@ -358,16 +370,16 @@ def legal_actions(s, p, acts):
     elif ph == PH_SLEEP:
         n = _sleep_actions(s, p, q, acts, n)
     elif ph == PH_EXCHANGE:
-        n = _exchange_actions(s, q, acts, n)
+        n = _exchange_actions(s, p, q, acts, n)
     elif ph == PH_BUY:
         for g in range(5):
-            if s[b + L_LEAVES] >= price(s, p, q, g, RESOLVE_PURCHASE_DISCOUNT) and obtainable(s, q, g):
+            if s[b + L_LEAVES] >= price(s, p, q, g, RESOLVE_PURCHASE_DISCOUNT) and yields(s, p, q, g):
                 n = _add(acts, n, A_BUY + g)
     elif ph == PH_AGAIN_SLEEP:
         n = _sleep_actions(s, p, q, acts, n)
         n = _add(acts, n, A_DECLINE)
     elif ph == PH_AGAIN_EXCHANGE:
-        n = _exchange_actions(s, q, acts, n)
+        n = _exchange_actions(s, p, q, acts, n)
         n = _add(acts, n, A_DECLINE)
     elif ph == PH_FROM:
         g = s[PEND]
@@ -391,9 +403,9 @@ def _sleep_actions(s, p, q, acts, n):
 
 
 @njit(cache=True, _nrt=False)
-def _exchange_actions(s, q, acts, n):
+def _exchange_actions(s, p, q, acts, n):
     for g in range(4):
-        if s[pl(q) + L_GIFTS + g] > 0 and obtainable(s, q, g + 1):
+        if s[pl(q) + L_GIFTS + g] > 0 and yields(s, p, q, g + 1):
             n = _add(acts, n, A_EXCHANGE + g)
     return n
 
@@ -414,19 +426,23 @@ def _secret_actions(s, p, acts, n):
                 ok = s[b + L_GIFTS + ga] >= 2
             else:
                 ok = s[b + L_GIFTS + ga] >= 1 and s[b + L_GIFTS + gb] >= 1
-            ok = ok and obtainable(s, q, p[e + 2])
+            ok = ok and yields(s, p, q, p[e + 2])
         elif k == SU_CRYSTAL3:
             c = CRYSTAL_SECRET_PRICE - (PERMANENT_DISCOUNT if perm(s, q, PM_DISCOUNT) else 0)
-            ok = s[b + L_LEAVES] >= max(c, 0) and obtainable(s, q, 2)
+            ok = s[b + L_LEAVES] >= max(c, 0) and yields(s, p, q, 2)
         elif k == SU_SLEEP:
             ok = sleep_possible(s, p, q)
         elif k == SU_EXCHANGE:
-            ok = exchange_possible(s, q)
+            ok = exchange_possible(s, p, q)
         elif k == SU_PURCHASE:
             ok = False
             for g in range(5):
-                if s[b + L_LEAVES] >= price(s, p, q, g, RESOLVE_PURCHASE_DISCOUNT) and obtainable(s, q, g):
+                if s[b + L_LEAVES] >= price(s, p, q, g, RESOLVE_PURCHASE_DISCOUNT) and yields(s, p, q, g):
                     ok = True
+        elif k == SU_GAIN_FEATHER:
+            ok = yields(s, p, q, 1)
+        elif k == SU_GAIN_CLOVER:
+            ok = s[SUPPLY] > 0 or yields(s, p, q, 0)   # its 2 leaves are a yield too
         if ok:
             n = _add(acts, n, A_SECRET + k)
     return n
@@ -519,7 +535,7 @@ def _continue(s, p):
             and sleep_possible(s, p, q):
         s[PHASE] = PH_AGAIN_SLEEP
     elif nxt == N_AGAIN_EXCHANGE and perm(s, q, PM_AGAIN_EXCHANGE) and s[b + L_LEAVES] >= AGAIN_EXCHANGE_COST \
-            and exchange_possible(s, q):
+            and exchange_possible(s, p, q):
         s[PHASE] = PH_AGAIN_EXCHANGE
     else:
         s[PHASE] = s[RET]

@@ -62,6 +62,9 @@ class ReferenceGame:
             j = self._rand("tiles", n, i + 1)
             tiles[i], tiles[j] = tiles[j], tiles[i]
         self.triangle = [[t, self._rand("tile_sides", i, 2)] for i, t in enumerate(tiles)]   # [tile or None, side 0 single-use / 1 permanent]
+        for slot in self.triangle:   # the slot shows the Secret on the tile's side up (rules: secret_pairs)
+            if slot[1] == 1:
+                slot[0] = PERMANENT.index(rules.secret_pairs[slot[0]])
         # gifts and leaves
         self.pool = list(POOL[players])
         self.pool[CLOVER] -= players
@@ -103,6 +106,10 @@ class ReferenceGame:
     def can_receive(self, g):
         return self.pool[g] > 0 or any(o.gifts[g] > 0 for o in self.opponents())
 
+    def yields(self, g):
+        """Is an action whose yield is gift g offered? (switch empty_gift)"""
+        return self.rules.switch("empty_gift") == "offered" or self.can_receive(g)
+
     def footstep_cost(self, h):
         gray = 1 if self.hex_gray[h] and not self.me.has("no pay for gray") else 0
         return gray + sum(o.forest.count(h) for o in self.opponents())
@@ -143,10 +150,10 @@ class ReferenceGame:
         return [k for k, (a, _, _) in enumerate(self.arrows) if a == self.me.dream]
 
     def exchangeable(self):
-        return [g for g in range(4) if self.me.gifts[g] > 0 and self.can_receive(g + 1)]
+        return [g for g in range(4) if self.me.gifts[g] > 0 and self.yields(g + 1)]
 
     def affordable(self, discount):
-        return [g for g in range(5) if self.me.leaves >= self.price(g, discount) and self.can_receive(g)]
+        return [g for g in range(5) if self.me.leaves >= self.price(g, discount) and self.yields(g)]
 
     # ---- legal actions ------------------------------------------------------------------------------------
     def legal_actions(self):
@@ -173,11 +180,11 @@ class ReferenceGame:
                 kind = HEX_TYPES[self.hex_type[h]]
                 if kind == "Stone Altar":
                     acts += [A_BUY + g for g in range(5)
-                             if me.leaves >= cost + self.price(g) and self.can_receive(g)]
+                             if me.leaves >= cost + self.price(g) and self.yields(g)]
                 elif kind == "Meadow":
-                    acts.append(A_MEADOW)
+                    acts += [A_MEADOW] if self.yields(CLOVER) else []
                 elif kind == "Nest":
-                    acts.append(A_NEST)
+                    acts += [A_NEST] if self.yields(FEATHER) else []
                 elif kind == "Pond":
                     acts += [A_SLEEP + k for k in self.arrows_from_here()]
                 elif kind == "Ring of Stones":
@@ -209,6 +216,8 @@ class ReferenceGame:
         put = self.supply - min(2, self.supply) >= 1
         take = self.me.tile_leaves >= 1
         acts = ([A_GATHER_PUT] if put else []) + ([A_GATHER_TAKE] if take else [])
+        if self.rules.switch("gather_tile") == "optional":   # a plain gather is allowed too
+            return [A_GATHER] + acts
         return acts or [A_GATHER]
 
     def secret_actions(self):
@@ -220,18 +229,20 @@ class ReferenceGame:
             if name.startswith("exchange tile"):
                 give_a, give_b, get = (GIFTS.index(x) for x in self.rules.exchange_tiles[k - 2])
                 need = Counter([give_a, give_b])
-                ok = all(me.gifts[g] >= c for g, c in need.items()) and self.can_receive(get)
+                ok = all(me.gifts[g] >= c for g, c in need.items()) and self.yields(get)
             elif name == "purchase Crystal for 3":
                 c = max(CRYSTAL_SECRET_PRICE - (PERMANENT_DISCOUNT if me.has("purchase 2 less") else 0), 0)
-                ok = me.leaves >= c and self.can_receive(CRYSTAL)
+                ok = me.leaves >= c and self.yields(CRYSTAL)
             elif name == "resolve sleep":
                 ok = bool(self.arrows_from_here())
             elif name == "resolve exchange":
                 ok = bool(self.exchangeable())
             elif name == "resolve purchase for 3 less":
                 ok = bool(self.affordable(RESOLVE_PURCHASE_DISCOUNT))
-            else:
-                ok = True
+            elif name == "gain Feather":
+                ok = self.yields(FEATHER)
+            else:  # gain Clover and 2 leaves: the leaves are a yield too
+                ok = self.supply > 0 or self.yields(CLOVER)
             if ok:
                 acts.append(A_SECRET + k)
         return acts

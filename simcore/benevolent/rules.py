@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import UserError
-from ..rulesfile import RulesError, read_table
+from ..rulesfile import RulesError, parse_switches, read_table, spec_mapping
 
 GIFTS = ("Clover", "Feather", "Crystal", "Amber", "Figurine")
 GIFT_VALUES = (2, 4, 7, 10, 12)                       # rulebook: the Dream board
@@ -76,6 +76,8 @@ DEFAULT_ARROWS = ((0, 1, "Clover"), (1, 2, None), (1, 0, "Feather"), (2, 1, "Fea
 # other; the three exchange tiles return the first two gifts and take the third.
 DEFAULT_EXCHANGE_TILES = (("Clover", "Clover", "Crystal"), ("Feather", "Feather", "Amber"),
                           ("Crystal", "Feather", "Figurine"))
+# the permanent Secret on the back of tile k (whose front is single-use Secret k)
+DEFAULT_SECRET_PAIRS = PERMANENT
 DEFAULT_TIMEOUT_ROUNDS = 200       # ASSUMPTION: a game not won after 200 rounds is a timeout
 
 # ---- the params array ------------------------------------------------------------------------------
@@ -92,7 +94,24 @@ P_LAYOUT = 115         # per player count (2, 3, 4): 43 ints each:
 #   [29 + h] neighbour bitmask of hex h
 LAYOUT_STRIDE = 43
 P_N_SEGS = P_LAYOUT + 3 * LAYOUT_STRIDE   # 3: segments placed for 2, 3, 4 players
-N_PARAMS = P_N_SEGS + 3
+P_SW_GATHER = P_N_SEGS + 3   # switch gather_tile: 0 compulsory, 1 optional
+P_SW_EMPTY = P_N_SEGS + 4    # switch empty_gift: 0 not_offered, 1 offered
+P_PAIRS = P_N_SEGS + 5       # 9: the permanent Secret on the back of tile k
+N_PARAMS = P_PAIRS + 9
+
+# ---- SWITCHES: readings of ambiguous rulebook sentences (docs/benevolent.md#switches) ---------------
+# name -> the allowed values, the default (the reading we think the designers meant) first.
+SWITCHES = {
+    # "When you gather Leaves, either place here 1 Leaf from the supply, or take 1 Leaf from here":
+    # no "may", so putting or taking is part of every gather ("compulsory"); or the player may also
+    # gather plainly ("optional").
+    "gather_tile": ("compulsory", "optional"),
+    # an action or Secret whose only yield would be a gift nobody can give (its stack empty, no
+    # opponent holding one) is not offered ("If you can't ... perform a hex's action, take 2
+    # Leaves"); or every such action is offered and yields nothing ("offered").
+    "empty_gift": ("not_offered", "offered"),
+}
+SWITCH_PARAMS = (P_SW_GATHER, P_SW_EMPTY)
 MAX_ARROWS = 8
 
 
@@ -134,6 +153,8 @@ class Rules:
     arrows: tuple = DEFAULT_ARROWS
     exchange_tiles: tuple = DEFAULT_EXCHANGE_TILES
     timeout_rounds: int = DEFAULT_TIMEOUT_ROUNDS
+    secret_pairs: tuple = DEFAULT_SECRET_PAIRS
+    switches: tuple = (0,) * len(SWITCHES)   # value index of each switch, in SWITCHES order
     source: str = "defaults"
 
     def __post_init__(self):
@@ -167,13 +188,23 @@ class Rules:
             p[P_N_SEGS + n - 2] = len(self.layout(n))
         p[P_VALUES:P_VALUES + 5] = GIFT_VALUES
         p[P_TIMEOUT] = self.timeout_rounds
+        for i, v in zip(SWITCH_PARAMS, self.switches):
+            p[i] = v
+        for k, name in enumerate(self.secret_pairs):
+            p[P_PAIRS + k] = PERMANENT.index(name)
         return p
+
+    def switch(self, name) -> str:
+        """The value of a switch, e.g. ``rules.switch("gather_tile") == "compulsory"``."""
+        return SWITCHES[name][self.switches[list(SWITCHES).index(name)]]
 
     def to_dict(self):
         return {"sides": [list(s) for s in self.sides], "gray": [list(g) for g in self.gray],
                 "layouts": {str(n): [list(o) for o in offs] for n, offs in self.layouts},
                 "dream_path": [[a, b, g or ""] for a, b, g in self.arrows],
-                "exchange_tiles": [list(t) for t in self.exchange_tiles], "timeout_rounds": self.timeout_rounds}
+                "exchange_tiles": [list(t) for t in self.exchange_tiles], "timeout_rounds": self.timeout_rounds,
+                "secret_pairs": list(self.secret_pairs),
+                "switches": {name: vals[i] for (name, vals), i in zip(SWITCHES.items(), self.switches)}}
 
 
 def _validate(r: Rules):
@@ -207,11 +238,14 @@ def _validate(r: Rules):
         raise RulesError("dream_path: no arrow leaves the start position 0")
     if len(r.exchange_tiles) != 3 or any(len(t) != 3 or any(x not in GIFTS for x in t) for t in r.exchange_tiles):
         raise RulesError(f"exchange_tiles: expected 3 tiles of [gift, gift, gift]; gifts: {', '.join(GIFTS)}")
+    if sorted(r.secret_pairs) != sorted(PERMANENT) or len(r.secret_pairs) != 9:
+        raise RulesError(f"secret_pairs: expected the 9 permanent Secrets, each once, in tile order; "
+                         f"allowed: {', '.join(PERMANENT)}")
     if not isinstance(r.timeout_rounds, int) or isinstance(r.timeout_rounds, bool) or not 1 <= r.timeout_rounds <= 10000:
         raise RulesError(f"timeout_rounds: {r.timeout_rounds!r} is not an integer from 1 to 10000")
 
 
-_KEYS = {"sides", "gray", "layouts", "dream_path", "exchange_tiles", "timeout_rounds"}
+_KEYS = {"sides", "gray", "layouts", "dream_path", "exchange_tiles", "timeout_rounds", "secret_pairs", "switches"}
 
 
 def rules_from_mapping(d, source="mapping"):
@@ -237,6 +271,9 @@ def rules_from_mapping(d, source="mapping"):
             kw["exchange_tiles"] = tuple(tuple(t) for t in d["exchange_tiles"])
         if "timeout_rounds" in d:
             kw["timeout_rounds"] = d["timeout_rounds"]
+        if "secret_pairs" in d:
+            kw["secret_pairs"] = tuple(d["secret_pairs"])
+        kw["switches"] = parse_switches(d.get("switches"), SWITCHES, "benevolent")
     except (TypeError, ValueError, AttributeError) as e:
         if isinstance(e, RulesError):
             raise
@@ -249,6 +286,9 @@ def load_rules(path=None) -> Rules:
     with a one-line message for a missing, unreadable or invalid file)."""
     if path is None:
         return Rules()
+    named = spec_mapping(path, "benevolent", ALTERNATIVES, SWITCHES)
+    if named is not None:
+        return rules_from_mapping(named, source=str(path))
     return rules_from_mapping(read_table(path, "benevolent"), source=str(path))
 
 
@@ -268,3 +308,31 @@ def parse_leaves(spec, n_players):
     if sum(vals) > TOTAL_LEAVES:
         raise UserError(f"--leaves {','.join(map(str, vals))}: {sum(vals)} leaves; there are only {TOTAL_LEAVES}")
     return vals
+
+
+# ---- ALTERNATIVES: named, plausible alternatives to the assumed component data -----------------------
+# `--rules NAME` (or NAME,NAME,switch=value,...) plays one; docs/benevolent.md#alternative-data says
+# what differs and why it is plausible. Each is a mapping of [benevolent] keys.
+_PERM = list(PERMANENT)
+ALTERNATIVES = {
+    # forest layouts (where the segments lie)
+    "layout-apart": {"layouts": {"2": [[0, 0], [3, 0]], "3": [[0, 0], [-1, 2]], "4": [[0, 0], [3, 0], [2, 1]]}},
+    "layout-overlap": {"layouts": {"2": [[0, 0], [1, 0]], "3": [[0, 0], [1, 1]], "4": [[0, 0], [1, 1], [3, 0]]}},
+    "layout-row": {"layouts": {"2": [[0, 0], [2, 1]], "3": [[0, 0], [3, 0]], "4": [[0, 0], [3, 0], [5, 0]]}},
+    # hex types on the segment sides (and the printed gray Footsteps)
+    "sides-shuffled": {"sides": [[HEX_TYPES[(j + 1 + i) % 6] for i in (2, 0, 3, 1, 4)] for j in range(6)]},
+    "sides-common": {"sides": [[HEX_TYPES[t] for t in range(6) if t != miss]
+                               for miss in (ALTAR, ALTAR, POND, POND, TABLE, TABLE)]},
+    "sides-gray3": {"gray": [[1, 0, 1, 0, 1] for _ in range(6)]},
+    # the Dream Path (position 2's three arrows are the rulebook's example and stay)
+    "dream-b": {"dream_path": [[0, 1, "Clover"], [1, 2, ""], [1, 0, "Clover"], [2, 1, "Feather"], [2, 0, "Crystal"],
+                               [2, 3, ""], [3, 2, "Amber"], [3, 0, "Figurine"]]},
+    "dream-c": {"dream_path": [[0, 1, "Clover"], [1, 2, ""], [1, 0, "Feather"], [2, 1, "Feather"], [2, 0, "Crystal"],
+                               [2, 3, ""], [3, 2, "Figurine"], [3, 0, "Amber"]]},
+    "dream-d": {"dream_path": [[0, 1, ""], [1, 2, ""], [1, 0, "Clover"], [2, 1, "Feather"], [2, 0, "Crystal"],
+                               [2, 3, ""], [3, 1, "Amber"], [3, 0, "Figurine"]]},
+    # which permanent Secret is on the back of which single-use Secret
+    "secrets-reversed": {"secret_pairs": _PERM[::-1]},
+    "secrets-shift": {"secret_pairs": _PERM[3:] + _PERM[:3]},
+    "secrets-themed": {"secret_pairs": [_PERM[i] for i in (4, 2, 3, 5, 6, 7, 1, 0, 8)]},
+}

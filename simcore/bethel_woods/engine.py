@@ -48,7 +48,7 @@ from .rules import (
     E_ABILITY, E_CONSTRUCT, E_EXTRA, E_LIMIT6, E_REDIRECT, E_UNCOVER, FARE, FENN, HARRIS, JUNAS,
     LINNY, MAX_PLAYERS, N_CHARACTERS, N_EFFECTS, N_KINDS, N_MACHINES, N_SECTIONS, N_SPIES, N_TYPES, NOVA,
     P_CRIT_ABOVE, P_CRIT_LIMIT, P_LIMIT, P_MACHINE_TYPES, P_MALF_COUNTS, P_MALF_TOTAL, P_OPENING, P_PER_TURN,
-    P_SECTION_TYPES, RONE, VIOLET, VIOLET_REDUCTION,
+    P_SECTION_TYPES, P_SW_FOUR, P_SW_RONE, P_SW_RONE_COST, P_SW_WINDOW, P_SW_WRAP, RONE, VIOLET, VIOLET_REDUCTION,
 )
 
 # ---- state layout: s is int32[S_SIZE] ---------------------------------------------------------
@@ -87,7 +87,7 @@ EXTRA_DONE = 368 # the extra-malfunction tile already added its malfunction in t
 WENT_CRIT = 369  # some machine went critical in this placement
 PAYER = 370      # the pending payment: who pays
 ANY_N = 371      #   tokens of any type required
-SUB = 372        #   1 if one required token may be of another type (Nova, Fenn)
+SUB = 372        #   1 if exactly one required token is of another type (Nova, Fenn: the substitution)
 DEST = 373       #   -1 discard pile, else the seat receiving the tokens (Junas)
 PAID_N = 374     #   tokens paid so far
 CONT = 375       #   what happens when it is complete (C_*)
@@ -111,7 +111,8 @@ UNSEEN = 416     # spies nobody has seen: face down in the stack, above the know
 SPIES_REVEALED = 417  # spies revealed from the stack after setup (keys the n-th spy draw)
 REVEAL_M = 418   # a tile reveal is pending (phase chance_tile): the machine, else -1
 REVEAL_THEN = 419     # what the reveal interrupted: T_PLACEMENT or T_SPY
-S_SIZE = 420
+DROPS = 420      # workers dropped this turn (switch long_group "stops": no move after the 6th)
+S_SIZE = 421
 
 # cfg: the setup arguments as one int64 array (the same idea in every game)
 CFG_PLAYERS = 0
@@ -243,8 +244,9 @@ def fixable_at(s, m, t):
 def feasible(need, any_n, sub, paid, paid_n, have):
     """Can tokens still to be paid from ``have`` complete a payment that already holds ``paid``?
 
-    The payment is complete when it holds sum(need) + any_n tokens with at most ``sub`` of the
-    required per-type tokens missing (a missing one is then covered by a token of another type).
+    The payment is complete when it holds sum(need) + any_n tokens with exactly ``sub`` (0 or 1)
+    of the required per-type tokens missing: with sub = 1 (Nova, Fenn) one required token is
+    covered by a token of another type, and a payment that needs no substitution is not one.
     """
     # unrolled over the 4 types (static tuple unpacking: no runtime tuple indexing in numba)
     n0, n1, n2, n3 = need
@@ -258,8 +260,23 @@ def feasible(need, any_n, sub, paid, paid_n, have):
     r2 = n2 - p2 if n2 > p2 else 0
     r3 = n3 - p3 if n3 > p3 else 0
     rem_sum = r0 + r1 + r2 + r3
-    fill = min(h0, r0) + min(h1, r1) + min(h2, r2) + min(h3, r3)
-    return h0 + h1 + h2 + h3 >= slots and fill >= rem_sum - sub and rem_sum - sub <= slots
+    if sub == 0:
+        fill = min(h0, r0) + min(h1, r1) + min(h2, r2) + min(h3, r3)
+        return h0 + h1 + h2 + h3 >= slots and fill >= rem_sum and rem_sum <= slots
+    # exactly one missing: some type t0 gets exactly r[t0] - 1 more, every other type its r[t]
+    # at least, and the other slots are filled from the other types
+    if rem_sum < 1 or rem_sum - 1 > slots:
+        return False
+    return (_sub_ok(r0, h0, r1, h1, r2, h2, r3, h3, slots) or _sub_ok(r1, h1, r0, h0, r2, h2, r3, h3, slots)
+            or _sub_ok(r2, h2, r0, h0, r1, h1, r3, h3, slots) or _sub_ok(r3, h3, r0, h0, r1, h1, r2, h2, slots))
+
+
+@njit(cache=True, _nrt=False)
+def _sub_ok(ra, ha, r1, h1, r2, h2, r3, h3, slots):
+    """Can the missing token be one of type a (ra still required, ha held)?"""
+    if ra < 1 or ha < ra - 1 or h1 < r1 or h2 < r2 or h3 < r3:
+        return False
+    return h1 + h2 + h3 + ra - 1 >= slots
 
 
 @njit(cache=True, _nrt=False)
@@ -436,6 +453,7 @@ def _start_turn(s):
     s[DIR] = 0
     s[LAST_T] = -1
     s[FIX_LEFT] = 0
+    s[DROPS] = 0
 
 
 # ---- legal actions ----------------------------------------------------------------------------------
@@ -477,6 +495,8 @@ def legal_actions(s, p, acts):
                 if s[CHAR + cur] == NOVA and s[ABIL_USED] == 0:
                     if can_pay(have, _need1(t, cost), effect_active(s, p, E_ABILITY), 1):
                         n = _add(acts, n, A_ENTER_NOVA)
+        if p[P_SW_WINDOW] == 0:  # switch ability_window "any_time": also between drops
+            n = _ability_mask(s, p, acts, n)
     elif ph == PH_FIX:
         m = s[POS]
         t = s[LAST_T]
@@ -577,6 +597,11 @@ def _ability_mask(s, p, acts, n):
         for t in range(N_TYPES):
             if can_pay(have, _need1(t, VIOLET_REDUCTION), tax, 0):
                 n = _add(acts, n, A_VIOLET + t)
+    elif p[P_SW_RONE_COST] == 1:  # RONE, switch rone_cost "any_two": every pair action pays any 2
+        if total >= 2 + tax:
+            for m in range(N_MACHINES):
+                for i in range(N_TYPE_PAIRS):
+                    n = _add(acts, n, A_RONE + 6 * m + i)
     else:  # RONE: action 152 + 6m + pair, listed in ascending order
         ok = (can_pay(have, _need2(0, 1), tax, 0), can_pay(have, _need2(0, 2), tax, 0),
               can_pay(have, _need2(0, 3), tax, 0), can_pay(have, _need2(1, 2), tax, 0),
@@ -758,7 +783,11 @@ def apply(s, p, a):
     elif a < A_ENTER:  # DROP
         t = a - A_DROP
         s[HAND + t] -= 1
-        m = (s[POS] + s[DIR]) % N_MACHINES
+        if s[DROPS] >= N_MACHINES and p[P_SW_WRAP] == 1:
+            m = s[POS]  # switch long_group "stops": back at its own machine, the rest drop there
+        else:
+            m = (s[POS] + s[DIR]) % N_MACHINES
+        s[DROPS] += 1
         s[POS] = m
         s[WORK + N_TYPES * m + t] += 1
         s[LAST_T] = t
@@ -866,9 +895,12 @@ def apply(s, p, a):
             i = a - A_RONE
             m = i // 6
             pair = i % N_TYPE_PAIRS
-            t1 = 0 if pair < 3 else (1 if pair < 5 else 2)
-            t2 = (1, 2, 3, 2, 3, 3)[pair]
-            _start_payment(s, p, cur, _need2(t1, t2), tax, 0, -1, C_RONE, m, -1)
+            if p[P_SW_RONE_COST] == 1:  # switch rone_cost "any_two"
+                _start_payment(s, p, cur, (0, 0, 0, 0), 2 + tax, 0, -1, C_RONE, m, -1)
+            else:
+                t1 = 0 if pair < 3 else (1 if pair < 5 else 2)
+                t2 = (1, 2, 3, 2, 3, 3)[pair]
+                _start_payment(s, p, cur, _need2(t1, t2), tax, 0, -1, C_RONE, m, -1)
 
 
 # ---- chance ------------------------------------------------------------------------------------------------
@@ -992,11 +1024,19 @@ def apply_chance(s, p, outcome):
                     target = m
                     break
             # every machine critical: it stays where it was drawn for (assumption)
+            if target == s[RONE_M] and p[P_SW_RONE] == 0:
+                s[DISCARD + k] += 1  # switch rone_redirect "discard": nothing is placed on it
+                _placement_next(s, p)
+                return
         was = is_critical(s, p, target)
         s[BOARD + N_KINDS * target + k] += 1
         s[MCOUNT + target] += 1
         if not was and is_critical(s, p, target):
             s[WENT_CRIT] = 1
+            if p[P_SW_FOUR] == 1 and n_critical(s, p) >= CRITICAL_LOSS_AT:
+                s[OUTCOME] = OUT_FOUR_CRITICAL  # switch four_critical "immediate"
+                s[PHASE] = PH_TERMINAL
+                return
             _turn_tile(s, p, target, T_PLACEMENT)
             return
         _placement_next(s, p)
@@ -1021,6 +1061,10 @@ def apply_chance(s, p, outcome):
             return
         # the spy may turn its machine critical (its tile turns face up)
         if malfunctions_at(s, spy) + 1 > p[P_CRIT_ABOVE] and malfunctions_at(s, spy) <= p[P_CRIT_ABOVE]:
+            if p[P_SW_FOUR] == 1 and n_critical(s, p) >= CRITICAL_LOSS_AT:
+                s[OUTCOME] = OUT_FOUR_CRITICAL  # switch four_critical "immediate"
+                s[PHASE] = PH_TERMINAL
+                return
             _turn_tile(s, p, spy, T_SPY)
             return
         _next_turn(s)

@@ -135,6 +135,7 @@ def to_dict(s) -> dict:
             "violet_reduction": int(s[E.VIOLET_RED]),
             "rone_protects": _opt(int(s[E.RONE_M]), lambda m: m + 1),
             "window": _opt(int(s[E.WINDOW]), lambda ph: PHASES[ph]),
+            "drops": int(s[E.DROPS]),
         },
         "payment": pay,
         "ability_args": [int(s[E.CARG]), int(s[E.CARG2])],
@@ -200,6 +201,7 @@ def _from_dict(d):
     s[E.VIOLET_RED] = ts["violet_reduction"]
     s[E.RONE_M] = -1 if ts["rone_protects"] is None else ts["rone_protects"] - 1
     s[E.WINDOW] = -1 if ts["window"] is None else PHASES.index(ts["window"])
+    s[E.DROPS] = ts.get("drops", 0)
     pay = d["payment"]
     s[E.PAYER], s[E.DEST], s[E.CONT] = -1, -1, -1
     if pay is not None:

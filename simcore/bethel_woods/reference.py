@@ -67,7 +67,9 @@ class Payment:
         if sum(types_count) != self.size:
             return False
         missing = sum(max(0, self.need[t] - types_count[t]) for t in range(4))
-        return missing <= (1 if self.substitute else 0)
+        # with a substitution (Nova, Fenn) exactly one required token is of another type: a
+        # hand-over that needs no substitution is not a use of the ability
+        return missing == (1 if self.substitute else 0)
 
     def completable(self, have):
         """Is there some choice of further tokens from `have` (counts by type) that completes it?"""
@@ -191,6 +193,7 @@ class ReferenceGame:
         g.violet_reduction = ts["violet_reduction"]
         g.rone_protects = None if ts["rone_protects"] is None else ts["rone_protects"] - 1
         g.window = ts["window"]
+        g.drops = ts.get("drops", 0)
         g.ability_args = list(d["ability_args"])
         pay = d["payment"]
         g.payment = None if pay is None else Payment(
@@ -280,6 +283,7 @@ class ReferenceGame:
         self.violet_reduction = 0
         self.rone_protects = None
         self.window = None
+        self.drops = 0
         self.payment = None
         self.ability_args = [-1, -1]
         self.discard_round = None
@@ -309,6 +313,8 @@ class ReferenceGame:
         elif ph == "move":
             acts += [A_DROP + t for t in range(4) if self.hand[t] > 0]
             acts += self._enter_actions()
+            if self.rules.switch("ability_window") == "any_time":  # also between drops
+                acts += self._ability_actions()
         elif ph == "fix":
             here = self.malfunctions[self.position]
             acts += [A_FIX + k for k in range(24) if here[k] > 0 and type_of(k) == self.last_type]
@@ -417,6 +423,13 @@ class ReferenceGame:
                 pay = Payment(q, need, any_n=tax, then="violet")
                 if self.can_afford(q, pay):
                     opts.append((A_VIOLET + t, pay))
+        elif who == "Rone" and self.rules.switch("rone_cost") == "any_two":
+            # "any 2 different Knowledge" read as any 2 tokens: every pair action pays any 2
+            if sum(have) >= 2 + tax:
+                for m in range(6):
+                    for i in range(len(TYPE_PAIRS)):
+                        opts.append((A_RONE + 6 * m + i, Payment(q, [0, 0, 0, 0], any_n=2 + tax, then="rone",
+                                                                 args=[m, -1])))
         elif who == "Rone":
             for i, (t1, t2) in enumerate(TYPE_PAIRS):
                 need = [1 if u in (t1, t2) else 0 for u in range(4)]
@@ -485,7 +498,9 @@ class ReferenceGame:
         """Move one step in the chosen direction and drop a worker of type t there; every worker of
         that type on the machine is activated and may fix one malfunction of its type."""
         self.hand[t] -= 1
-        self.position = (self.position + self.direction) % 6
+        if not (self.drops >= 6 and self.rules.switch("long_group") == "stops"):
+            self.position = (self.position + self.direction) % 6  # (stops: back home, it stays)
+        self.drops += 1
         self.workers[self.position][t] += 1
         self.last_type = t
         self.fixes_left = self.workers[self.position][t]
@@ -744,10 +759,16 @@ class ReferenceGame:
                 if not self.critical((m + step) % 6):
                     m = (m + step) % 6
                     break
+            if m == self.rone_protects and self.rules.switch("rone_redirect") == "discard":
+                self.discard[kind] += 1   # Rone's machine gets no malfunction, redirected or not
+                self._next_malfunction()
+                return
         was_critical = self.critical(m)
         self.malfunctions[m][kind] += 1
         if not was_critical and self.critical(m):
             self.placement["went_critical"] = True
+            if self._four_critical_now():
+                return
             self._turn_over(m, "placement")
             return
         self._next_malfunction()
@@ -764,9 +785,18 @@ class ReferenceGame:
             self._lose("six_spies")
             return
         if not was_critical and self.critical(spy):
+            if self._four_critical_now():
+                return
             self._turn_over(spy, "spy")
             return
         self._next_player()
+
+    def _four_critical_now(self):
+        """Switch four_critical "immediate": a machine just went critical; lost if it is the 4th."""
+        if self.rules.switch("four_critical") == "immediate" and sum(self.critical(m) for m in range(6)) >= 4:
+            self._lose("four_critical")
+            return True
+        return False
 
     def _next_player(self):
         self.current = (self.current + 1) % self.n
@@ -823,6 +853,7 @@ class ReferenceGame:
                 "violet_reduction": self.violet_reduction,
                 "rone_protects": None if self.rone_protects is None else self.rone_protects + 1,
                 "window": self.window,
+                "drops": self.drops,
             },
             "payment": pay,
             "ability_args": list(self.ability_args),

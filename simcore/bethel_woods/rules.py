@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..rulesfile import RulesError, read_table
+from ..rulesfile import RulesError, parse_switches, read_table, spec_mapping
 
 TYPES = ("Mechanical", "Structural", "Digital", "Electrical")
 WORKERS = ("Mechanic", "Engineer", "Technician", "Electrician")
@@ -85,7 +85,37 @@ P_PER_TURN = 50
 P_CRIT_ABOVE = 51
 P_OPENING = 52
 P_MALF_TOTAL = 53        # malfunctions in the game (the sum of P_MALF_COUNTS)
-N_PARAMS = 56
+P_SW_RONE = 54           # switch rone_redirect: 0 discard, 1 place
+P_SW_FOUR = 55           # switch four_critical: 0 end_of_turn, 1 immediate
+P_SW_WINDOW = 56         # switch ability_window: 0 any_time, 1 before_after
+P_SW_WRAP = 57           # switch long_group: 0 passes, 1 stops
+P_SW_RONE_COST = 58      # switch rone_cost: 0 different_types, 1 any_two
+N_PARAMS = 60
+
+# ---- SWITCHES: readings of ambiguous rulebook sentences (docs/bethel_woods.md#switches) -------------
+# name -> the allowed values, the default (the reading we think the designers meant) first. Each
+# is one int in params (P_SW_*: the index of the value), read once where the rule applies.
+SWITCHES = {
+    # Rone "avoid[s] placing Malfunctions on a chosen Machine": a malfunction redirected (critical
+    # tile `redirect`) onto the protected machine is discarded too; "place": only malfunctions
+    # drawn for that machine's number are discarded, a redirected one is placed on it.
+    "rone_redirect": ("discard", "place"),
+    # "If at the end of any player's turn, there are 4 or more critical Machines": checked when
+    # the player ends the turn, before placement; "immediate": lost the moment a 4th machine goes
+    # critical (during placement, by a malfunction or a spy).
+    "four_critical": ("end_of_turn", "immediate"),
+    # "they may also use their unique Character Ability once each turn" (not on other players'
+    # turns, not during placement): also between drops, while workers are in hand; "before_after":
+    # only before the pick-up and after the last worker.
+    "ability_window": ("any_time", "before_after"),
+    # a group of more than 6 workers goes on round the ring past its own machine ("passes"); or
+    # it stops where it started after 6 drops and the rest are dropped there ("stops").
+    "long_group": ("passes", "stops"),
+    # Rone "may discard any 2 different Knowledge": 2 tokens of two different types; or any 2
+    # tokens ("any_two"; then every `Rone protect Machine m paying A+B` action pays any 2 tokens).
+    "rone_cost": ("different_types", "any_two"),
+}
+SWITCH_PARAMS = (P_SW_RONE, P_SW_FOUR, P_SW_WINDOW, P_SW_WRAP, P_SW_RONE_COST)
 
 
 
@@ -108,6 +138,7 @@ class Rules:
     knowledge_limit: int = DEFAULT_KNOWLEDGE_LIMIT
     critical_knowledge_limit: int = DEFAULT_CRITICAL_KNOWLEDGE_LIMIT
     malfunctions_per_turn: int = DEFAULT_MALFUNCTIONS_PER_TURN
+    switches: tuple = (0,) * len(SWITCHES)   # value index of each switch, in SWITCHES order
     source: str = "defaults"
 
     def __post_init__(self):
@@ -132,7 +163,13 @@ class Rules:
         p[P_CRIT_ABOVE] = DEFAULT_CRITICAL_ABOVE
         p[P_OPENING] = DEFAULT_OPENING_MALFUNCTIONS
         p[P_MALF_TOTAL] = sum(sum(row) for row in self.malfunction_counts)
+        for i, v in zip(SWITCH_PARAMS, self.switches):
+            p[i] = v
         return p
+
+    def switch(self, name) -> str:
+        """The value of a switch, e.g. ``rules.switch("four_critical") == "end_of_turn"``."""
+        return SWITCHES[name][self.switches[list(SWITCHES).index(name)]]
 
     def to_dict(self) -> dict:
         return {
@@ -142,6 +179,7 @@ class Rules:
             "knowledge_limit": self.knowledge_limit,
             "critical_knowledge_limit": self.critical_knowledge_limit,
             "malfunctions_per_turn": self.malfunctions_per_turn,
+            "switches": {name: vals[i] for (name, vals), i in zip(SWITCHES.items(), self.switches)},
         }
 
 
@@ -197,7 +235,7 @@ def _validate(r: Rules):
 
 
 _KEYS = {"machine_types", "orphanage_types", "malfunction_counts", "knowledge_limit",
-         "critical_knowledge_limit", "malfunctions_per_turn"}
+         "critical_knowledge_limit", "malfunctions_per_turn", "switches"}
 
 
 def rules_from_mapping(d: dict, source: str = "mapping") -> Rules:
@@ -218,6 +256,7 @@ def rules_from_mapping(d: dict, source: str = "mapping") -> Rules:
     for k in ("knowledge_limit", "critical_knowledge_limit", "malfunctions_per_turn"):
         if k in d:
             kw[k] = d[k]
+    kw["switches"] = parse_switches(d.get("switches"), SWITCHES, "bethel_woods")
     return Rules(**kw)
 
 
@@ -226,4 +265,46 @@ def load_rules(path=None) -> Rules:
     with a one-line message for a missing, unreadable or invalid file)."""
     if path is None:
         return Rules()
+    named = spec_mapping(path, "bethel_woods", ALTERNATIVES, SWITCHES)
+    if named is not None:
+        return rules_from_mapping(named, source=str(path))
     return rules_from_mapping(read_table(path, "bethel_woods"), source=str(path))
+
+
+# ---- ALTERNATIVES: named, plausible alternatives to the assumed component data -----------------------
+# `--rules NAME` (or NAME,NAME,switch=value,...) plays one; docs/bethel_woods.md#alternative-data
+# says what differs and why it is plausible. Each is a mapping of [bethel_woods] keys.
+def _own_other(own, other):
+    """Malfunction counts with `own` of each of a machine's two types and `other` of the rest."""
+    return [[own if t in pair else other for t in range(N_TYPES)]
+            for pair in _types_to_idx(DEFAULT_MACHINE_TYPES, "machine_types")]
+
+
+_M = DEFAULT_MACHINE_TYPES
+
+
+def _shift(k):
+    """Section i accepts the types of machine i + k."""
+    return [list(_M[(i + k) % N_MACHINES]) for i in range(N_MACHINES)]
+
+
+ALTERNATIVES = {
+    # machine type pairs: M1, M5, M6 are fixed by the rulebook's examples; M2-M4 share
+    # {Mechanical x2, Structural x2, Digital, Electrical}; every valid split but the default:
+    "machines-b": {"machine_types": [list(_M[0]), ["Mechanical", "Structural"], ["Structural", "Digital"],
+                                     ["Mechanical", "Electrical"], list(_M[4]), list(_M[5])]},
+    "machines-c": {"machine_types": [list(_M[0]), ["Mechanical", "Digital"], ["Mechanical", "Structural"],
+                                     ["Structural", "Electrical"], list(_M[4]), list(_M[5])]},
+    "machines-d": {"machine_types": [list(_M[0]), ["Mechanical", "Structural"], ["Digital", "Electrical"],
+                                     ["Mechanical", "Structural"], list(_M[4]), list(_M[5])]},
+    # the malfunction split (84 in all)
+    "malfunctions-own5": {"malfunction_counts": _own_other(5, 2)},
+    "malfunctions-other4": {"malfunction_counts": _own_other(3, 4)},
+    "malfunctions-uneven": {"malfunction_counts": [
+        [5 if t in pair else 3 for t in range(N_TYPES)] if m % 2 == 0 else [3] * N_TYPES
+        for m, pair in enumerate(_types_to_idx(DEFAULT_MACHINE_TYPES, "machine_types"))]},
+    # the Orphanage sections' accepted types
+    "orphanage-next": {"orphanage_types": _shift(1)},
+    "orphanage-prev": {"orphanage_types": _shift(-1)},
+    "orphanage-opposite": {"orphanage_types": _shift(3)},
+}

@@ -1,0 +1,218 @@
+"""How much each ambiguous reading and each assumed data table moves boardsim's answers.
+
+``sensitivity(game, games, seed, policy, threads)`` plays every rules switch at its other
+reading(s) and every named alternative data table (simcore/<game>/rules.py: SWITCHES,
+ALTERNATIVES) against the default rules on common seeds: game i of a variant and game i of the
+defaults share the seed, so they share every chance event whose history is the same (chance is
+keyed by event), and the comparison is paired. Only the rules differ between the two cells.
+
+- Bethel Woods: the win rate at 3 players for each spy difficulty 0-5; the difference variant -
+  default with the paired 95% interval and McNemar's p (experiments/stats.paired_difference).
+- Benevolent: the largest seat gap (highest seat win rate - lowest) for each player count 2-4 at
+  the printed leaves; the difference variant - default with a paired 95% bootstrap interval
+  (scipy.stats.bootstrap, paired=True: the same games resampled in both arms).
+
+It returns one row per (variant, setup), sorted by the size of the effect (|diff|, largest
+first), with the counts it rests on (wins, or seat wins and timeouts, of both arms). The
+signature (game, games, seed, policy, threads) is the one a study can call.
+
+Each arm is the arena's cell ``arena.units.Cell(game, players, spies, policies=(policy,),
+rules=..., seed=seed)`` (the two differ only in ``rules``); it is played through the batch
+runner with per-game records (``simulate(..., keep_records=True)``), since a paired interval needs
+the per-game outcomes, and its counts are exactly ``run_unit(cell, 0, games)``'s (tested).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from simcore.errors import UserError
+
+from .stats import paired_difference
+
+GAMES = ("bethel_woods", "benevolent")
+BW_PLAYERS = 3
+BW_SPIES = tuple(range(6))
+BV_PLAYERS = (2, 3, 4)
+BOOTSTRAP_RESAMPLES = 2000
+
+
+def strongest_policy(game: str) -> str:
+    """The strongest honest policy there is: the heuristic when the game has one, else random."""
+    from policies import POLICIES
+    return "heuristic" if "heuristic" in POLICIES[game] else "random"
+
+
+def variants(game: str) -> list[tuple[str, str, object]]:
+    """(name, kind, Rules) for every switch's other value(s) (kind "switch", name "switch=value")
+    and every named alternative table (kind "table"), in a fixed order."""
+    rules_mod = _rules_module(game)
+    out = []
+    for name, values in rules_mod.SWITCHES.items():
+        for v in values[1:]:
+            out.append((f"{name}={v}", "switch", rules_mod.load_rules(f"{name}={v}")))
+    for name in rules_mod.ALTERNATIVES:
+        out.append((name, "table", rules_mod.load_rules(name)))
+    return out
+
+
+def _rules_module(game):
+    if game == "bethel_woods":
+        from simcore.bethel_woods import rules
+    elif game == "benevolent":
+        from simcore.benevolent import rules
+    else:
+        raise UserError(f"game {game!r} is not known; allowed: {', '.join(GAMES)}")
+    return rules
+
+
+def _check(games, seed):
+    if not isinstance(games, int) or games < 2:
+        raise UserError(f"--games {games!r}: at least 2 games per cell are needed for a paired interval")
+    if seed < 0:
+        raise UserError(f"--seed {seed}: must be 0 or more")
+
+
+def sensitivity(game: str, games: int = 2000, seed: int = 7, policy: str | None = None,
+                threads: int | None = None, progress=None, only=None) -> pd.DataFrame:
+    """The sensitivity table (see the module doc). ``only``: a subset of variant names (for
+    tests). ``progress``: called with a short text before each run (optional)."""
+    _check(games, seed)
+    policy = policy or strongest_policy(game)
+    from policies import policy_id
+    policy_id(policy, game)   # UserError for an unknown policy
+    vs = variants(game)
+    if only is not None:
+        known = {v[0] for v in vs}
+        bad = [x for x in only if x not in known]
+        if bad:
+            raise UserError(f"variant {bad[0]!r} is not known; allowed: {', '.join(sorted(known))}")
+        vs = [v for v in vs if v[0] in only]
+    if game == "bethel_woods":
+        df = _bw(vs, games, seed, policy, threads, progress)
+    else:
+        df = _bv(vs, games, seed, policy, threads, progress)
+    if game == "bethel_woods":
+        from .stats import adjust_pvalues
+        df["p_holm"] = adjust_pvalues(df["pvalue"].to_numpy(), "holm")   # over every row of the table
+    df["abs_diff"] = df["diff"].abs()
+    df = df.sort_values(["abs_diff", "variant"], ascending=[False, True], kind="stable")
+    return df.drop(columns="abs_diff").reset_index(drop=True)
+
+
+def _bw(vs, games, seed, policy, threads, progress):
+    from arena.bethel_woods.batch import simulate
+    from simcore.bethel_woods.rules import Rules
+    rows = []
+    for spies in BW_SPIES:
+        if progress:
+            progress(f"defaults, {spies} spies")
+        base = simulate(BW_PLAYERS, spies, None, policy, games, seed, threads, Rules(), keep_records=True)
+        b = base.records["won"].to_numpy()
+        for name, kind, rules in vs:
+            if progress:
+                progress(f"{name}, {spies} spies")
+            run = simulate(BW_PLAYERS, spies, None, policy, games, seed, threads, rules, keep_records=True)
+            a = run.records["won"].to_numpy()
+            pd_ = paired_difference(a, b)
+            rows.append({"game": "bethel_woods", "variant": name, "kind": kind, "players": BW_PLAYERS,
+                         "spies": spies, "metric": "win rate", "games": games,
+                         "default_wins": int(b.sum()), "variant_wins": int(a.sum()),
+                         "default": pd_.rate_b, "value": pd_.rate_a, "diff": pd_.diff,
+                         "ci_low": pd_.ci_low, "ci_high": pd_.ci_high, "only_variant": pd_.only_a,
+                         "only_default": pd_.only_b, "pvalue": pd_.pvalue, "policy": policy, "seed": seed})
+    return pd.DataFrame(rows)
+
+
+def seat_gap(winners, players: int, axis: int = -1):
+    """The largest seat gap of games with these winners (seat index, -1 a timeout): the highest
+    seat win rate minus the lowest, over the last axis (vectorized for the bootstrap)."""
+    w = np.asarray(winners)
+    rates = np.stack([(w == q).mean(axis=axis) for q in range(players)])
+    return rates.max(axis=0) - rates.min(axis=0)
+
+
+def _bv(vs, games, seed, policy, threads, progress):
+    from scipy.stats import bootstrap
+
+    from arena.benevolent.batch import simulate
+    from simcore.benevolent.rules import Rules
+    rows = []
+    for players in BV_PLAYERS:
+        if progress:
+            progress(f"defaults, {players} players")
+        base = simulate(players, None, policy, games, seed, threads, Rules(), keep_records=True)
+        b = base.records["winner"].to_numpy()
+        for name, kind, rules in vs:
+            if progress:
+                progress(f"{name}, {players} players")
+            run = simulate(players, None, policy, games, seed, threads, rules, keep_records=True)
+            a = run.records["winner"].to_numpy()
+
+            def stat(x, y, axis=-1):
+                return seat_gap(x, players, axis) - seat_gap(y, players, axis)
+
+            diff = float(stat(a, b))
+            same = bool(np.array_equal(a, b))
+            if same:
+                lo = hi = 0.0
+            else:
+                res = bootstrap((a, b), stat, paired=True, vectorized=True, n_resamples=BOOTSTRAP_RESAMPLES,
+                                batch=100, method="percentile", confidence_level=0.95,
+                                random_state=np.random.default_rng(seed))
+                lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
+            row = {"game": "benevolent", "variant": name, "kind": kind, "players": players,
+                   "metric": "largest seat gap", "games": games, "default": float(seat_gap(b, players)),
+                   "value": float(seat_gap(a, players)), "diff": diff, "ci_low": lo, "ci_high": hi,
+                   "changed_games": int((a != b).sum()), "policy": policy, "seed": seed}
+            for q in range(players):
+                row[f"default_seat{q}_wins"] = int((b == q).sum())
+                row[f"variant_seat{q}_wins"] = int((a == q).sum())
+            row["default_timeouts"] = int((b < 0).sum())
+            row["variant_timeouts"] = int((a < 0).sum())
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def table_text(df: pd.DataFrame) -> str:
+    """The table as plain text, largest effects first."""
+    if df.empty:
+        return "(no rows)"
+    game = df["game"].iloc[0]
+    head = (f"{'variant':<28} {'kind':<6} {'setup':<9} {'default':>8} {'variant':>8} {'diff':>8}  "
+            f"{'95% CI':<19} {'p (Holm)' if game == 'bethel_woods' else 'changed':>8}")
+    lines = [head, "-" * len(head)]
+    for r in df.itertuples():
+        setup = f"{r.spies} spies" if game == "bethel_woods" else f"{r.players} pl."
+        last = f"{r.p_holm:8.3g}" if game == "bethel_woods" else f"{r.changed_games:8d}"
+        lines.append(f"{r.variant:<28} {r.kind:<6} {setup:<9} {100 * r.default:7.2f}% {100 * r.value:7.2f}% "
+                     f"{100 * r.diff:+7.2f}  [{100 * r.ci_low:+6.2f}, {100 * r.ci_high:+6.2f}] {last}")
+    return "\n".join(lines)
+
+
+def run_command(game: str, games: int, seed: int, policy: str | None, threads: int | None, json_out: bool,
+                chart, csv) -> str:
+    """What `boardsim <game> sensitivity` does: the table (or JSON), and optionally the chart and
+    a CSV of the rows. Output paths are checked before anything is played."""
+    import json
+
+    from .errors import check_writable, write_csv
+    for path in (chart, csv):
+        if path is not None:
+            check_writable(path)
+    import sys
+    df = sensitivity(game, games, seed, policy, threads,
+                     progress=None if json_out else (lambda msg: print(f"  playing {msg}", file=sys.stderr)))
+    if csv is not None:
+        write_csv(df, csv)
+    if chart is not None:
+        from .charts import sensitivity_forest
+        sensitivity_forest(df, chart)
+    if json_out:
+        return json.dumps({"game": game, "games": games, "seed": seed, "policy": df["policy"].iloc[0],
+                           "rows": json.loads(df.to_json(orient="records"))})
+    setup = "3 players, win rate by spies" if game == "bethel_woods" else "printed leaves, largest seat gap by players"
+    head = (f"{'Bethel Woods' if game == 'bethel_woods' else 'Benevolent'} sensitivity: {setup}; policy "
+            f"{df['policy'].iloc[0]}, {games:,} games per arm and setup, seed {seed}; variant minus default, "
+            f"largest effects first")
+    return head + "\n" + table_text(df)

@@ -1,0 +1,120 @@
+"""Benevolent: every rules switch, scripted on both engines (bv_helpers.Both compares the compiled
+and the reference engine after every step), and the named alternative data."""
+import pytest
+
+from bv_helpers import Both, scenario
+from simcore.benevolent.rules import ALTERNATIVES, SWITCHES, Rules, load_rules, rules_from_mapping
+from simcore.errors import UserError
+
+PLAIN = [("Meadow", False)] * 8
+
+
+def rules_with(**switches):
+    return rules_from_mapping({"switches": switches})
+
+
+# ---- switch gather_tile --------------------------------------------------------------------------------
+@pytest.mark.parametrize("value", SWITCHES["gather_tile"])
+def test_gather_tile(value):
+    b = Both(scenario(hexes=PLAIN, me={"footsteps": [0], "permanent": ["gather tile"], "leaves": 0, "tile": 1}),
+             rules_with(gather_tile=value))
+    b.do("place Footstep on hex 1")
+    gathers = [a for a in b.legal() if a.startswith("gather")]
+    both = ["gather leaves, put 1 on the gather tile", "gather leaves, take 1 from the gather tile"]
+    assert gathers == (both if value == "compulsory" else ["gather leaves"] + both)
+    if value == "optional":
+        b.do("gather leaves")
+        assert b.me()["leaves"] == 2 and b.me()["gather_tile_leaves"] == 1   # the tile untouched
+
+
+@pytest.mark.parametrize("value", SWITCHES["gather_tile"])
+def test_gather_tile_without_it_is_the_same(value):
+    b = Both(scenario(hexes=PLAIN, me={"footsteps": [0], "leaves": 0}), rules_with(gather_tile=value))
+    b.do("place Footstep on hex 1")
+    assert [a for a in b.legal() if a.startswith("gather")] == ["gather leaves"]
+
+
+# ---- switch empty_gift -----------------------------------------------------------------------------------
+NO_CLOVER = dict(others={1: {"gifts": {}}}, pool={"Clover": 0})
+
+
+def _yields(value, hexes, me, **kw):
+    d = scenario(hexes=hexes, me={"footsteps": [0], **me}, **{**NO_CLOVER, **kw})
+    return Both(d, rules_with(empty_gift=value))
+
+
+@pytest.mark.parametrize("value,offered", [("not_offered", False), ("offered", True)])
+def test_empty_gift_meadow_and_purchase(value, offered):
+    # no Clover in the stack and nobody else holds one (I hold none either)
+    b = _yields(value, PLAIN, {"gifts": {"Feather": 1}, "leaves": 5})
+    b.do("place Footstep on hex 1")
+    assert ("Meadow: take a Clover" in b.legal()) == offered
+    alt = [("Stone Altar", False)] * 8
+    b = _yields(value, alt, {"gifts": {"Feather": 1}, "leaves": 5})
+    b.do("place Footstep on hex 1")
+    assert ("purchase Clover" in b.legal()) == offered and "purchase Feather" in b.legal()
+    if offered:
+        b.do("purchase Clover")
+        assert b.me()["leaves"] == 3 and b.me()["gifts"]["Clover"] == 0   # paid 2 for nothing
+
+
+@pytest.mark.parametrize("value,offered", [("not_offered", False), ("offered", True)])
+def test_empty_gift_exchange_and_secrets(value, offered):
+    # no Feather anywhere: exchanging a Clover (Ring, resolve exchange) and gain Feather yield nothing
+    kw = dict(others={1: {"gifts": {}}}, pool={"Feather": 0})
+    ring = [("Ring of Stones", False)] * 8
+    d = scenario(hexes=ring, me={"footsteps": [0], "gifts": {"Clover": 1},
+                                  "single_use": ["gain Feather", "resolve exchange", "gain Clover and 2 leaves"]}, **kw)
+    b = Both(d, rules_with(empty_gift=value))
+    legal = b.legal()
+    assert ("resolve Secret: gain Feather" in legal) == offered
+    assert ("resolve Secret: resolve exchange" in legal) == offered
+    assert "resolve Secret: gain Clover and 2 leaves" in legal   # its leaves are a yield
+    b.do("place Footstep on hex 1")
+    assert ("exchange Clover" in b.legal()) == offered
+
+
+def test_empty_gift_same_when_the_gift_can_be_had():
+    for value in SWITCHES["empty_gift"]:
+        b = Both(scenario(hexes=PLAIN, me={"footsteps": [0]}), rules_with(empty_gift=value))
+        b.do("place Footstep on hex 1")
+        assert "Meadow: take a Clover" in b.legal()
+
+
+# ---- alternative data and rules files -------------------------------------------------------------------------
+def test_secret_pairs_decide_the_back_of_a_tile():
+    # the same seed deals the same tiles and sides; a permanent side shows the paired Secret
+    from simcore.benevolent.face import Game
+    from simcore.benevolent.rules import PERMANENT
+    r = load_rules("secrets-reversed")
+    a = Game(2, None, seed=5).to_dict()["triangle"]
+    b = Game(2, None, seed=5, rules=r).to_dict()["triangle"]
+    sides = [t["side"] for t in a]
+    assert sides == [t["side"] for t in b] and "permanent" in sides
+    for x, y in zip(a, b):
+        if x["side"] == "single-use":
+            assert x == y
+        else:
+            assert y["secret"] == r.secret_pairs[PERMANENT.index(x["secret"])]
+
+
+def test_switches_and_alternatives_load():
+    assert len(ALTERNATIVES) >= 12
+    for name in ALTERNATIVES:
+        assert load_rules(name) != Rules(source=name)
+    r = load_rules("layout-overlap,dream-b,empty_gift=offered")
+    assert r.switch("empty_gift") == "offered" and r.layouts != Rules().layouts and r.arrows != Rules().arrows
+    assert rules_from_mapping(r.to_dict()).to_dict() == r.to_dict()
+
+
+@pytest.mark.parametrize("text,msg", [
+    ('[benevolent.switches]\ngather_tile = "maybe"\n', "switch gather_tile = 'maybe'.*allowed: 'compulsory', 'optional'"),
+    ('[benevolent.switches]\nfirst_player = "random"\n', "unknown switch 'first_player'.*allowed: gather_tile, empty_gift"),
+    ('[benevolent]\nsecret_pairs = ["gather tile"]\n', "secret_pairs: expected the 9 permanent Secrets"),
+])
+def test_bad_switches_are_one_line_user_errors(tmp_path, text, msg):
+    f = tmp_path / "r.toml"
+    f.write_text(text)
+    with pytest.raises(UserError, match=msg) as e:
+        load_rules(f)
+    assert "\n" not in str(e.value)

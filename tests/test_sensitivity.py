@@ -1,0 +1,101 @@
+"""The sensitivity study: common seeds, paired intervals, the counts the arena's units give for
+the same cells, the ordering, the chart and the command."""
+import json
+
+import numpy as np
+import pytest
+from matplotlib.image import imread
+
+from arena.units import Cell, field_index, run_unit
+from experiments import sensitivity as S
+from experiments.cli import main
+from simcore.bethel_woods.rules import load_rules as bw_rules
+from simcore.benevolent.rules import load_rules as bv_rules
+from simcore.errors import UserError
+
+
+def test_variants_cover_every_switch_value_and_table():
+    from simcore.bethel_woods.rules import ALTERNATIVES, SWITCHES
+    names = [v[0] for v in S.variants("bethel_woods")]
+    assert len(names) == sum(len(v) - 1 for v in SWITCHES.values()) + len(ALTERNATIVES)
+    assert "four_critical=immediate" in names and "machines-b" in names
+    assert S.strongest_policy("bethel_woods") == "heuristic"
+
+
+@pytest.fixture(scope="module")
+def bw():
+    return S.sensitivity("bethel_woods", games=40, seed=3, only=["four_critical=immediate", "orphanage-next"])
+
+
+def test_bw_rows_agree_with_the_arena_units(bw):
+    assert len(bw) == 2 * 6 and set(bw["spies"]) == set(range(6)) and (bw["policy"] == "heuristic").all()
+    for r in bw[bw["spies"] <= 1].itertuples():   # (the units for two difficulties: enough, and fast)
+        base = run_unit(Cell("bethel_woods", 3, spies=r.spies, policies=("heuristic",), seed=3), 0, 40)
+        var = run_unit(Cell("bethel_woods", 3, spies=r.spies, policies=("heuristic",), seed=3,
+                            rules=bw_rules(r.variant)), 0, 40)
+        assert r.default_wins == base[field_index("bethel_woods", "wins")]
+        assert r.variant_wins == var[field_index("bethel_woods", "wins")]
+    for r in bw.itertuples():
+        assert r.diff == pytest.approx((r.variant_wins - r.default_wins) / 40)
+        assert r.only_variant - r.only_default == r.variant_wins - r.default_wins
+        assert r.ci_low <= r.diff <= r.ci_high
+
+
+def test_rows_are_sorted_by_effect_size(bw):
+    d = bw["diff"].abs().to_numpy()
+    assert (d[:-1] >= d[1:]).all()
+    assert bw["default_wins"].sum() > 0   # the heuristic wins some games: a real comparison
+
+
+def test_bv_rows_agree_with_the_arena_units():
+    df = S.sensitivity("benevolent", games=150, seed=4, only=["empty_gift=offered", "dream-d"])
+    assert len(df) == 2 * 3 and set(df["players"]) == {2, 3, 4} and (df["policy"] == "random").all()
+    for r in df.itertuples():
+        n = r.players
+        base = run_unit(Cell("benevolent", n, seed=4), 0, 150)
+        var = run_unit(Cell("benevolent", n, seed=4, rules=bv_rules(r.variant)), 0, 150)
+        for q in range(n):
+            assert getattr(r, f"default_seat{q}_wins") == base[field_index("benevolent", f"seat{q}_wins")]
+            assert getattr(r, f"variant_seat{q}_wins") == var[field_index("benevolent", f"seat{q}_wins")]
+        rates_b = [getattr(r, f"default_seat{q}_wins") / 150 for q in range(n)]
+        rates_a = [getattr(r, f"variant_seat{q}_wins") / 150 for q in range(n)]
+        assert r.default == pytest.approx(max(rates_b) - min(rates_b))
+        assert r.diff == pytest.approx(max(rates_a) - min(rates_a) - r.default)
+        assert r.ci_low <= r.diff <= r.ci_high and r.changed_games > 0
+
+
+def test_seat_gap_is_vectorized():
+    w = np.array([[0, 0, 1, -1], [1, 1, 1, 0]])
+    assert S.seat_gap(w, 2).tolist() == [0.25, 0.5]
+
+
+def test_bad_arguments():
+    with pytest.raises(UserError, match="at least 2 games"):
+        S.sensitivity("benevolent", games=1)
+    with pytest.raises(UserError, match="variant 'nope' is not known"):
+        S.sensitivity("benevolent", games=10, only=["nope"])
+    with pytest.raises(UserError, match="unknown policy"):
+        S.sensitivity("benevolent", games=10, policy="oracle")
+
+
+def test_chart(bw, tmp_path):
+    from experiments.charts import sensitivity_forest
+    png, svg = sensitivity_forest(bw, tmp_path / "s")
+    assert imread(png).shape[0] > 200 and "heuristic" in svg.read_text()
+
+
+def test_command_json_and_errors(capsys, tmp_path):
+    code = main(["benevolent", "sensitivity", "--games", "40", "--seed", "2", "--json",
+                 "--chart", str(tmp_path / "c.png"), "--csv", str(tmp_path / "c.csv")])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    d = json.loads(out)
+    from simcore.benevolent.rules import ALTERNATIVES, SWITCHES
+    assert len(d["rows"]) == 3 * (len(SWITCHES) + len(ALTERNATIVES))
+    assert (tmp_path / "c.png").exists() and (tmp_path / "c.csv").exists()
+    code = main(["bethel-woods", "sensitivity", "--games", "1"])
+    _, err = capsys.readouterr()
+    assert code == 2 and err.startswith("error: --games 1")
+    code = main(["bethel-woods", "sensitivity", "--chart", str(tmp_path / "no" / "c.png")])
+    _, err = capsys.readouterr()
+    assert code == 2 and "does not exist" in err
