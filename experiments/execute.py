@@ -83,9 +83,9 @@ def execute(work: Sequence[tuple], threads: int | None = None, progress=None,
     """Play every item of `work` and return one summed count vector per item, in order.
 
     work: (cell, games) or (cell, games, start) items. threads: numba threads (default: all).
-    progress: an object with start(total_games, total_cost) and advance(games, cost), e.g.
+    progress: an object with add(total_games, total_cost) and advance(games, cost), e.g.
     ``experiments.progress.StudyProgress`` (cost is nominal seconds, so the time left is right
-    when cheap and costly cells are mixed). on_unit(cell, start, count, counts) is called once
+    when cheap and costly cells are mixed); its owner closes it. on_unit(cell, start, count, counts) is called once
     per finished unit. unit_fn(cell, start, count) -> counts plays a unit (default
     arena.units.run_unit; the paired variants study passes its own).
     """
@@ -98,7 +98,7 @@ def execute(work: Sequence[tuple], threads: int | None = None, progress=None,
             for a, n in units(cell, games, start)]
     totals: list[np.ndarray | None] = [None] * len(items)
     if progress is not None:
-        progress.start(sum(g for _, g, _ in items),
+        progress.add(sum(g for _, g, _ in items),
                        sum(g / speed(c) for c, g, _ in items))
     nthreads = check_threads(threads)
     old = numba.get_num_threads()
@@ -113,8 +113,6 @@ def execute(work: Sequence[tuple], threads: int | None = None, progress=None,
                 progress.advance(n, n / speed(cell))
     finally:
         numba.set_num_threads(old)
-        if progress is not None:
-            progress.stop()
     for i, (cell, games, _) in enumerate(items):
         if totals[i] is None:   # games == 0
             width = len(FIELDS[cell.game]) if cell.game in FIELDS else 0
