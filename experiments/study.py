@@ -115,7 +115,7 @@ COMMON = {
     "target_halfwidth": _float(0.0, 0.5), "sequential_n0": _int(10, 10 ** 9),
 }
 KEYS = {
-    "difficulty": {**COMMON, "spies": _ints(0, 5, "spies 0 to 5")},
+    "difficulty": {**COMMON, "spies": _ints(0, 5, "spies 0 to 5"), "characters": _strs},
     "characters": {**COMMON, "spies": _ints(0, 5, "spies 0 to 5")},
     "seats": {**COMMON, "leaves": _leaves_spec},
     "handicap": {**COMMON, "max_leaves": _int(1, 16), "confirm_top": _int(1, 20),
@@ -221,6 +221,9 @@ def study_from_dict(raw: dict, name: str, base=None, quick=False, seed=None,
     if kind == "variants" and game == "benevolent" and "spies" in raw:
         raise UserError(f"{where}: key 'spies' is for Bethel Woods; a Benevolent variants study "
                         "takes players and leaves")
+    if "characters" in opts and len(opts["players"]) != 1:
+        raise UserError(f"{where}: characters = {opts['characters']!r} needs exactly one player "
+                        f"count in players, got {opts['players']}")
     # every cell checked before anything is played or written
     for cell in _cells_to_check(st):
         check_cell(cell)
@@ -270,7 +273,7 @@ def _cells_to_check(st: Study):
         for pl in o["players"]:
             if st.game == "bethel_woods":
                 yield Cell("bethel_woods", pl, spies=o.get("spies", [0])[0], policies=(pol,),
-                           rules=st.rules, seed=o["seed"])
+                           characters=_chars(st), rules=st.rules, seed=o["seed"])
             else:
                 specs = o.get("leaves", ["printed"])
                 ok = [s for s in specs if not isinstance(s, list) or len(s) == pl]
@@ -382,9 +385,15 @@ def _bw_lengths(cells, totals, extra=None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _chars(st):
+    c = st.opts.get("characters")
+    return tuple(c) if c else None
+
+
 def run_difficulty(st: Study, threads=None, progress=None, chart_dir=None) -> Result:
     o = st.opts
-    cells = [Cell("bethel_woods", pl, spies=sp, policies=(pol,), rules=st.rules, seed=o["seed"])
+    cells = [Cell("bethel_woods", pl, spies=sp, policies=(pol,), characters=_chars(st),
+                  rules=st.rules, seed=o["seed"])
              for pol in o["policy"] for pl in o["players"] for sp in o["spies"]]
     seq = o.get("target_halfwidth")
     if seq:
@@ -468,8 +477,9 @@ def character_effects(sets: pd.DataFrame) -> pd.DataFrame:
     d = sets.reset_index(drop=True)
     names = [c for c in CHARACTERS if d["characters"].str.contains(c).any()]
     has = np.array([[c in s.split(",") for c in names] for s in d["characters"]], dtype=float)
-    z = has - (d["players"].to_numpy()[:, None] / len(names))   # sum over characters = 0
-    X = pd.DataFrame(z[:, :-1], columns=names[:-1])
+    # effect coding: column c is x_c - x_last, so that sum_c b_c x_c with b_last = -sum b_c
+    z = has[:, :-1] - has[:, -1:]
+    X = pd.DataFrame(z, columns=names[:-1])
     for col, vals in (("players", d["players"]), ("spies", d["spies"])):
         levels = sorted(vals.unique())
         for lv in levels[1:]:
