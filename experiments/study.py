@@ -757,7 +757,8 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None) -> Resu
     cand["best"] = [(p, s) in best_search for p, s in zip(cand["players"], cand["leaves"])]
     figs = []
     if chart_dir is not None:
-        figs = [("Every candidate handicap on common random numbers, ranked by its largest seat gap",
+        figs = [("Every candidate handicap on common random numbers, ranked by its largest seat gap in the "
+                 "search (best: the fairest on the fresh confirmation seeds)",
                  charts.handicap_landscape(cand, chart_dir / "handicap_landscape")[0])]
     show = conf[["policy", "players", "leaves", "printed", "best", "games", "decided", "max_gap",
                  "gap_low", "gap_high", "chi2_p", "balance"]].copy()
@@ -872,23 +873,21 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None) -> Resu
     df = pd.DataFrame(rows)
     df["p_holm"] = adjust_pvalues(df["mcnemar_p"].to_numpy())
     outcome = "win rate" if st.game == "bethel_woods" else "seat 1's win rate"
+    df["label"] = [f"{r.players} players, " + (f"{int(r.spies)} spies" if st.game == "bethel_woods"
+                   else f"leaves {r.leaves}") + (f", {r.policy}" if len(o["policy"]) > 1 else "")
+                   for r in df.itertuples()]
+    df["significant"] = df["p_holm"] < 0.05
     figs = []
-    if chart_dir is not None and st.game == "bethel_woods":
-        long = []
-        for _, r in df.iterrows():
-            for rules, w in ((r.variant, r.wins_variant), ("defaults", r.wins_default)):
-                long.append({"players": r.players, "spies": r.spies,
-                             "difficulty": DIFFICULTY[int(r.spies)], "policy": r.policy,
-                             "games": r.games, "wins": w, "rules": rules})
-        ld = pd.DataFrame(long).drop_duplicates(["players", "spies", "policy", "rules"])
-        figs = [("Win rate by difficulty under each rules variant (same seeds)",
-                 charts.difficulty_curve(ld, chart_dir / "variants_curve",
-                                         title="Bethel Woods: rule variants by difficulty")[0])]
+    if chart_dir is not None:
+        figs = [("Each variant against the defaults on the same seeds (paired 95% intervals)",
+                 charts.paired_differences(df, chart_dir / "variants_paired", outcome=outcome,
+                                           title=f"{GAME_NAMES[st.game]}: rule variants against "
+                                                 "the defaults")[0])]
     show = df.copy()
     show["wins"] = show["wins_variant"]
     show["difference (pp)"] = (100 * show["diff"]).round(2)
     show["95% CI (pp)"] = [f"{100 * a:.2f} to {100 * b:.2f}" for a, b in zip(df["diff_low"], df["diff_high"])]
-    show = show.drop(columns=["diff", "diff_low", "diff_high"])
+    show = show.drop(columns=["diff", "diff_low", "diff_high", "label"])
     parts = []
     for _, r in df.iterrows():
         where = (f"{r.players} players, {int(r.spies)} spies" if st.game == "bethel_woods"
