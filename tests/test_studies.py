@@ -15,6 +15,7 @@ from experiments.study import (candidates, character_effects, fixed_games, leave
                                load_study)
 from experiments.stats import wilson
 from simcore.errors import UserError
+from test_browser import chromium  # noqa: F401  (a fixture)
 
 BW = Cell("bethel_woods", 3, spies=2, seed=5)
 
@@ -240,3 +241,55 @@ def test_sequential_stops_at_the_target(tmp_path):
     assert c.games == plan.games_at(int(c.look))
     for q in (1, 2):
         assert plan.halfwidth(int(c[f"seat{q}_wins"]), int(c.games), int(c.look)) <= 0.05
+
+
+# --------------------------------------------------------------------------------- notebooks, browser
+
+@pytest.mark.parametrize("name", ["bethel_woods_balance", "benevolent_seat_order"])
+def test_notebooks_run_on_the_report_tables(tiny_report, tmp_path, monkeypatch, name):
+    nbformat = pytest.importorskip("nbformat", reason="pip install -e '.[dev]'")
+    from nbclient import NotebookClient
+    from pathlib import Path
+    out, _ = tiny_report
+    monkeypatch.setenv("BOARDSIM_REPORT", str(out))
+    monkeypatch.setenv("BOARDSIM_NOTEBOOK_OUT", str(tmp_path / "charts"))
+    root = Path(__file__).resolve().parent.parent
+    nb = nbformat.read(root / "notebooks" / f"{name}.ipynb", as_version=4)
+    NotebookClient(nb, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(root / "notebooks")}}).execute()
+    images = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+              if "image/png" in o.get("data", {})]
+    assert len(images) >= 2
+    assert all(p.stat().st_size > 5000 for p in (tmp_path / "charts").glob("*.png"))
+
+
+def test_generated_report_renders_in_chromium(tiny_report, chromium, tmp_path):
+    from test_browser import CHROMIUM_ARGS, _images
+    exe, sync_playwright = chromium
+    out, _ = tiny_report
+    html = out / "report.html"
+    n_png = len(list((out / "charts").glob("*.png")))
+    console, page_errors, failed = [], [], []
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=exe, headless=True, args=CHROMIUM_ARGS,
+            viewport={"width": 1100, "height": 900})
+        try:
+            page = context.new_page()
+            page.on("console", lambda m: console.append((m.type, m.text)))
+            page.on("pageerror", lambda e: page_errors.append(str(e)))
+            page.on("requestfailed", lambda r: failed.append(r.url))
+            page.goto(html.as_uri(), wait_until="load")
+            imgs = _images(page)
+            assert len(imgs) == n_png >= 8
+            assert all(ok and w > 0 and h > 0 for ok, w, h, _, _ in imgs), imgs
+            headings = page.eval_on_selector_all("h2", "els => els.map(e => e.textContent)")
+            assert len(headings) == 1 + len(TINY)
+            shot = tmp_path / "report.png"
+            page.screenshot(path=str(shot), full_page=True)
+        finally:
+            context.close()
+    errors = [t for kind, t in console if kind == "error"]
+    assert not errors and not page_errors and not failed, (errors, page_errors, failed)
+    assert shot.stat().st_size > 50_000
+    print(f"\nscreenshot: {shot}")
