@@ -448,6 +448,10 @@ def difficulty_findings(df: pd.DataFrame, seq=False) -> str:
         tab = np.array([[first.wins, first.games - first.wins], [last.wins, last.games - last.wins]])
         p = chi2_contingency(tab)[1] if (tab.sum(axis=0) > 0).all() else 1.0
         mono = bool(np.all(np.diff(g["win_rate"].to_numpy()) <= 0))
+        if g["wins"].sum() == 0:
+            parts.append(f"With {pl} players the {pol} policy won no game at any difficulty "
+                         f"(at most {pct(g['ci_high'].max())} at 95% confidence per level).")
+            continue
         parts.append(
             f"With {pl} players and the {pol} policy the win rate goes from {pct(first.win_rate)} "
             f"({int(first.spies)} spies, {first.difficulty}; 95% CI {pct(first.ci_low)} to "
@@ -784,7 +788,9 @@ def handicap_findings(cand, conf, n, o) -> str:
         pr = g[g["printed"]]
         txt = (f"{pl} players: fairest {b.leaves} with a largest seat gap of {100 * b.max_gap:.1f} pp "
                f"(95% CI {100 * b.gap_low:.1f} to {100 * b.gap_high:.1f})")
-        if len(pr):
+        if len(pr) and bool(pr.iloc[0].best):
+            txt += "; this is the printed handicap itself: no candidate beat it on the fresh seeds"
+        elif len(pr):
             p = pr.iloc[0]
             txt += (f"; printed {p.leaves}: {100 * p.max_gap:.1f} pp ({100 * p.gap_low:.1f} to "
                     f"{100 * p.gap_high:.1f})")
@@ -897,8 +903,10 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None) -> Resu
                      f"{100 * r['diff']:+.2f} pp (95% CI {100 * r.diff_low:+.2f} to "
                      f"{100 * r.diff_high:+.2f}); "
                      + ("significant" if r.p_holm < 0.05 else "not significant")
-                     + f" (McNemar, Holm-adjusted p = {r.p_holm:.2g}).")
-    parts.append(f"Each variant played the same {n:,} seeds as the defaults (paired).")
+                     + f" after Holm's correction over the {len(df)} comparisons (McNemar, "
+                     f"adjusted p = {r.p_holm:.2g}).")
+    parts.append(f"Each variant played the same {n:,} seeds as the defaults (paired); the "
+                 "intervals are per comparison, the significance calls are Holm-adjusted.")
     section = Section(st.title, " ".join(parts), tables=[
         (f"Rule variants against the defaults on the same seeds ({outcome}; wins = the variant's)",
          show)], charts=figs)

@@ -12,7 +12,7 @@ from .errors import user_errors
 app = typer.Typer(no_args_is_help=True, help="Balance studies from study files (docs/studies.md).")
 
 Out = Annotated[Optional[Path], typer.Option(help="Folder to write (created; its parent must exist).")]
-Quick = Annotated[bool, typer.Option("--quick", help="The study files' [quick] sizes: minutes, not hours.")]
+Quick = Annotated[bool, typer.Option("--quick", help="Use the study files' \\[quick] sizes: minutes, not hours.")]
 Seed = Annotated[Optional[int], typer.Option(help="Override the study files' seeds.")]
 Threads = Annotated[Optional[int], typer.Option(help="Worker threads (default: all cores).")]
 
@@ -30,22 +30,24 @@ def run(file: Annotated[Path, typer.Argument(help="A study file (TOML), e.g. exp
     from .study import load_study
     st = load_study(file, quick=quick, seed=seed)
     out = out or Path(f"study-{st.name}")
+    command = f"boardsim experiment run {file}" + (" --quick" if quick else "") + (
+        f" --seed {seed}" if seed is not None else "")
     info = run_studies([st], out, threads=threads, show_progress=_progress_wanted(),
-                       title=st.title, command=" ".join(["boardsim experiment run"] + sys.argv[3:]))
+                       title=st.title, command=command)
     typer.echo(f"{st.name}: {info['studies'][0]['games']:,} games in {info['seconds']:.0f} s; "
                f"wrote {out}/report.md, {out}/report.html, {out}/tables, {out}/charts")
 
 
 @user_errors
 def report(out: Out = None, quick: Quick = False, seed: Seed = None, threads: Threads = None):
-    """Run the standard studies (difficulty, characters, seats, handicap, variants) and write
-    report.md and a self-contained report.html with tables, charts and findings."""
+    """Run the five standard studies and write report.md and a self-contained report.html."""
     from .report import run_studies, standard_studies
     studies = standard_studies(quick=quick, seed=seed)
     out = out or Path("report-quick" if quick else "report")
     info = run_studies(studies, out, threads=threads, show_progress=_progress_wanted(),
                        title="boardsim balance report" + (" (quick)" if quick else ""),
-                       command="boardsim report" + (" --quick" if quick else ""))
+                       command="boardsim report" + (" --quick" if quick else "") + (
+                           f" --seed {seed}" if seed is not None else ""))
     games = sum(s["games"] for s in info["studies"])
     typer.echo(f"{games:,} games in {info['seconds']:.0f} s; wrote {out}/report.md and "
                f"{out}/report.html (tables in {out}/tables, charts in {out}/charts)")

@@ -119,6 +119,18 @@ def test_bad_study_files_are_one_line_exit_2_nothing_written(tmp_path, capsys, b
     assert not out.exists()
 
 
+def test_bad_rules_file_and_bad_out_folder(tmp_path, capsys):
+    write(tmp_path, "r.toml", "[bethel_woods]\nknowledge_limit = 99\n")
+    f = write(tmp_path, "v.toml", 'kind = "variants"\nvariants = ["r.toml"]\n')
+    assert main(["experiment", "run", str(f), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "knowledge_limit: 99 is not an integer from 1 to 40" in err
+    assert main(["report", "--quick", "--out", str(tmp_path / "no" / "such")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "does not exist" in err
+    assert not (tmp_path / "o").exists() and not (tmp_path / "no").exists()
+
+
 def test_standard_study_files_are_valid():
     for name in STANDARD:
         for quick in (False, True):
