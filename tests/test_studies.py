@@ -305,3 +305,17 @@ def test_generated_report_renders_in_chromium(tiny_report, chromium, tmp_path):
     assert not errors and not page_errors and not failed, (errors, page_errors, failed)
     assert shot.stat().st_size > 50_000
     print(f"\nscreenshot: {shot}")
+
+
+def test_paired_differences_chart(tmp_path):
+    from experiments import charts
+    df = pd.DataFrame({"variant": ["a", "a", "b"], "label": ["x", "y", "x"],
+                       "policy": ["heuristic"] * 3, "games": [500] * 3,
+                       "diff": [-0.04, 0.01, 0.0], "diff_low": [-0.07, -0.02, -0.03],
+                       "diff_high": [-0.01, 0.04, 0.03], "significant": [True, False, False]})
+    png, svg = charts.paired_differences(df, tmp_path / "p")
+    assert png.read_bytes()[:4] == b"\x89PNG" and png.stat().st_size > 10_000
+    text = svg.read_text()
+    assert "Policy: heuristic" in text and "500 games per row" in text and "not significant" in text
+    with pytest.raises(ValueError, match="needs columns"):
+        charts.paired_differences(df.drop(columns=["diff_low"]), tmp_path / "q")
