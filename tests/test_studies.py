@@ -319,3 +319,19 @@ def test_paired_differences_chart(tmp_path):
     assert "Policy: heuristic" in text and "500 games per row" in text and "not significant" in text
     with pytest.raises(ValueError, match="needs columns"):
         charts.paired_differences(df.drop(columns=["diff_low"]), tmp_path / "q")
+
+
+def test_benevolent_variant_is_paired_on_the_same_seeds(tmp_path):
+    from experiments.study import run_study
+    write(tmp_path, "same.toml", "[benevolent]\ntimeout_rounds = 200\n")   # the default value
+    write(tmp_path, "short.toml", "[benevolent]\ntimeout_rounds = 3\n")
+    f = write(tmp_path, "v.toml", 'kind = "variants"\ngame = "benevolent"\nplayers = [2]\n'
+              'variants = ["same.toml", "short.toml"]\ngames = 300\nseed = 4\n')
+    df = run_study(load_study(f), threads=1).tables["pairs"].set_index("variant")
+    same = df.loc["same"]
+    # the same rules on the same seeds: every game agrees, a difference of exactly 0
+    assert same.only_variant_won == same.only_default_won == 0 and same["diff"] == 0.0
+    assert same.wins_default == run_unit(Cell("benevolent", 2, seed=4), 0, 300)[1]   # seat 1
+    short = df.loc["short"]
+    assert short.only_variant_won + short.only_default_won > 0   # 3 rounds: many timeouts
+    assert short.wins_variant < short.wins_default
