@@ -553,8 +553,10 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None) -> Re
             figs.append((f"Win rate by pair of characters ({pol})",
                          charts.character_heatmap(g, chart_dir / f"character_heatmap_{pol}")[0]))
             e = effects[effects["policy"] == pol]
-            figs.append((f"Character effects, odds ratio vs an average character ({pol})",
-                         charts.character_forest(e, chart_dir / f"character_forest_{pol}",
+            figs.append((f"Character effects, odds ratio vs an average character ({pol}); "
+                         "filled dots: Holm-adjusted p < 0.05",
+                         charts.character_forest(e.assign(p_value=e["p_holm"]),
+                                                 chart_dir / f"character_forest_{pol}",
                                                  policy=pol, games=int(g["games"].sum()))[0]))
     eff_show = effects[["policy", "term", "games", "wins", "odds_ratio", "or_low", "or_high",
                         "p_value", "p_holm"]].rename(columns={"term": "character"})
