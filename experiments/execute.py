@@ -85,9 +85,15 @@ def execute(work: Sequence[tuple], threads: int | None = None, progress=None,
     work: (cell, games) or (cell, games, start) items. threads: numba threads (default: all).
     progress: an object with add(total_games, total_cost) and advance(games, cost), e.g.
     ``experiments.progress.StudyProgress`` (cost is nominal seconds, so the time left is right
-    when cheap and costly cells are mixed); its owner closes it. on_unit(cell, start, count, counts) is called once
-    per finished unit. unit_fn(cell, start, count) -> counts plays a unit (default
-    arena.units.run_unit; the paired variants study passes its own).
+    when cheap and costly cells are mixed); its owner closes it.
+    on_unit(cell, start, count, counts): called once per finished unit, in order; a results
+    store records the unit there (``arena.units.unit_key(cell, start, count)`` names it).
+    unit_fn(cell, start, count) -> counts plays a unit (default arena.units.run_unit; the
+    paired variants study passes its own, with a PairedCell that has no unit_key).
+
+    Units run one after another, each on all `threads` (numba's parallel blocks inside the
+    unit); a store= or backend= argument (issue 12) fits in front of the loop (skip units the
+    store has) and in place of it (hand the plan to workers) without changing this interface.
     """
     import numba
 
@@ -98,8 +104,7 @@ def execute(work: Sequence[tuple], threads: int | None = None, progress=None,
             for a, n in units(cell, games, start)]
     totals: list[np.ndarray | None] = [None] * len(items)
     if progress is not None:
-        progress.add(sum(g for _, g, _ in items),
-                       sum(g / speed(c) for c, g, _ in items))
+        progress.add(sum(g for _, g, _ in items), sum(g / speed(c) for c, g, _ in items))
     nthreads = check_threads(threads)
     old = numba.get_num_threads()
     numba.set_num_threads(nthreads)
