@@ -335,3 +335,18 @@ def test_benevolent_variant_is_paired_on_the_same_seeds(tmp_path):
     short = df.loc["short"]
     assert short.only_variant_won + short.only_default_won > 0   # 3 rounds: many timeouts
     assert short.wins_variant < short.wins_default
+
+
+def test_study_progress_bar_shows_games_rate_and_time_left():
+    import io
+
+    from rich.console import Console
+    buf = io.StringIO()
+    bar = StudyProgress("difficulty", console=Console(file=buf, force_terminal=True, width=140))
+    execute([(BW, 600)], threads=1, progress=bar)
+    execute([(BW, 400, 600)], threads=1, progress=bar)   # a second batch extends the same bar
+    bar.close()
+    text = buf.getvalue()
+    assert "difficulty" in text and "1,000/1,000 games" in text
+    assert "games/s" in text and "time left" in text
+    assert bar.games == bar.total_games == 1000
