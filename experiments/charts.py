@@ -508,9 +508,12 @@ def handicap_landscape(cands: pd.DataFrame, out, *, policy: str | None = None,
         plain = ~(g["printed"].astype(bool) | g["best"].astype(bool)).to_numpy()
         ax.errorbar(x[plain], gap[plain], yerr=err[:, plain], fmt="o", ms=3.5, color="#8a8a8a",
                     ecolor="#c4c4c4", elinewidth=1, label="candidate")
+        both = (g["printed"].astype(bool) & g["best"].astype(bool)).to_numpy()
         for flag, colour, marker, name in (("best", PALETTE[2], "D", "best"),
                                            ("printed", PALETTE[5], "s", "printed")):
             sel = g[flag].astype(bool).to_numpy()
+            if flag == "best":
+                sel = sel & ~both   # the printed one is also the best: one marker, one label
             if not sel.any():
                 continue
             ax.errorbar(x[sel], gap[sel], yerr=err[:, sel], fmt=marker, ms=7, color=colour,
@@ -518,7 +521,8 @@ def handicap_landscape(cands: pd.DataFrame, out, *, policy: str | None = None,
                         zorder=4)
             for i in np.flatnonzero(sel):
                 edge = "left" if i < 0.15 * len(g) else "right" if i > 0.85 * len(g) else "center"
-                ax.annotate(f"{name}: {g['leaves'][i]}", (x[i], gap[i] + err[1, i]),
+                label = "printed = best" if both[i] else name
+                ax.annotate(f"{label}: {g['leaves'][i]}", (x[i], gap[i] + err[1, i]),
                             xytext=(0, 6), textcoords="offset points", ha=edge,
                             fontsize=8.5, color=colour, fontweight="bold")
         if len(g) <= 24:
@@ -598,3 +602,45 @@ def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
             f"common seeds (seed {int(df['seed'].iloc[0])}): {each}, {_n(played)} games in all; "
             f"lines: {interval}; filled dots: the interval excludes 0.")
     return _finish(fig, out, title, note, legend=(handles, [h.get_label() for h in handles], 2))
+
+
+def paired_differences(pairs: pd.DataFrame, out, *, outcome: str = "win rate",
+                       title: str = "Rule variants: change in the win rate against the defaults"):
+    """Each variant's difference from the default rules on the same seeds, with its paired 95%
+    interval and a line at 0 (no change); one row per variant x setting.
+
+    pairs: columns variant, label (the setting, e.g. "3 players, 0 spies"), policy, games,
+    diff, diff_low, diff_high (fractions), significant (bool: after the multiple-comparison
+    correction).
+    """
+    _require(pairs, ["variant", "label", "policy", "games", "diff", "diff_low", "diff_high",
+                     "significant"], "pairs")
+    p = pairs.reset_index(drop=True)
+    fig = _figure((7.8, 0.5 * len(p) + 1.5))
+    ax = fig.subplots()
+    y = np.arange(len(p))[::-1]
+    variants = list(dict.fromkeys(p["variant"]))
+    ax.axvline(0.0, color="#555555", lw=1, ls="--", zorder=1)
+    for v in variants:
+        sel = (p["variant"] == v).to_numpy()
+        colour = PALETTE[variants.index(v) % len(PALETTE)]
+        d, lo, hi = 100 * p["diff"][sel], 100 * p["diff_low"][sel], 100 * p["diff_high"][sel]
+        ax.hlines(y[sel], lo, hi, color=colour, lw=2, zorder=2)
+        sig = p["significant"][sel].astype(bool).to_numpy()
+        ax.scatter(d[sig], y[sel][sig], s=42, color=colour, zorder=3)
+        ax.scatter(d[~sig], y[sel][~sig], s=42, facecolor="white", edgecolor=colour, lw=1.6,
+                   zorder=3)
+    ax.set_yticks(y)
+    ax.set_yticklabels([f"{v}: {lab}" for v, lab in zip(p["variant"], p["label"])])
+    ax.set_xlabel(f"Change in {outcome} (percentage points; variant minus defaults)")
+    ax.grid(axis="y", visible=False)
+    from matplotlib.lines import Line2D
+    handles = [Line2D([], [], color=PALETTE[i % len(PALETTE)], lw=2, marker="o", ms=6)
+               for i in range(len(variants))]
+    handles += [Line2D([], [], ls="", marker="o", ms=6, color="#333333"),
+                Line2D([], [], ls="", marker="o", ms=6, mfc="white", mec="#333333", mew=1.6)]
+    labs = variants + ["significant", "not significant"]
+    note = (f"{_policy_phrase(p['policy'])}. {_games_phrase(p['games'], 'row')}, the same seeds "
+            "for the variant and the defaults. Lines: paired 95% intervals; filled dots: "
+            "significant by McNemar's test after Holm's correction.")
+    return _finish(fig, out, title, note, legend=(handles, labs, min(4, len(labs))))

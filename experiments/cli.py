@@ -1,4 +1,5 @@
-"""The `boardsim` command line: one command group per game, plus `replay`."""
+"""The `boardsim` command line: one command group per game, `experiment`, `report`, `bench`
+and `replay`."""
 from __future__ import annotations
 
 import sys
@@ -12,7 +13,7 @@ try:  # typer >= 0.20 vendors click; older releases depend on it
 except ImportError:  # pragma: no cover
     from click.exceptions import UsageError
 
-from . import bench_cli, benevolent_cli, bethel_woods_cli
+from . import bench_cli, benevolent_cli, bethel_woods_cli, study_cli
 from simcore.errors import UserError
 
 from .errors import user_errors
@@ -22,6 +23,8 @@ app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, add_comp
 app.add_typer(bethel_woods_cli.app, name="bethel-woods")
 app.add_typer(benevolent_cli.app, name="benevolent")
 app.command(name="bench")(bench_cli.bench)
+app.add_typer(study_cli.app, name="experiment")
+app.command(name="report")(study_cli.report)
 
 
 @app.command()

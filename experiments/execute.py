@@ -1,0 +1,125 @@
+"""The local executor: play a study's cells as work units and add up their counts.
+
+    totals = execute([(cell_a, 20_000), (cell_b, 20_000)], threads=2, progress=bar)
+    totals[0]   # the int64 count vector (arena.units.FIELDS[game]) of games 0..19,999 of cell_a
+
+``work`` is a list of (cell, games) or (cell, games, start): games start..start+games-1 of the cell
+(start 0 by default). Each item's range is cut into units (``units``), every unit is played with
+``arena.units.run_unit`` on numba's threads, and the unit's counts are added to the item's total.
+Every finished unit passes through ONE callback, ``on_unit(cell, start, count, counts)``: a
+results store (issue 12) records it there, and a remote backend would call the same callback
+when a unit comes back. Since counts add and do not depend on the split, the totals are
+bit-identical whatever the executor, the thread count or the order of the units.
+
+Unit boundaries are deterministic: they depend only on the cell's game and policies and on the
+range, never on a timing probe, so a resumable store sees the same unit keys in every run. From
+the cell's game index 0 the units follow a fixed grid whose sizes double from FIRST_UNIT up to a
+cap per (game, policy), ``UNIT_CAP``, chosen from the policy's nominal speed so that a capped
+unit takes a few seconds on this project's 2-core machine (a few seconds, not one: a unit has a
+fixed Python cost, and a store writes one row per unit). A range that does not start or end on
+the grid is cut at the grid points inside it, so the same range always gives the same units.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from arena.units import FIELDS, run_unit
+
+FIRST_UNIT = 256   # games in a cell's first unit; later units double up to the cap
+# Nominal games per second on 2 threads of the project machine (README, docs/policies.md), by
+# (game, policy): they fix the unit cap (about UNIT_SECONDS a unit) and weigh the progress bar's
+# time estimate when cells of cheap and costly policies are mixed. A policy not named here is
+# taken as slow (small units: more progress, more rows, never a unit of minutes).
+NOMINAL_SPEED = {
+    ("bethel_woods", "random"): 150_000.0,
+    ("bethel_woods", "heuristic"): 1_500.0,
+    ("benevolent", "random"): 12_000.0,
+    ("benevolent", "heuristic"): 1_500.0,
+}
+SLOW_SPEED = 500.0
+UNIT_SECONDS = 3.0
+MAX_UNIT = 1 << 18   # bounds a unit whatever the speed (memory of one compiled call's records)
+
+
+def speed(cell) -> float:
+    """Nominal games/s of a cell (the slowest seat's policy)."""
+    return min(NOMINAL_SPEED.get((cell.game, p), SLOW_SPEED) for p in set(cell.seat_policies()))
+
+
+def unit_cap(cell) -> int:
+    """The largest unit of the cell: the power of two nearest below UNIT_SECONDS of play."""
+    want = speed(cell) * UNIT_SECONDS
+    cap = FIRST_UNIT
+    while cap * 2 <= min(want, MAX_UNIT):
+        cap *= 2
+    return cap
+
+
+def grid(cell, stop: int) -> list[int]:
+    """The cell's unit grid up to `stop`: 0, 256, 768, 1792, ... (doubling, then steps of the cap)."""
+    cap = unit_cap(cell)
+    points, size = [0], FIRST_UNIT
+    while points[-1] < stop:
+        points.append(points[-1] + size)
+        size = min(cap, size * 2)
+    return points
+
+
+def units(cell, games: int, start: int = 0) -> list[tuple[int, int]]:
+    """The (start, count) units of games start..start+games-1 of the cell, cut at its grid."""
+    stop = start + games
+    cuts = [p for p in grid(cell, stop) if start < p < stop]
+    edges = [start, *cuts, stop]
+    return [(a, b - a) for a, b in zip(edges, edges[1:]) if b > a]
+
+
+OnUnit = Callable[[object, int, int, np.ndarray], None]
+
+
+def execute(work: Sequence[tuple], threads: int | None = None, progress=None,
+            on_unit: OnUnit | None = None, unit_fn=None) -> list[np.ndarray]:
+    """Play every item of `work` and return one summed count vector per item, in order.
+
+    work: (cell, games) or (cell, games, start) items. threads: numba threads (default: all).
+    progress: an object with add(total_games, total_cost) and advance(games, cost), e.g.
+    ``experiments.progress.StudyProgress`` (cost is nominal seconds, so the time left is right
+    when cheap and costly cells are mixed); its owner closes it.
+    on_unit(cell, start, count, counts): called once per finished unit, in order; a results
+    store records the unit there (``arena.units.unit_key(cell, start, count)`` names it).
+    unit_fn(cell, start, count) -> counts plays a unit (default arena.units.run_unit; the
+    paired variants study passes its own, with a PairedCell that has no unit_key).
+
+    Units run one after another, each on all `threads` (numba's parallel blocks inside the
+    unit); a store= or backend= argument (issue 12) fits in front of the loop (skip units the
+    store has) and in place of it (hand the plan to workers) without changing this interface.
+    """
+    import numba
+
+    from arena.runner import check_threads
+    run = unit_fn or run_unit
+    items = [(w[0], int(w[1]), int(w[2]) if len(w) > 2 else 0) for w in work]
+    plan = [(i, cell, a, n) for i, (cell, games, start) in enumerate(items)
+            for a, n in units(cell, games, start)]
+    totals: list[np.ndarray | None] = [None] * len(items)
+    if progress is not None:
+        progress.add(sum(g for _, g, _ in items), sum(g / speed(c) for c, g, _ in items))
+    nthreads = check_threads(threads)
+    old = numba.get_num_threads()
+    numba.set_num_threads(nthreads)
+    try:
+        for i, cell, a, n in plan:
+            counts = run(cell, a, n)
+            totals[i] = counts.copy() if totals[i] is None else totals[i] + counts
+            if on_unit is not None:
+                on_unit(cell, a, n, counts)
+            if progress is not None:
+                progress.advance(n, n / speed(cell))
+    finally:
+        numba.set_num_threads(old)
+    for i, (cell, games, _) in enumerate(items):
+        if totals[i] is None:   # games == 0
+            width = len(FIELDS[cell.game]) if cell.game in FIELDS else 0
+            totals[i] = np.zeros(width, dtype=np.int64)
+    return totals

@@ -1,0 +1,74 @@
+"""`boardsim report` and `boardsim experiment run`: play studies and write their folder.
+
+A folder holds tables/<study>_<table>.csv and .parquet (one row per cell with its counts),
+charts/*.png and .svg, report.md and a self-contained report.html, and run.json (what ran, how
+long, on how many threads). Every study file is checked before anything is played or written.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+from simcore.errors import UserError
+
+from .progress import StudyProgress
+from .render import Section, write_report
+from .study import load_study, run_study, save_tables
+
+STUDIES_DIR = Path(__file__).resolve().parent / "studies"
+STANDARD = ("difficulty", "characters", "seats", "handicap", "variants")
+
+
+def _check_out(out: Path) -> None:
+    parent = out.resolve().parent
+    if not parent.is_dir():
+        raise UserError(f"cannot write {str(out)!r}: the folder {str(parent)!r} does not exist")
+    if out.exists() and not out.is_dir():
+        raise UserError(f"cannot write {str(out)!r}: it is a file, not a folder")
+
+
+def run_studies(studies, out, threads=None, show_progress=True, title="boardsim balance report",
+                command="") -> dict:
+    """Play checked studies and write the folder `out`; returns run.json's content."""
+    out = Path(out)
+    _check_out(out)
+    from arena.runner import check_threads
+    nthreads = check_threads(threads)
+    sections, runs = [], []
+    t_all = time.perf_counter()
+    load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    for st in studies:
+        t0 = time.perf_counter()
+        with StudyProgress(st.name, enabled=show_progress) as bar:
+            res = run_study(st, threads=nthreads, progress=bar, chart_dir=out / "charts")
+        seconds = time.perf_counter() - t0
+        save_tables(res, out / "tables")
+        sections.append(res.section)
+        runs.append({**res.meta, "games": bar.games, "seconds": round(seconds, 1),
+                     "games_per_second": round(bar.games / seconds) if seconds > 0 else None})
+    seconds = time.perf_counter() - t_all
+    info = {"command": command, "studies": runs, "seconds": round(seconds, 1),
+            "threads": nthreads, "cpus": os.cpu_count(), "load_at_start": load0,
+            "load_at_end": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+            "python": platform.python_version()}
+    meta = {"command": command or "boardsim report", "studies": ", ".join(s.name for s in studies),
+            "games": f"{sum(r['games'] for r in runs):,}",
+            "time": f"{seconds:.0f} s on {nthreads} threads (load {load0:.1f} at start)"
+            if load0 is not None else f"{seconds:.0f} s on {nthreads} threads",
+            "seeds": ", ".join(f"{r['study']} {r['seed']}" for r in runs),
+            "tables": "tables/<study>_<table>.csv and .parquet: one row per cell with its counts"}
+    intro = Section("About this report", (
+        "Every rate comes with a 95% interval and every table with the games it rests on. "
+        "Bethel Woods difficulty levels are the rulebook's: 0 spies added Normal (the base game), "
+        "1-2 Hard, 3-4 Insane, 5 Impossible. Seats are numbered from the first player (seat 1). "
+        "See docs/studies.md for the methods."))
+    write_report([intro] + sections, out, title, meta)
+    (out / "run.json").write_text(json.dumps(info, indent=1) + "\n")
+    return info
+
+
+def standard_studies(quick=False, seed=None):
+    return [load_study(STUDIES_DIR / f"{name}.toml", quick=quick, seed=seed) for name in STANDARD]

@@ -1,0 +1,940 @@
+"""Balance studies: a declarative TOML file names what to play; this module checks it, plays it
+through experiments.execute, and turns the counts into tables (pandas), charts and findings.
+
+Five kinds of study (docs/studies.md has the file format and the statistics):
+
+- ``difficulty``  Bethel Woods win rate by spies added (0-5) x players x policy; losses by reason,
+                  game length, Daydreamer pieces and spies uncovered in lost games.
+- ``characters``  Bethel Woods: every character set of each player count on common deals (one
+                  seed for every set); logistic regression of win on characters, spies, players;
+                  sets that differ from the rest flagged after Holm's correction.
+- ``seats``       Benevolent seat win rates with the printed and equal leaves: simultaneous
+                  (Goodman) intervals, chi-square against equal seats, Balance, first-seat edge.
+- ``handicap``    Benevolent: every non-decreasing starting-leaves vector up to max_leaves played
+                  on common random numbers; the fairest few confirmed on fresh seeds.
+- ``variants``    any rules file(s) against the default rules on the same seeds: paired difference
+                  of the win rate with its interval and McNemar's test.
+
+Every cell is an arena.units.Cell and every table row carries the counts it rests on.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from arena.units import FIELDS, Cell, as_dict, check_cell
+from simcore.errors import UserError
+
+from . import charts
+from .execute import execute
+from .render import Section, rate_table
+from .stats import (adjust_pvalues, balance, chi2_equal, paired_difference, pct,
+                    seat_intervals, sequential_plan, wilson)
+
+# The policy a study plays when it names none: the strongest honest policy of each game. Change
+# it here (and only here) when a stronger one lands, e.g. a Benevolent heuristic.
+DEFAULT_POLICY = {"bethel_woods": "heuristic", "benevolent": "random"}
+
+KINDS = {"difficulty": "bethel_woods", "characters": "bethel_woods", "seats": "benevolent",
+         "handicap": "benevolent", "variants": None}
+GAME_NAMES = {"bethel_woods": "Bethel Woods", "benevolent": "Benevolent"}
+# The rulebook's "Increasing the Difficulty" table: Hard 1-2 spies, Insane 3-4, Impossible 5;
+# it names no level for 0 spies (the base game), which we call Normal.
+DIFFICULTY = charts.DIFFICULTY
+FRESH_SEED_OFFSET = 1_000_003   # confirmation seeds: seed + this (never a search seed)
+
+
+# ---------------------------------------------------------------------------------------------
+# the study file
+
+def _int(lo, hi):
+    def check(key, v):
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise UserError(f"{key} = {v!r}: expected a whole number from {lo} to {hi}")
+        return v
+    return check
+
+
+def _ints(lo, hi, allowed_text=None):
+    def check(key, v):
+        if not isinstance(v, list) or not v:
+            raise UserError(f"{key} = {v!r}: expected a non-empty list of whole numbers "
+                            f"from {lo} to {hi}")
+        for x in v:
+            if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
+                raise UserError(f"{key} = {v!r}: {x!r} is not allowed; "
+                                f"{allowed_text or f'whole numbers from {lo} to {hi}'}")
+        if len(set(v)) != len(v):
+            raise UserError(f"{key} = {v!r}: a value is repeated")
+        return list(v)
+    return check
+
+
+def _float(lo, hi):
+    def check(key, v):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo < v < hi:
+            raise UserError(f"{key} = {v!r}: expected a number between {lo} and {hi}")
+        return float(v)
+    return check
+
+
+def _str(key, v):
+    if not isinstance(v, str) or not v.strip():
+        raise UserError(f"{key} = {v!r}: expected a non-empty string")
+    return v
+
+
+def _strs(key, v):
+    if isinstance(v, str):
+        v = [v]
+    if not isinstance(v, list) or not v or not all(isinstance(x, str) and x for x in v):
+        raise UserError(f"{key} = {v!r}: expected a string or a non-empty list of strings")
+    return list(v)
+
+
+def _leaves_spec(key, v):
+    allowed = "'printed', 'equal' or a list of leaves per seat like [1, 3, 4, 5]"
+    if not isinstance(v, list) or not v:
+        raise UserError(f"{key} = {v!r}: expected a non-empty list; each entry {allowed}")
+    for x in v:
+        if not (x in ("printed", "equal") or (isinstance(x, list) and all(
+                isinstance(y, int) and not isinstance(y, bool) and y >= 0 for y in x))):
+            raise UserError(f"{key}: {x!r} is not allowed; each entry {allowed}")
+    return list(v)
+
+
+COMMON = {
+    "kind": _str, "title": _str, "policy": _strs, "players": _ints(2, 4, "players 2 to 4"),
+    "games": _int(1, 10 ** 9), "seed": _int(0, 2 ** 63 - 1), "rules": _str,
+    "target_halfwidth": _float(0.0, 0.5), "sequential_n0": _int(10, 10 ** 9),
+}
+KEYS = {
+    "difficulty": {**COMMON, "spies": _ints(0, 5, "spies 0 to 5"), "characters": _strs},
+    "characters": {**COMMON, "spies": _ints(0, 5, "spies 0 to 5")},
+    "seats": {**COMMON, "leaves": _leaves_spec},
+    "handicap": {**COMMON, "max_leaves": _int(1, 16), "confirm_top": _int(1, 20),
+                 "confirm_games": _int(1, 10 ** 9)},
+    "variants": {**COMMON, "game": _str, "spies": _ints(0, 5, "spies 0 to 5"),
+                 "variants": _strs, "leaves": _leaves_spec},
+}
+DEFAULTS = {
+    "difficulty": {"players": [2, 3, 4], "spies": [0, 1, 2, 3, 4, 5], "games": 10_000},
+    "characters": {"players": [2, 3, 4], "spies": [0, 2], "games": 1_000},
+    "seats": {"players": [2, 3, 4], "leaves": ["printed", "equal"], "games": 100_000},
+    "handicap": {"players": [2, 3, 4], "max_leaves": 6, "games": 4_000, "confirm_top": 3,
+                 "confirm_games": 100_000},
+    "variants": {"game": "bethel_woods", "players": [3], "spies": [0, 2], "games": 10_000,
+                 "leaves": ["printed"]},
+}
+
+
+@dataclass
+class Study:
+    """A checked study file: `kind`, `game`, the settings (`opts`, quick overrides applied) and
+    the loaded rules objects."""
+    kind: str
+    game: str
+    name: str
+    title: str
+    opts: dict
+    path: Path | None = None
+    rules: object = None                       # the study's rules (None: defaults)
+    variants: list = field(default_factory=list)   # (name, Rules) for the variants study
+
+    @property
+    def policies(self) -> list[str]:
+        return self.opts["policy"]
+
+
+def _check_table(where: str, table: dict, kind: str) -> dict:
+    allowed = KEYS[kind]
+    out = {}
+    for key, v in table.items():
+        if key == "quick":
+            continue
+        if key not in allowed:
+            raise UserError(f"{where}: key {key!r} is not known for a {kind} study; allowed: "
+                            f"{', '.join(sorted(allowed))}, quick")
+        out[key] = allowed[key](key, v)
+    return out
+
+
+def load_study(path, quick: bool = False, seed: int | None = None) -> Study:
+    """Read and check a study file (UserError with one line naming the bad key or value)."""
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"study file {str(path)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise UserError(f"study file {str(path)!r} cannot be read: {e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise UserError(f"study file {str(path)!r} is not valid TOML: {e}") from None
+    return study_from_dict(raw, path.stem, base=path.parent, quick=quick, seed=seed,
+                           where=str(path))
+
+
+def study_from_dict(raw: dict, name: str, base=None, quick=False, seed=None,
+                    where="study") -> Study:
+    kind = raw.get("kind")
+    if kind not in KINDS:
+        raise UserError(f"{where}: kind = {kind!r} is not known; allowed: {', '.join(KINDS)}")
+    opts = dict(DEFAULTS[kind])
+    opts.update(_check_table(where, raw, kind))
+    q = raw.get("quick", {})
+    if not isinstance(q, dict):
+        raise UserError(f"{where}: quick must be a table of overrides, got {q!r}")
+    if quick:
+        opts.update(_check_table(f"{where} [quick]", q, kind))
+    else:
+        _check_table(f"{where} [quick]", q, kind)
+    if seed is not None:
+        opts["seed"] = _int(0, 2 ** 63 - 1)("seed", seed)
+    opts.setdefault("seed", 1)
+    game = KINDS[kind] or opts["game"]
+    if game not in GAME_NAMES:
+        raise UserError(f"{where}: game = {game!r} is not known; allowed: {', '.join(GAME_NAMES)}")
+    from policies import POLICIES
+    opts["policy"] = opts.get("policy") or [DEFAULT_POLICY[game]]
+    for p in opts["policy"]:
+        if p not in POLICIES[game]:
+            raise UserError(f"{where}: policy {p!r} is not known for {GAME_NAMES[game]}; "
+                            f"allowed: {', '.join(POLICIES[game])}")
+    base = Path(base) if base is not None else Path(".")
+    st = Study(kind, game, name, opts.get("title") or _default_title(kind, game), opts,
+               path=None)
+    st.rules = _load_rules(game, base / opts["rules"]) if "rules" in opts else None
+    if kind == "variants":
+        if "variants" not in opts:
+            raise UserError(f"{where}: a variants study needs variants = [\"rules.toml\", ...]")
+        st.variants = [(Path(v).stem, _load_rules(game, base / v)) for v in opts["variants"]]
+    if kind in ("seats", "variants") and game == "benevolent":
+        for pl in opts["players"]:
+            for spec in opts["leaves"]:
+                leaves_for(spec, pl)
+    if kind == "variants" and game == "benevolent" and "spies" in raw:
+        raise UserError(f"{where}: key 'spies' is for Bethel Woods; a Benevolent variants study "
+                        "takes players and leaves")
+    if "characters" in opts and len(opts["players"]) != 1:
+        raise UserError(f"{where}: characters = {opts['characters']!r} needs exactly one player "
+                        f"count in players, got {opts['players']}")
+    # every cell checked before anything is played or written
+    for cell in _cells_to_check(st):
+        check_cell(cell)
+    return st
+
+
+def _load_rules(game, path):
+    if game == "bethel_woods":
+        from simcore.bethel_woods.rules import load_rules
+    else:
+        from simcore.benevolent.rules import load_rules
+    if not Path(path).is_file():
+        raise UserError(f"rules file {str(path)!r} does not exist")
+    return load_rules(path)
+
+
+def _default_title(kind, game):
+    return {"difficulty": "Bethel Woods: win rate by difficulty",
+            "characters": "Bethel Woods: characters and character sets",
+            "seats": "Benevolent: seat order",
+            "handicap": "Benevolent: the fairest starting-leaves handicap",
+            "variants": f"{GAME_NAMES[game]}: rule variants against the defaults"}[kind]
+
+
+def leaves_for(spec, players) -> tuple:
+    """'printed' -> the rulebook's 1,3,4,5 cut to the players; 'equal' -> every seat the printed
+    mean rounded (2 players 2,2; 3 players 3,3,3; 4 players 3,3,3,3); a list -> itself."""
+    from simcore.benevolent.rules import DEFAULT_LEAVES, parse_leaves
+    if spec == "printed":
+        return tuple(DEFAULT_LEAVES[:players])
+    if spec == "equal":
+        m = int(round(sum(DEFAULT_LEAVES[:players]) / players))
+        return (m,) * players
+    if len(spec) != players:
+        raise UserError(f"leaves {spec!r} has {len(spec)} seats; a {players}-player entry needs "
+                        f"{players}")
+    return tuple(parse_leaves(list(spec), players))
+
+
+def _leaves_name(spec, leaves) -> str:
+    return spec if isinstance(spec, str) else ",".join(map(str, leaves))
+
+
+def _cells_to_check(st: Study):
+    o = st.opts
+    for pol in o["policy"]:
+        for pl in o["players"]:
+            if st.game == "bethel_woods":
+                yield Cell("bethel_woods", pl, spies=o.get("spies", [0])[0], policies=(pol,),
+                           characters=_chars(st), rules=st.rules, seed=o["seed"])
+            else:
+                specs = o.get("leaves", ["printed"])
+                ok = [s for s in specs if not isinstance(s, list) or len(s) == pl]
+                for spec in ok[:1]:
+                    yield Cell("benevolent", pl, leaves=leaves_for(spec, pl), policies=(pol,),
+                               rules=st.rules, seed=o["seed"])
+
+
+# ---------------------------------------------------------------------------------------------
+# sizes
+
+def fixed_games(target: float) -> int:
+    """The games that give a 95% Wilson half-width <= target at the worst rate (50%): the sample
+    size fixed up front from the target (no looks at the data, so no correction needed)."""
+    n = max(10, int(math.ceil((1.959963984540054 / (2 * target)) ** 2)) - 8)
+    while True:
+        lo, hi = wilson(n // 2, n)
+        if (hi - lo) / 2 <= target:
+            return n
+        n += max(1, n // 200)
+
+
+def _games(st: Study) -> int:
+    t = st.opts.get("target_halfwidth")
+    return fixed_games(t) if t and st.kind in ("characters", "handicap", "variants") else st.opts["games"]
+
+
+def run_sequential(cells, st: Study, rate_fn, threads, progress):
+    """Play each cell in looks of n0 * 2**k games (stats.SequentialPlan: Bonferroni alpha
+    spending, valid under repeated looks) until every rate rate_fn(counts) names has a half-width
+    <= the target at that look's level, or `games` (the cap) is reached. Returns (totals, looks)."""
+    plan = sequential_plan(st.opts["target_halfwidth"], n0=st.opts.get("sequential_n0", 1000))
+    cap = st.opts["games"]
+    totals = [np.zeros(len(FIELDS[c.game]), dtype=np.int64) for c in cells]
+    looks = [0] * len(cells)
+    active = list(range(len(cells)))
+    done = [0] * len(cells)
+    k = 0
+    while active:
+        n_k = min(cap, plan.games_at(k))
+        work = [(cells[i], n_k - done[i], done[i]) for i in active]
+        res = execute(work, threads=threads, progress=progress)
+        still = []
+        for i, r in zip(active, res):
+            totals[i] += r
+            done[i] = n_k
+            looks[i] = k
+            rates = rate_fn(cells[i], totals[i])   # [(wins, n), ...]
+            stop = n_k >= cap or all(plan.should_stop(w, n, k) for w, n in rates)
+            if not stop:
+                still.append(i)
+        active = still
+        k += 1
+    return totals, looks, plan
+
+
+def _seq_columns(df, plan, looks, wins_col="wins", games_col="games"):
+    lo, hi = [], []
+    for w, n, k in zip(df[wins_col], df[games_col], looks):
+        a, b = plan.interval(int(w), int(n), int(k))
+        lo.append(a)
+        hi.append(b)
+    df["look"] = looks
+    df["seq_ci_low"] = lo
+    df["seq_ci_high"] = hi
+    return df
+
+
+# ---------------------------------------------------------------------------------------------
+# results
+
+@dataclass
+class Result:
+    study: Study
+    tables: dict                      # name -> DataFrame (saved as CSV and Parquet)
+    section: Section
+    meta: dict = field(default_factory=dict)
+
+
+def _bw_frame(cells, totals, extra=None) -> pd.DataFrame:
+    """One row per Bethel Woods cell: its settings and every scalar count."""
+    rows = []
+    for i, (c, t) in enumerate(zip(cells, totals)):
+        d = as_dict("bethel_woods", t)
+        row = {"players": c.players, "spies": c.spies, "difficulty": DIFFICULTY[c.spies],
+               "policy": c.seat_policies()[0],
+               "characters": ",".join(c.characters) if c.characters else "random",
+               "seed": c.seed}
+        if extra is not None:
+            row.update(extra[i])
+        row.update({k: d.get(k, 0) for k in FIELDS["bethel_woods"][:14]})
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    return df.rename(columns={"loss_bag_empty": "bag_empty", "loss_four_critical": "four_critical",
+                              "loss_six_spies": "six_spies"})
+
+
+def _bw_lengths(cells, totals, extra=None) -> pd.DataFrame:
+    n0 = 14
+    rows = []
+    for i, (c, t) in enumerate(zip(cells, totals)):
+        for b, g in enumerate(t[n0:]):
+            if g:
+                row = {"players": c.players, "spies": c.spies, "policy": c.seat_policies()[0]}
+                if extra is not None:
+                    row.update(extra[i])
+                row.update({"turns": b + 1, "games": int(g)})
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _chars(st):
+    c = st.opts.get("characters")
+    return tuple(c) if c else None
+
+
+def run_difficulty(st: Study, threads=None, progress=None, chart_dir=None) -> Result:
+    o = st.opts
+    cells = [Cell("bethel_woods", pl, spies=sp, policies=(pol,), characters=_chars(st),
+                  rules=st.rules, seed=o["seed"])
+             for pol in o["policy"] for pl in o["players"] for sp in o["spies"]]
+    seq = o.get("target_halfwidth")
+    if seq:
+        totals, looks, plan = run_sequential(
+            cells, st, lambda c, t: [(int(t[1]), int(t[0]))], threads, progress)
+    else:
+        totals = execute([(c, o["games"]) for c in cells], threads=threads, progress=progress)
+    df = _bw_frame(cells, totals)
+    if seq:
+        df = _seq_columns(df, plan, looks)
+    lengths = _bw_lengths(cells, totals)
+    lo, hi = wilson(df["wins"].to_numpy(), df["games"].to_numpy())
+    df["win_rate"], df["ci_low"], df["ci_high"] = df["wins"] / df["games"], lo, hi
+    lost = (df["games"] - df["wins"]).replace(0, np.nan)
+    df["mean_turns"] = df["turns"] / df["games"]
+    df["built_per_lost_game"] = df["built_in_losses"] / lost
+    df["uncovered_per_lost_game"] = df["uncovered_in_losses"] / lost
+
+    figs = []
+    if chart_dir is not None:
+        figs = [("Win rate by difficulty (95% Wilson bands)",
+                 charts.difficulty_curve(df, chart_dir / "difficulty_curve")[0]),
+                ("Why games are lost, by difficulty",
+                 charts.loss_reasons(df, chart_dir / "loss_reasons")[0]),
+                ("Game length by difficulty",
+                 charts.game_length(lengths, chart_dir / "game_length")[0])]
+    show = df[["policy", "players", "spies", "difficulty", "games", "wins"]].copy()
+    show = rate_table(show)
+    for r in ("bag_empty", "four_critical", "six_spies"):
+        show[f"lost: {r}"] = df[r]
+    show["mean turns"] = df["mean_turns"].round(1)
+    show["pieces built per lost game"] = df["built_per_lost_game"].round(2)
+    show["spies uncovered per lost game"] = df["uncovered_per_lost_game"].round(2)
+    if seq:
+        show["look"] = df["look"]
+        show[f"sequential CI ({pct(1 - plan.alpha)} overall)"] = [
+            f"{pct(a)} to {pct(b)}" for a, b in zip(df["seq_ci_low"], df["seq_ci_high"])]
+    section = Section(st.title, difficulty_findings(df, seq), tables=[
+        ("Win rate by difficulty: one row per cell (policy x players x spies)", show)],
+        charts=figs)
+    return Result(st, {"cells": df, "lengths": lengths}, section)
+
+
+def difficulty_findings(df: pd.DataFrame, seq=False) -> str:
+    parts = []
+    for (pol, pl), g in df.groupby(["policy", "players"], sort=True):
+        g = g.sort_values("spies")
+        first, last = g.iloc[0], g.iloc[-1]
+        # is the drop from the easiest to the hardest level real? non-overlap of 95% intervals is
+        # a conservative check; the two-proportion comparison is the chi-square below
+        from scipy.stats import chi2_contingency
+        tab = np.array([[first.wins, first.games - first.wins], [last.wins, last.games - last.wins]])
+        p = chi2_contingency(tab)[1] if (tab.sum(axis=0) > 0).all() else 1.0
+        mono = bool(np.all(np.diff(g["win_rate"].to_numpy()) <= 0))
+        if g["wins"].sum() == 0:
+            parts.append(f"With {pl} players the {pol} policy won no game at any difficulty "
+                         f"(at most {pct(g['ci_high'].max())} at 95% confidence per level).")
+            continue
+        parts.append(
+            f"With {pl} players and the {pol} policy the win rate goes from {pct(first.win_rate)} "
+            f"({int(first.spies)} spies, {first.difficulty}; 95% CI {pct(first.ci_low)} to "
+            f"{pct(first.ci_high)}) to {pct(last.win_rate)} ({int(last.spies)} spies, "
+            f"{last.difficulty}; {pct(last.ci_low)} to {pct(last.ci_high)}); "
+            + ("the difference is significant" if p < 0.05 else "the difference is NOT significant")
+            + f" (chi-square p = {p:.2g})"
+            + ("" if mono else "; the curve is not monotone at this sample size") + ".")
+    lost = df["games"] - df["wins"]
+    reasons = df[["bag_empty", "four_critical", "six_spies"]].sum()
+    if lost.sum() > 0:
+        top = reasons.idxmax()
+        parts.append(f"Over all cells, the most common way to lose is {charts.LOSS_REASONS[top].lower()} "
+                     f"({pct(reasons[top] / lost.sum())} of {int(lost.sum()):,} lost games).")
+    parts.append(f"The table rests on {int(df['games'].sum()):,} games.")
+    return " ".join(parts)
+
+
+def character_effects(sets: pd.DataFrame) -> pd.DataFrame:
+    """Logistic regression of win on characters (sum-to-zero coding), spies and players
+    (statsmodels GLM, Binomial, one row per set with wins and games). A character's effect is
+    the log odds of winning with it in the team relative to an average character; the 8 effects
+    add up to 0 (the last one and its interval come from the fit's covariance)."""
+    import statsmodels.api as sm
+
+    from simcore.bethel_woods.rules import CHARACTERS
+    d = sets.reset_index(drop=True)
+    names = [c for c in CHARACTERS if d["characters"].str.contains(c).any()]
+    has = np.array([[c in s.split(",") for c in names] for s in d["characters"]], dtype=float)
+    # effect coding: column c is x_c - x_last, so that sum_c b_c x_c with b_last = -sum b_c
+    z = has[:, :-1] - has[:, -1:]
+    X = pd.DataFrame(z, columns=names[:-1])
+    for col, vals in (("players", d["players"]), ("spies", d["spies"])):
+        levels = sorted(vals.unique())
+        for lv in levels[1:]:
+            X[f"{col}={lv}"] = (vals == lv).astype(float).to_numpy()
+    X = sm.add_constant(X, has_constant="add")
+    y = np.column_stack([d["wins"], d["games"] - d["wins"]])
+    fit = sm.GLM(y, X, family=sm.families.Binomial()).fit()
+    cov = fit.cov_params()
+    rows = []
+    from scipy.stats import norm
+    for c in names:
+        if c != names[-1]:
+            b, se = fit.params[c], math.sqrt(cov.loc[c, c])
+        else:
+            k = names[:-1]
+            b = -fit.params[k].sum()
+            se = math.sqrt(float(cov.loc[k, k].to_numpy().sum()))
+        p = 2 * norm.sf(abs(b) / se) if se > 0 else 1.0
+        rows.append({"term": c, "coef": b, "ci_low": b - 1.959963984540054 * se,
+                     "ci_high": b + 1.959963984540054 * se, "p_value": p})
+    e = pd.DataFrame(rows)
+    e["p_holm"] = adjust_pvalues(e["p_value"].to_numpy())
+    e["odds_ratio"], e["or_low"], e["or_high"] = np.exp(e["coef"]), np.exp(e["ci_low"]), np.exp(e["ci_high"])
+    e["games"] = int(d["games"].sum())
+    e["wins"] = int(d["wins"].sum())
+    return e
+
+
+def flag_sets(sets: pd.DataFrame) -> pd.DataFrame:
+    """Each set against the other sets of its (players, spies): chi-square of the 2x2 table
+    (scipy), Holm-adjusted within the (players, spies) block (see docs/studies.md for why Holm)."""
+    from scipy.stats import chi2_contingency
+    out = []
+    for _, g in sets.groupby(["policy", "players", "spies"], sort=False):
+        g = g.copy()
+        tg, tw = g["games"].sum(), g["wins"].sum()
+        ps = []
+        for w, n in zip(g["wins"], g["games"]):
+            tab = np.array([[w, n - w], [tw - w, (tg - n) - (tw - w)]])
+            ps.append(chi2_contingency(tab)[1] if (tab.sum(axis=0) > 0).all() and (tab.sum(axis=1) > 0).all() else 1.0)
+        g["p_value"] = ps
+        g["p_holm"] = adjust_pvalues(np.array(ps))
+        g["significant"] = g["p_holm"] < 0.05
+        g["vs_rest"] = np.where(~g["significant"], "", np.where(
+            g["wins"] / g["games"] > (tw - g["wins"]) / (tg - g["games"]), "better", "worse"))
+        out.append(g)
+    return pd.concat(out, ignore_index=True)
+
+
+def run_characters(st: Study, threads=None, progress=None, chart_dir=None) -> Result:
+    from simcore.bethel_woods.rules import CHARACTERS
+    o = st.opts
+    n = _games(st)
+    cells = [Cell("bethel_woods", pl, spies=sp, characters=tuple(cs), policies=(pol,),
+                  rules=st.rules, seed=o["seed"])
+             for pol in o["policy"] for pl in o["players"] for sp in o["spies"]
+             for cs in itertools.combinations(CHARACTERS, pl)]
+    totals = execute([(c, n) for c in cells], threads=threads, progress=progress)
+    sets = _bw_frame(cells, totals)
+    sets["win_rate"] = sets["wins"] / sets["games"]
+    sets = flag_sets(sets)
+    effects = pd.concat([character_effects(g).assign(policy=pol)
+                         for pol, g in sets.groupby("policy", sort=False)], ignore_index=True)
+    figs = []
+    if chart_dir is not None:
+        for pol, g in sets.groupby("policy", sort=False):
+            figs.append((f"Win rate by pair of characters ({pol})",
+                         charts.character_heatmap(g, chart_dir / f"character_heatmap_{pol}")[0]))
+            e = effects[effects["policy"] == pol]
+            figs.append((f"Character effects, odds ratio vs an average character ({pol}); "
+                         "filled dots: Holm-adjusted p < 0.05",
+                         charts.character_forest(e.assign(p_value=e["p_holm"]),
+                                                 chart_dir / f"character_forest_{pol}",
+                                                 policy=pol, games=int(g["games"].sum()))[0]))
+    eff_show = effects[["policy", "term", "games", "wins", "odds_ratio", "or_low", "or_high",
+                        "p_value", "p_holm"]].rename(columns={"term": "character"})
+    best_worst = []
+    for (pol, pl, sp), g in sets.groupby(["policy", "players", "spies"], sort=True):
+        g = g.sort_values("win_rate")
+        for which, r in (("weakest", g.iloc[0]), ("strongest", g.iloc[-1])):
+            best_worst.append({"policy": pol, "players": pl, "spies": sp, "which": which,
+                               "characters": r.characters, "games": r.games, "wins": r.wins,
+                               "p_holm": r.p_holm, "significant": bool(r.significant)})
+    bw = rate_table(pd.DataFrame(best_worst))
+    flagged = rate_table(sets[sets["significant"]][["policy", "players", "spies", "characters",
+                                                    "games", "wins", "vs_rest", "p_holm"]])
+    section = Section(st.title, characters_findings(sets, effects), tables=[
+        ("Character effects (logistic regression; odds ratio against an average character)", eff_show),
+        ("Weakest and strongest set per player count and difficulty", bw),
+        ("Sets that differ from the rest after Holm's correction", flagged)], charts=figs)
+    return Result(st, {"sets": sets, "effects": effects}, section)
+
+
+def characters_findings(sets, effects) -> str:
+    parts = []
+    for pol, e in effects.groupby("policy", sort=False):
+        e = e.sort_values("odds_ratio")
+        hi, lo = e.iloc[-1], e.iloc[0]
+        sig = e[e["p_holm"] < 0.05]
+        parts.append(
+            f"With the {pol} policy, {hi.term} helps most (odds ratio {hi.odds_ratio:.2f} against "
+            f"an average character, 95% CI {hi.or_low:.2f} to {hi.or_high:.2f}) and {lo.term} "
+            f"least ({lo.odds_ratio:.2f}, {lo.or_low:.2f} to {lo.or_high:.2f}); "
+            + (f"{len(sig)} of {len(e)} character effects differ from the average after Holm's "
+               f"correction ({', '.join(sig['term'])})." if len(sig) else
+               "no character's effect differs from the average after Holm's correction."))
+    for (pol, pl), g in sets.groupby(["policy", "players"], sort=True):
+        for sp, gs in g.groupby("spies"):
+            w = gs.sort_values("win_rate").iloc[0]
+            parts.append(f"{pl} players, {int(sp)} spies: weakest set {w.characters} "
+                         f"({pct(w.win_rate)} of {int(w.games):,} games, "
+                         + ("significantly below the rest" if w.significant else
+                            "not significantly different from the rest") + ").")
+    n_sig = int(sets["significant"].sum())
+    parts.append(f"{n_sig} of {len(sets)} sets differ from the rest of their player count and "
+                 f"difficulty after Holm's correction; {int(sets['games'].sum()):,} games, every "
+                 "set on the same deals.")
+    return " ".join(parts)
+
+
+def _seat_counts(t, players):
+    d = as_dict("benevolent", t)
+    return [d.get(f"seat{q}_wins", 0) for q in range(players)], d.get("timeouts", 0)
+
+
+def _gap(counts, timeouts):
+    """Largest seat gap and a 95% interval from the simultaneous (Goodman) seat intervals: the
+    intervals hold together, so max_i hi_i - min_j lo_j bounds the gap from above and
+    max(0, max_i lo_i - min_j hi_j) from below."""
+    n = sum(counts) + timeouts
+    rates = np.array(counts) / n
+    ci = seat_intervals(list(counts) + ([timeouts] if timeouts else []))[:len(counts)]
+    return (float(rates.max() - rates.min()), float(max(0.0, ci[:, 0].max() - ci[:, 1].min())),
+            float(ci[:, 1].max() - ci[:, 0].min()))
+
+
+def _bv_cells(st, specs=None):
+    o = st.opts
+    out = []
+    for pol in o["policy"]:
+        for pl in o["players"]:
+            for spec in specs or o["leaves"]:
+                if isinstance(spec, list) and len(spec) != pl:
+                    continue
+                lv = leaves_for(spec, pl)
+                out.append((_leaves_name(spec, lv), Cell("benevolent", pl, leaves=lv,
+                                                         policies=(pol,), rules=st.rules,
+                                                         seed=o["seed"])))
+    return out
+
+
+def seat_frames(named_cells, totals):
+    cells_rows, seat_rows = [], []
+    for (name, c), t in zip(named_cells, totals):
+        wins, to = _seat_counts(t, c.players)
+        d = as_dict("benevolent", t)
+        g = int(t[0])
+        ci = seat_intervals(list(wins) + ([to] if to else []))
+        chi = chi2_equal(wins) if sum(wins) > 0 else None
+        rates = np.array(wins) / g
+        gap, glo, ghi = _gap(wins, to)
+        decided = g - to
+        row = {"players": c.players, "leaves": name, "leaves_by_seat": ",".join(map(str, c.leaves)),
+               "policy": c.seat_policies()[0], "seed": c.seed, "games": g,
+               **{f"seat{q + 1}_wins": wins[q] for q in range(4) if q < c.players},
+               "timeouts": to, "winner_had_extra_turn": d.get("winner_had_extra_turn", 0),
+               "decided": decided, "turns": d.get("turns", 0),
+               "chi2": chi.statistic if chi else np.nan, "chi2_p": chi.pvalue if chi else np.nan,
+               "balance": balance(rates), "first_seat_edge": rates[0] - 1 / c.players,
+               "max_gap": gap, "gap_low": glo, "gap_high": ghi}
+        cells_rows.append(row)
+        for q in range(c.players):
+            seat_rows.append({"players": c.players, "leaves": name, "policy": row["policy"],
+                              "games": g, "seat": q, "wins": wins[q], "rate": wins[q] / g,
+                              "ci_low": ci[q, 0], "ci_high": ci[q, 1]})
+    return pd.DataFrame(cells_rows), pd.DataFrame(seat_rows)
+
+
+def run_seats(st: Study, threads=None, progress=None, chart_dir=None) -> Result:
+    named = _bv_cells(st)
+    cells = [c for _, c in named]
+    seq = st.opts.get("target_halfwidth")
+    if seq:
+        totals, looks, plan = run_sequential(
+            cells, st, lambda c, t: [(int(w), int(t[0])) for w in t[1:1 + c.players]], threads,
+            progress)
+    else:
+        totals = execute([(c, st.opts["games"]) for c in cells], threads=threads,
+                         progress=progress)
+    cdf, sdf = seat_frames(named, totals)
+    if seq:
+        cdf["look"] = looks
+    figs = []
+    if chart_dir is not None:
+        figs = [("Win rate by seat with simultaneous 95% (Goodman) intervals",
+                 charts.seat_bars(sdf.replace({"leaves": {"printed": "1,3,4,5"}}),
+                                  chart_dir / "seat_bars")[0])]
+    show = sdf[["policy", "players", "leaves", "seat", "games", "wins", "rate", "ci_low", "ci_high"]].copy()
+    show["seat"] = show["seat"] + 1
+    show = show.rename(columns={"rate": "win rate", "ci_low": "simultaneous CI low",
+                                "ci_high": "simultaneous CI high"})
+    summ = cdf[["policy", "players", "leaves", "leaves_by_seat", "games", "timeouts", "chi2", "chi2_p",
+                "balance", "first_seat_edge", "max_gap", "gap_low", "gap_high",
+                "winner_had_extra_turn", "decided"]].copy()
+    summ["wins"] = summ["decided"]
+    section = Section(st.title, seats_findings(cdf), tables=[
+        ("Seat win rates (Goodman simultaneous 95% intervals)", show),
+        ("Per configuration: chi-square against equal seats, Balance, first seat's edge over the "
+         "fair share, largest seat gap (95% interval), games the winner had an extra turn", summ)],
+        charts=figs)
+    return Result(st, {"cells": cdf, "seats": sdf}, section)
+
+
+def seats_findings(cdf) -> str:
+    parts = []
+    for _, r in cdf.sort_values(["policy", "players", "leaves"]).iterrows():
+        wins = [r[f"seat{q + 1}_wins"] for q in range(r.players)]
+        rates = np.array(wins) / r.games
+        best, worst = int(np.argmax(rates)) + 1, int(np.argmin(rates)) + 1
+        parts.append(
+            f"{r.players} players, {r.leaves} leaves ({r.leaves_by_seat}): "
+            + ("the seats are NOT equal" if r.chi2_p < 0.05 else "no evidence the seats differ")
+            + f" (chi-square p = {r.chi2_p:.2g}); seat {best} wins most ({pct(rates[best - 1])}), "
+            f"seat {worst} least ({pct(rates[worst - 1])}); largest gap {100 * r.max_gap:.1f} pp "
+            f"(95% CI {100 * r.gap_low:.1f} to {100 * r.gap_high:.1f}), Balance {r.balance:.3f}; "
+            f"the winner had one more turn than some opponent in "
+            f"{pct(r.winner_had_extra_turn / max(1, r.decided))} of decided games.")
+    parts.append(f"{int(cdf['games'].sum()):,} games in all.")
+    return " ".join(parts)
+
+
+def candidates(players: int, max_leaves: int) -> list[tuple]:
+    """Every non-decreasing vector of starting leaves (0..max_leaves) for the seats: later seats
+    never get fewer leaves than earlier ones, the direction every compensation for moving later
+    takes (the printed 1,3,4,5 is one)."""
+    return [c for c in itertools.combinations_with_replacement(range(max_leaves + 1), players)]
+
+
+def run_handicap(st: Study, threads=None, progress=None, chart_dir=None) -> Result:
+    from simcore.benevolent.rules import DEFAULT_LEAVES
+    o = st.opts
+    n = _games(st)
+    pol = o["policy"][0]
+    search, confirm = [], []
+    for pl in o["players"]:
+        for lv in candidates(pl, o["max_leaves"]):
+            search.append(Cell("benevolent", pl, leaves=lv, policies=(pol,), rules=st.rules,
+                               seed=o["seed"]))
+        printed = DEFAULT_LEAVES[:pl]
+        if printed not in candidates(pl, o["max_leaves"]):
+            search.append(Cell("benevolent", pl, leaves=printed, policies=(pol,),
+                               rules=st.rules, seed=o["seed"]))
+    # the search: every candidate on the same seeds (common random numbers)
+    totals = execute([(c, n) for c in search], threads=threads, progress=progress)
+    named = [(",".join(map(str, c.leaves)), c) for c in search]
+    cand, _ = seat_frames(named, totals)
+    cand["printed"] = [tuple(map(int, s.split(","))) == DEFAULT_LEAVES[:p]
+                       for s, p in zip(cand["leaves"], cand["players"])]
+    cand["stage"] = "search"
+    # confirmation: the top few of each player count and the printed one, on fresh seeds
+    fresh = o["seed"] + FRESH_SEED_OFFSET
+    for pl, g in cand.groupby("players", sort=True):
+        top = g.sort_values(["max_gap", "leaves"]).head(o["confirm_top"])
+        keep = list(top["leaves"]) + [s for s in g[g["printed"]]["leaves"] if s not in set(top["leaves"])]
+        for s in keep:
+            confirm.append(Cell("benevolent", pl, leaves=tuple(map(int, s.split(","))),
+                                policies=(pol,), rules=st.rules, seed=fresh))
+    ctot = execute([(c, o["confirm_games"]) for c in confirm], threads=threads, progress=progress)
+    conf, conf_seats = seat_frames([(",".join(map(str, c.leaves)), c) for c in confirm], ctot)
+    conf["printed"] = [tuple(map(int, s.split(","))) == DEFAULT_LEAVES[:p]
+                       for s, p in zip(conf["leaves"], conf["players"])]
+    conf["stage"] = "confirm"
+    conf["best"] = False
+    for pl, g in conf.groupby("players"):
+        conf.loc[g.sort_values(["max_gap", "leaves"]).index[0], "best"] = True
+    best_search = set(zip(conf[conf["best"]]["players"], conf[conf["best"]]["leaves"]))
+    cand["best"] = [(p, s) in best_search for p, s in zip(cand["players"], cand["leaves"])]
+    figs = []
+    if chart_dir is not None:
+        figs = [("Every candidate handicap on common random numbers, ranked by its largest seat gap in the "
+                 "search (best: the fairest on the fresh confirmation seeds)",
+                 charts.handicap_landscape(cand, chart_dir / "handicap_landscape")[0])]
+    show = conf[["policy", "players", "leaves", "printed", "best", "games", "decided", "max_gap",
+                 "gap_low", "gap_high", "chi2_p", "balance"]].copy()
+    show = show.rename(columns={"decided": "wins"})   # decided games: wins of some seat
+    seats_show = conf_seats[["players", "leaves", "seat", "games", "wins", "rate", "ci_low", "ci_high"]].copy()
+    seats_show["seat"] += 1
+    section = Section(st.title, handicap_findings(cand, conf, n, o), tables=[
+        ("Confirmation on fresh seeds: the fairest candidates of the search and the printed "
+         "handicap (wins = decided games)", show),
+        ("Confirmation: seat win rates (Goodman simultaneous 95% intervals)", seats_show)],
+        charts=figs)
+    return Result(st, {"candidates": cand, "confirm": conf, "confirm_seats": conf_seats}, section)
+
+
+def handicap_findings(cand, conf, n, o) -> str:
+    parts = [f"The search played {len(cand)} candidate handicaps (non-decreasing, 0 to "
+             f"{o['max_leaves']} leaves a seat) on the same {n:,} setups each; the "
+             f"{o['confirm_top']} fairest of each player count and the printed handicap were "
+             f"played again on {o['confirm_games']:,} fresh games each (the search's best is "
+             "biased towards looking fair, the confirmation is not)."]
+    for pl, g in conf.groupby("players", sort=True):
+        b = g[g["best"]].iloc[0]
+        pr = g[g["printed"]]
+        txt = (f"{pl} players: fairest {b.leaves} with a largest seat gap of {100 * b.max_gap:.1f} pp "
+               f"(95% CI {100 * b.gap_low:.1f} to {100 * b.gap_high:.1f})")
+        if len(pr) and bool(pr.iloc[0].best):
+            txt += "; this is the printed handicap itself: no candidate beat it on the fresh seeds"
+        elif len(pr):
+            p = pr.iloc[0]
+            txt += (f"; printed {p.leaves}: {100 * p.max_gap:.1f} pp ({100 * p.gap_low:.1f} to "
+                    f"{100 * p.gap_high:.1f})")
+            txt += ("; the fairest is clearly fairer than the printed one" if b.gap_high < p.gap_low
+                    else "; the intervals overlap, so the gain over the printed one is not established")
+        parts.append(txt + ".")
+    return " ".join(parts)
+
+
+# variants: paired units -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PairedCell:
+    """Two cells on the same seeds (a rules variant and the defaults). Its unit counts are
+    [games, both won, only a won, only b won, neither]; for Benevolent "won" is seat 1 winning."""
+    a: Cell
+    b: Cell
+
+    @property
+    def game(self):
+        return self.a.game
+
+    def seat_policies(self):
+        return self.a.seat_policies() + self.b.seat_policies()
+
+
+def _outcomes(cell: Cell, start: int, count: int) -> np.ndarray:
+    import numba
+
+    from arena.runner import block_size
+    from arena.units import _prepared
+    play_chunk, p, cfg, pols, thetas, n_rec, _ = _prepared(cell)
+    rec = np.zeros((count, n_rec), dtype=np.int32)
+    seed = np.uint64(cell.seed)
+    pseed = np.uint64(cell.seed if cell.policy_seed is None else cell.policy_seed)
+    play_chunk(p, cfg, seed, pseed, start, count, pols, thetas,
+               block_size(count, numba.get_num_threads()), rec)
+    if cell.game == "bethel_woods":
+        from arena.bethel_woods.batch import R_OUTCOME
+        from simcore.bethel_woods.actions import OUT_WIN
+        return rec[:, R_OUTCOME] == OUT_WIN
+    from arena.benevolent.batch import R_WINNER
+    return rec[:, R_WINNER] == 0
+
+
+def paired_unit(pc: PairedCell, start: int, count: int) -> np.ndarray:
+    a, b = _outcomes(pc.a, start, count), _outcomes(pc.b, start, count)
+    return np.array([count, np.sum(a & b), np.sum(a & ~b), np.sum(~a & b), np.sum(~a & ~b)],
+                    dtype=np.int64)
+
+
+def run_variants(st: Study, threads=None, progress=None, chart_dir=None) -> Result:
+    o = st.opts
+    n = _games(st)
+    pairs = []
+    for name, rules in st.variants:
+        for pol in o["policy"]:
+            for pl in o["players"]:
+                if st.game == "bethel_woods":
+                    for sp in o["spies"]:
+                        base = Cell("bethel_woods", pl, spies=sp, policies=(pol,), seed=o["seed"],
+                                    rules=st.rules)
+                        pairs.append(({"variant": name, "policy": pol, "players": pl, "spies": sp},
+                                      PairedCell(replace(base, rules=rules), base)))
+                else:
+                    for spec in o["leaves"]:
+                        lv = leaves_for(spec, pl)
+                        base = Cell("benevolent", pl, leaves=lv, policies=(pol,), seed=o["seed"],
+                                    rules=st.rules)
+                        pairs.append(({"variant": name, "policy": pol, "players": pl,
+                                       "leaves": _leaves_name(spec, lv)},
+                                      PairedCell(replace(base, rules=rules), base)))
+    totals = execute([(pc, n) for _, pc in pairs], threads=threads, progress=progress,
+                     unit_fn=paired_unit)
+    rows = []
+    for (info, _), t in zip(pairs, totals):
+        games, both, only_a, only_b, neither = (int(x) for x in t)
+        a = np.r_[np.ones(both + only_a, bool), np.zeros(only_b + neither, bool)]
+        b = np.r_[np.ones(both, bool), np.zeros(only_a, bool), np.ones(only_b, bool),
+                  np.zeros(neither, bool)]
+        pd_ = paired_difference(a, b)
+        rows.append({**info, "games": games, "wins_variant": both + only_a,
+                     "wins_default": both + only_b, "both_won": both, "only_variant_won": only_a,
+                     "only_default_won": only_b, "neither_won": neither, "diff": pd_.diff,
+                     "diff_low": pd_.ci_low, "diff_high": pd_.ci_high, "mcnemar_p": pd_.pvalue})
+    df = pd.DataFrame(rows)
+    df["p_holm"] = adjust_pvalues(df["mcnemar_p"].to_numpy())
+    outcome = "win rate" if st.game == "bethel_woods" else "seat 1's win rate"
+    df["label"] = [f"{r.players} players, " + (f"{int(r.spies)} spies" if st.game == "bethel_woods"
+                   else f"leaves {r.leaves}") + (f", {r.policy}" if len(o["policy"]) > 1 else "")
+                   for r in df.itertuples()]
+    df["significant"] = df["p_holm"] < 0.05
+    figs = []
+    if chart_dir is not None:
+        figs = [("Each variant against the defaults on the same seeds (paired 95% intervals)",
+                 charts.paired_differences(df, chart_dir / "variants_paired", outcome=outcome,
+                                           title=f"{GAME_NAMES[st.game]}: rule variants against "
+                                                 "the defaults")[0])]
+    show = df.copy()
+    show["wins"] = show["wins_variant"]
+    show["difference (pp)"] = (100 * show["diff"]).round(2)
+    show["95% CI (pp)"] = [f"{100 * a:.2f} to {100 * b:.2f}" for a, b in zip(df["diff_low"], df["diff_high"])]
+    show = show.drop(columns=["diff", "diff_low", "diff_high", "label"])
+    parts = []
+    for _, r in df.iterrows():
+        where = (f"{r.players} players, {int(r.spies)} spies" if st.game == "bethel_woods"
+                 else f"{r.players} players, leaves {r.leaves}")
+        parts.append(f"{r.variant} ({where}, {r.policy}): {outcome} {pct(r.wins_variant / r.games)} "
+                     f"against {pct(r.wins_default / r.games)} with the defaults, a difference of "
+                     f"{100 * r['diff']:+.2f} pp (95% CI {100 * r.diff_low:+.2f} to "
+                     f"{100 * r.diff_high:+.2f}); "
+                     + ("significant" if r.p_holm < 0.05 else "not significant")
+                     + f" after Holm's correction over the {len(df)} comparisons (McNemar, "
+                     f"adjusted p = {r.p_holm:.2g}).")
+    parts.append(f"Each variant played the same {n:,} seeds as the defaults (paired); the "
+                 "intervals are per comparison, the significance calls are Holm-adjusted.")
+    section = Section(st.title, " ".join(parts), tables=[
+        (f"Rule variants against the defaults on the same seeds ({outcome}; wins = the variant's)",
+         show)], charts=figs)
+    return Result(st, {"pairs": df}, section)
+
+
+RUNNERS = {"difficulty": run_difficulty, "characters": run_characters, "seats": run_seats,
+           "handicap": run_handicap, "variants": run_variants}
+
+
+def run_study(st: Study, threads=None, progress=None, chart_dir=None) -> Result:
+    res = RUNNERS[st.kind](st, threads=threads, progress=progress,
+                           chart_dir=Path(chart_dir) if chart_dir is not None else None)
+    res.meta = {"study": st.name, "kind": st.kind, "policy": ",".join(st.policies),
+                "seed": st.opts["seed"], "games per cell": _games(st)}
+    return res
+
+
+def save_tables(res: Result, out_dir) -> list[Path]:
+    """Every table as CSV and Parquet: out_dir/<study>_<table>.csv/.parquet."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, df in res.tables.items():
+        stem = out / f"{res.study.name}_{name}"
+        df.to_csv(stem.with_suffix(".csv"), index=False)
+        df.to_parquet(stem.with_suffix(".parquet"), index=False)
+        paths += [stem.with_suffix(".csv"), stem.with_suffix(".parquet")]
+    return paths

@@ -1,0 +1,352 @@
+"""Studies: the executor's units, study files (good and bad), a report folder at tiny size."""
+import json
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from arena.units import FIELDS, Cell, run_unit
+from experiments.cli import main
+from experiments.execute import FIRST_UNIT, execute, unit_cap, units
+from experiments.progress import StudyProgress
+from experiments.report import STANDARD, STUDIES_DIR, run_studies
+from experiments.study import (candidates, character_effects, fixed_games, leaves_for,
+                               load_study)
+from experiments.stats import wilson
+from simcore.errors import UserError
+from test_browser import chromium  # noqa: F401  (a fixture)
+
+BW = Cell("bethel_woods", 3, spies=2, seed=5)
+
+
+# --------------------------------------------------------------------------------- executor
+
+def test_units_follow_a_fixed_grid():
+    cap = unit_cap(BW)
+    assert cap & (cap - 1) == 0 and cap >= FIRST_UNIT          # a power of two
+    u = units(BW, 5000)
+    assert u == [(0, 256), (256, 512), (768, 1024), (1792, 2048), (3840, 1160)]
+    # a later range is cut at the same grid points: its units are the whole run's units
+    assert units(BW, 3000, 1000) == [(1000, 792), (1792, 2048), (3840, 160)]
+    assert units(BW, 5000) == units(BW, 5000)
+    # a slow policy gets a smaller cap, so a unit stays a few seconds
+    assert unit_cap(Cell("bethel_woods", 3, policies=("heuristic",))) < cap
+    assert sum(n for _, n in units(Cell("benevolent", 4), 123_457)) == 123_457
+
+
+def test_execute_sums_units_and_calls_back_once_per_unit():
+    seen = []
+    bv = Cell("benevolent", 2, leaves=(2, 2), seed=3)
+    bar = StudyProgress(enabled=False)
+    tot = execute([(BW, 1500), (bv, 700, 100)], threads=1, progress=bar,
+                  on_unit=lambda c, a, n, counts: seen.append((c, a, n, counts.copy())))
+    assert np.array_equal(tot[0], run_unit(BW, 0, 1500))
+    assert np.array_equal(tot[1], run_unit(bv, 100, 700))
+    assert [(a, n) for c, a, n, _ in seen if c == BW] == units(BW, 1500)
+    assert [(a, n) for c, a, n, _ in seen if c == bv] == units(bv, 700, 100)
+    assert np.array_equal(sum(k for c, _, _, k in seen if c == bv), tot[1])
+    assert bar.games == bar.total_games == 2200
+    # two threads: the same totals
+    tot2 = execute([(BW, 1500)], threads=2)
+    assert np.array_equal(tot2[0], tot[0])
+
+
+# --------------------------------------------------------------------------------- pieces
+
+def test_leaves_and_candidates():
+    assert leaves_for("printed", 3) == (1, 3, 4)
+    assert leaves_for("equal", 2) == (2, 2) and leaves_for("equal", 4) == (3, 3, 3, 3)
+    c = candidates(3, 2)
+    assert len(c) == 10 and all(list(x) == sorted(x) for x in c) and len(set(c)) == 10
+
+
+def test_fixed_games_reaches_the_target_and_no_more():
+    n = fixed_games(0.01)
+    lo, hi = wilson(n // 2, n)
+    assert (hi - lo) / 2 <= 0.01
+    lo, hi = wilson((n - 200) // 2, n - 200)
+    assert (hi - lo) / 2 > 0.01
+
+
+def test_character_effects_recover_a_planted_effect():
+    # expected wins from a known logistic model: Nova +0.8, everyone else -0.8/7 (sum zero)
+    from itertools import combinations
+
+    from simcore.bethel_woods.rules import CHARACTERS
+    rows = []
+    for pl in (2, 3):
+        for cs in combinations(CHARACTERS, pl):
+            eta = -1.0 + 0.3 * (pl == 3) + sum(0.8 if c == "Nova" else -0.8 / 7 for c in cs)
+            g = 100_000
+            rows.append({"players": pl, "spies": 0, "characters": ",".join(cs), "games": g,
+                         "wins": int(round(g / (1 + np.exp(-eta))))})
+    e = character_effects(pd.DataFrame(rows)).set_index("term")
+    assert e.loc["Nova", "coef"] == pytest.approx(0.8, abs=0.01)
+    assert e.loc["Fare", "coef"] == pytest.approx(-0.8 / 7, abs=0.01)   # the derived last one
+    assert e["coef"].sum() == pytest.approx(0.0, abs=1e-9)
+    assert (e["ci_low"] < e["coef"]).all() and (e["coef"] < e["ci_high"]).all()
+
+
+# --------------------------------------------------------------------------------- study files
+
+def write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+@pytest.mark.parametrize("body,needle", [
+    ('kind = "difficulty"\nplayerz = [3]\n', "key 'playerz' is not known for a difficulty study; allowed:"),
+    ('kind = "difficulty"\nspies = [0, 9]\n', "spies = [0, 9]: 9 is not allowed; spies 0 to 5"),
+    ('kind = "difficulty"\ngames = -4\n', "games = -4: expected a whole number from 1"),
+    ('kind = "seats"\npolicy = "smart"\n', "policy 'smart' is not known for Benevolent; allowed: random"),
+    ('kind = "difficulty"\nplayers = [3]\ncharacters = ["Nova", "Bob", "Fenn"]\n',
+     "unknown character 'Bob'; allowed: Nova, Harris"),
+    ('kind = "dificulty"\n', "kind = 'dificulty' is not known; allowed: difficulty, characters"),
+    ('kind = "variants"\nvariants = ["missing.toml"]\n', "missing.toml' does not exist"),
+    ('kind = "difficulty"\n[quick]\ngamez = 3\n', "[quick]: key 'gamez' is not known"),
+    ('kind = "seats"\nleaves = ["printed", [1, 2]]\n', "leaves [1, 2] has 2 seats; a 3-player entry needs 3"),
+    ('kind = "seats"\nleaves = [[1, -2]]\nplayers = [2]\n', "leaves: [1, -2] is not allowed"),
+    ('kind = "difficulty"\ngames = [\n', "is not valid TOML"),
+])
+def test_bad_study_files_are_one_line_exit_2_nothing_written(tmp_path, capsys, body, needle):
+    f = write(tmp_path, "bad.toml", body)
+    out = tmp_path / "out"
+    assert main(["experiment", "run", str(f), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and needle in err, err
+    assert not out.exists()
+
+
+def test_bad_rules_file_and_bad_out_folder(tmp_path, capsys):
+    write(tmp_path, "r.toml", "[bethel_woods]\nknowledge_limit = 99\n")
+    f = write(tmp_path, "v.toml", 'kind = "variants"\nvariants = ["r.toml"]\n')
+    assert main(["experiment", "run", str(f), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "knowledge_limit: 99 is not an integer from 1 to 40" in err
+    assert main(["report", "--quick", "--out", str(tmp_path / "no" / "such")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "does not exist" in err
+    assert not (tmp_path / "o").exists() and not (tmp_path / "no").exists()
+
+
+def test_standard_study_files_are_valid():
+    for name in STANDARD:
+        for quick in (False, True):
+            st = load_study(STUDIES_DIR / f"{name}.toml", quick=quick)
+            assert st.kind == name and st.opts["games"] >= 1
+
+
+# --------------------------------------------------------------------------------- a tiny report
+
+TINY = {
+    "difficulty": 'kind = "difficulty"\npolicy = ["random", "heuristic"]\nplayers = [3]\n'
+                  'spies = [0, 3]\ngames = 150\nseed = 11\n',
+    "characters": 'kind = "characters"\nplayers = [2]\nspies = [0]\ngames = 40\nseed = 12\n',
+    "seats": 'kind = "seats"\nplayers = [2, 3]\ngames = 400\nseed = 13\n',
+    "handicap": 'kind = "handicap"\nplayers = [2]\nmax_leaves = 2\ngames = 200\n'
+                'confirm_top = 1\nconfirm_games = 300\nseed = 14\n',
+    "variants": 'kind = "variants"\nvariants = ["k6.toml"]\nplayers = [3]\nspies = [0]\n'
+                'games = 150\nseed = 15\n',
+}
+
+
+@pytest.fixture(scope="module")
+def tiny_studies(tmp_path_factory):
+    d = tmp_path_factory.mktemp("studies")
+    (d / "k6.toml").write_text("[bethel_woods]\nknowledge_limit = 6\n")
+    paths = {}
+    for name, body in TINY.items():
+        (d / f"{name}.toml").write_text(body)
+        paths[name] = d / f"{name}.toml"
+    return paths
+
+
+@pytest.fixture(scope="module")
+def tiny_report(tiny_studies, tmp_path_factory):
+    out = tmp_path_factory.mktemp("report") / "r"
+    studies = [load_study(p) for p in tiny_studies.values()]
+    info = run_studies(studies, out, threads=2, show_progress=False)
+    return out, info
+
+
+def test_report_folder_contents(tiny_report):
+    out, info = tiny_report
+    assert (out / "report.md").stat().st_size > 1000
+    html = (out / "report.html").read_text()
+    assert html.count("<img ") >= 8 and "data:image/png;base64," in html and "src=\"http" not in html
+    md = (out / "report.md").read_text()
+    for name in TINY:
+        assert list((out / "tables").glob(f"{name}_*.csv")) and list((out / "tables").glob(f"{name}_*.parquet"))
+    for png in (out / "charts").glob("*.png"):
+        assert png.with_suffix(".svg").is_file() and f"charts/{png.name}" in md
+    run = json.loads((out / "run.json").read_text())
+    assert [s["study"] for s in run["studies"]] == list(TINY)
+
+    t = out / "tables"
+    cells = pd.read_csv(t / "difficulty_cells.csv")
+    assert pd.read_parquet(t / "difficulty_cells.parquet").equals(cells)
+    assert {"players", "spies", "difficulty", "policy", "games", "wins", "bag_empty",
+            "four_critical", "six_spies", "turns", "win_rate", "ci_low", "ci_high"} <= set(cells.columns)
+    assert len(cells) == 4 and (cells["games"] == 150).all()
+    assert (cells["wins"] + cells["bag_empty"] + cells["four_critical"] + cells["six_spies"]
+            == cells["games"]).all()
+    assert set(cells["difficulty"]) == {"Normal", "Insane"}
+    lengths = pd.read_csv(t / "difficulty_lengths.csv")
+    assert (lengths.groupby(["policy", "spies"])["games"].sum() == 150).all()
+
+    sets = pd.read_csv(t / "characters_sets.csv")
+    assert len(sets) == 28 and (sets["games"] == 40).all()
+    assert {"characters", "p_value", "p_holm", "significant"} <= set(sets.columns)
+    eff = pd.read_csv(t / "characters_effects.csv")
+    assert len(eff) == 8 and eff["coef"].sum() == pytest.approx(0, abs=1e-8)
+
+    seats = pd.read_csv(t / "seats_cells.csv")
+    assert len(seats) == 4
+    for _, r in seats.iterrows():
+        wins = sum(r[f"seat{q + 1}_wins"] for q in range(r.players))
+        assert wins + r.timeouts == r.games == 400
+    sw = pd.read_csv(t / "seats_seats.csv")
+    assert (sw["ci_low"] <= sw["rate"]).all() and (sw["rate"] <= sw["ci_high"]).all()
+
+    cand = pd.read_csv(t / "handicap_candidates.csv")
+    assert len(cand) == 6 + 1     # 6 candidates up to 2 leaves, plus the printed 1,3
+    assert cand["printed"].sum() == 1 and cand["best"].sum() == 1
+    conf = pd.read_csv(t / "handicap_confirm.csv")
+    assert (conf["seed"] != cand["seed"].iloc[0]).all()   # fresh seeds
+    assert (conf["gap_low"] <= conf["max_gap"]).all() and (conf["max_gap"] <= conf["gap_high"]).all()
+
+    pairs = pd.read_csv(t / "variants_pairs.csv")
+    r = pairs.iloc[0]
+    assert r.both_won + r.only_variant_won + r.only_default_won + r.neither_won == r.games == 150
+    # the default arm is the plain cell: the same wins as running that cell alone
+    base = Cell("bethel_woods", 3, spies=0, policies=("heuristic",), seed=15)
+    k = run_unit(base, 0, 150)
+    assert r.wins_default == k[1]
+
+
+def test_same_seed_same_tables(tiny_studies, tiny_report, tmp_path):
+    out, _ = tiny_report
+    studies = [load_study(tiny_studies[n]) for n in ("difficulty", "seats")]
+    run_studies(studies, tmp_path / "again", threads=1, show_progress=False)
+    for name in ("difficulty_cells", "difficulty_lengths", "seats_cells", "seats_seats"):
+        assert (tmp_path / "again" / "tables" / f"{name}.csv").read_bytes() == \
+            (out / "tables" / f"{name}.csv").read_bytes()
+    # and another seed gives other games
+    other = [load_study(tiny_studies["seats"], seed=99)]
+    run_studies(other, tmp_path / "other", threads=1, show_progress=False)
+    assert (tmp_path / "other" / "tables" / "seats_cells.csv").read_bytes() != \
+        (out / "tables" / "seats_cells.csv").read_bytes()
+
+
+def test_sequential_stops_at_the_target(tmp_path):
+    f = write(tmp_path, "seq.toml", 'kind = "seats"\nplayers = [2]\nleaves = ["printed"]\n'
+              'games = 64000\ntarget_halfwidth = 0.05\nsequential_n0 = 500\nseed = 2\n')
+    st = load_study(f)
+    from experiments.study import run_study
+    res = run_study(st, threads=2)
+    c = res.tables["cells"].iloc[0]
+    assert c.games < 64000 and c.games % 500 == 0      # stopped early, at a planned look
+    from experiments.stats import sequential_plan
+    plan = sequential_plan(0.05, n0=500)
+    assert c.games == plan.games_at(int(c.look))
+    for q in (1, 2):
+        assert plan.halfwidth(int(c[f"seat{q}_wins"]), int(c.games), int(c.look)) <= 0.05
+
+
+# --------------------------------------------------------------------------------- notebooks, browser
+
+@pytest.mark.parametrize("name", ["bethel_woods_balance", "benevolent_seat_order"])
+def test_notebooks_run_on_the_report_tables(tiny_report, tmp_path, monkeypatch, name):
+    import nbformat   # dev dependencies: a missing one fails, it is never skipped
+    from nbclient import NotebookClient
+    from pathlib import Path
+    out, _ = tiny_report
+    monkeypatch.setenv("BOARDSIM_REPORT", str(out))
+    monkeypatch.setenv("BOARDSIM_NOTEBOOK_OUT", str(tmp_path / "charts"))
+    root = Path(__file__).resolve().parent.parent
+    nb = nbformat.read(root / "notebooks" / f"{name}.ipynb", as_version=4)
+    NotebookClient(nb, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(root / "notebooks")}}).execute()
+    images = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+              if "image/png" in o.get("data", {})]
+    assert len(images) >= 2
+    assert all(p.stat().st_size > 5000 for p in (tmp_path / "charts").glob("*.png"))
+
+
+def test_generated_report_renders_in_chromium(tiny_report, chromium, tmp_path):
+    from test_browser import CHROMIUM_ARGS, _images
+    exe, sync_playwright = chromium
+    out, _ = tiny_report
+    html = out / "report.html"
+    n_png = len(list((out / "charts").glob("*.png")))
+    console, page_errors, failed = [], [], []
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=exe, headless=True, args=CHROMIUM_ARGS,
+            viewport={"width": 1100, "height": 900})
+        try:
+            page = context.new_page()
+            page.on("console", lambda m: console.append((m.type, m.text)))
+            page.on("pageerror", lambda e: page_errors.append(str(e)))
+            page.on("requestfailed", lambda r: failed.append(r.url))
+            page.goto(html.as_uri(), wait_until="load")
+            imgs = _images(page)
+            assert len(imgs) == n_png >= 8
+            assert all(ok and w > 0 and h > 0 for ok, w, h, _, _ in imgs), imgs
+            headings = page.eval_on_selector_all("h2", "els => els.map(e => e.textContent)")
+            assert len(headings) == 1 + len(TINY)
+            shot = tmp_path / "report.png"
+            page.screenshot(path=str(shot), full_page=True)
+        finally:
+            context.close()
+    errors = [t for kind, t in console if kind == "error"]
+    assert not errors and not page_errors and not failed, (errors, page_errors, failed)
+    assert shot.stat().st_size > 50_000
+    print(f"\nscreenshot: {shot}")
+
+
+def test_paired_differences_chart(tmp_path):
+    from experiments import charts
+    df = pd.DataFrame({"variant": ["a", "a", "b"], "label": ["x", "y", "x"],
+                       "policy": ["heuristic"] * 3, "games": [500] * 3,
+                       "diff": [-0.04, 0.01, 0.0], "diff_low": [-0.07, -0.02, -0.03],
+                       "diff_high": [-0.01, 0.04, 0.03], "significant": [True, False, False]})
+    png, svg = charts.paired_differences(df, tmp_path / "p")
+    assert png.read_bytes()[:4] == b"\x89PNG" and png.stat().st_size > 10_000
+    text = svg.read_text()
+    assert "Policy: heuristic" in text and "500 games per row" in text and "not significant" in text
+    with pytest.raises(ValueError, match="needs columns"):
+        charts.paired_differences(df.drop(columns=["diff_low"]), tmp_path / "q")
+
+
+def test_benevolent_variant_is_paired_on_the_same_seeds(tmp_path):
+    from experiments.study import run_study
+    write(tmp_path, "same.toml", "[benevolent]\ntimeout_rounds = 200\n")   # the default value
+    write(tmp_path, "short.toml", "[benevolent]\ntimeout_rounds = 3\n")
+    f = write(tmp_path, "v.toml", 'kind = "variants"\ngame = "benevolent"\nplayers = [2]\n'
+              'variants = ["same.toml", "short.toml"]\ngames = 300\nseed = 4\n')
+    df = run_study(load_study(f), threads=1).tables["pairs"].set_index("variant")
+    same = df.loc["same"]
+    # the same rules on the same seeds: every game agrees, a difference of exactly 0
+    assert same.only_variant_won == same.only_default_won == 0 and same["diff"] == 0.0
+    assert same.wins_default == run_unit(Cell("benevolent", 2, seed=4), 0, 300)[1]   # seat 1
+    short = df.loc["short"]
+    assert short.only_variant_won + short.only_default_won > 0   # 3 rounds: many timeouts
+    assert short.wins_variant < short.wins_default
+
+
+def test_study_progress_bar_shows_games_rate_and_time_left():
+    import io
+
+    from rich.console import Console
+    buf = io.StringIO()
+    bar = StudyProgress("difficulty", console=Console(file=buf, force_terminal=True, width=140))
+    execute([(BW, 600)], threads=1, progress=bar)
+    execute([(BW, 400, 600)], threads=1, progress=bar)   # a second batch extends the same bar
+    bar.close()
+    text = buf.getvalue()
+    assert "difficulty" in text and "1,000/1,000 games" in text
+    assert "games/s" in text and "time left" in text
+    assert bar.games == bar.total_games == 1000
