@@ -12,7 +12,7 @@ try:  # typer >= 0.20 vendors click; older releases depend on it
 except ImportError:  # pragma: no cover
     from click.exceptions import UsageError
 
-from . import bench_cli, benevolent_cli, bethel_woods_cli, ladder
+from . import bench_cli, benevolent_cli, bethel_woods_cli, ladder, tune
 from simcore.errors import UserError
 
 from .errors import user_errors
@@ -23,6 +23,7 @@ app.add_typer(bethel_woods_cli.app, name="bethel-woods")
 app.add_typer(benevolent_cli.app, name="benevolent")
 app.command(name="bench")(bench_cli.bench)
 app.command(name="ladder")(ladder.ladder)
+app.command(name="tune")(tune.tune)
 
 
 @app.command()

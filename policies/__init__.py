@@ -17,7 +17,8 @@ memory. No policy ever receives the game's chance key.
 module holds the names. Bethel Woods: random, heuristic (plans each turn whole), search (flat
 Monte Carlo over the heuristic's best turn plans), clairvoyant (the search handed the chance key:
 a measuring stick, not a player; the one exception to "no policy receives the chance key", made
-explicitly by the arena); Benevolent: random.
+explicitly by the arena), tuned (the heuristic with the weights `boardsim tune` installed in
+policies/bethel_woods/tuned.json; a one-line error while none is installed); Benevolent: random.
 """
 from simcore.errors import UserError
 
@@ -26,7 +27,7 @@ from .random import random_action  # noqa: F401
 GAMES = ("bethel_woods", "benevolent")
 # the policies of each game, by id (the id is the index)
 POLICIES = {
-    "bethel_woods": ("random", "heuristic", "search", "clairvoyant"),
+    "bethel_woods": ("random", "heuristic", "search", "clairvoyant", "tuned"),
     "benevolent": ("random",),
 }
 RANDOM = 0
