@@ -85,3 +85,19 @@ def test_budget_is_checked():
         seat_policies("search", 3, budget=-1)
     pols, thetas = seat_policies("search", 3, budget=12)
     assert (thetas[:, S.T_BUDGET] == 12).all() and (thetas[:, :len(H.THETA_DEFAULT)] == H.THETA_DEFAULT).all()
+
+
+def test_cli_budget_and_json_names_the_policy():
+    import json
+
+    from typer.testing import CliRunner
+
+    from experiments.cli import app
+    run = lambda *a: CliRunner().invoke(app, ["bethel-woods", "simulate", "--games", "2", "--threads", "2", "--json", *a])
+    r4, r8 = run("--policy", "search", "--budget", "4"), run("--policy", "search")
+    assert r4.exit_code == 0 and r8.exit_code == 0, r4.output + r8.output
+    d4, d8 = (json.loads(next(x for x in r.stdout.splitlines() if x.startswith("{"))) for r in (r4, r8))
+    assert (d4["policy"], d4["budget"], d4["policy_label"]) == ("search", 4, "search(4)")
+    assert d8["budget"] == S.BUDGET_DEFAULT and d4["theta_hash"] != d8["theta_hash"]
+    bad = run("--policy", "heuristic", "--budget", "4")
+    assert bad.exit_code == 2 and "--budget is for the search policies" in bad.output
