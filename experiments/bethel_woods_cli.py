@@ -29,7 +29,7 @@ Characters = Annotated[Optional[str], typer.Option(
 Policy = Annotated[str, typer.Option(help=f"Policy for every seat ({', '.join(POLICIES['bethel_woods'])})." )]
 Seed = Annotated[int, typer.Option(help="Master seed: the same seed gives the same games.")]
 Budget = Annotated[Optional[int], typer.Option(
-    help="Rollouts per decision of the search policies (search, clairvoyant); default 8.")]
+    help="Rollouts per decision of policy search (default 8); the clairvoyant plays each plan once against the known future.")]
 RulesFile = Annotated[Optional[Path], typer.Option("--rules", help="TOML rules file overriding the assumptions.")]
 
 

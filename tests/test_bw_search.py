@@ -100,4 +100,4 @@ def test_cli_budget_and_json_names_the_policy():
     assert (d4["policy"], d4["budget"], d4["policy_label"]) == ("search", 4, "search(4)")
     assert d8["budget"] == S.BUDGET_DEFAULT and d4["theta_hash"] != d8["theta_hash"]
     bad = run("--policy", "heuristic", "--budget", "4")
-    assert bad.exit_code == 2 and "--budget is for the search policies" in bad.output
+    assert bad.exit_code == 2 and "--budget is for policy 'search' only" in bad.output

@@ -33,7 +33,7 @@ from ..runner import Rates, check_run, check_threads, run_batch
 # one record per game: columns of the int32 record array
 R_OUTCOME, R_TURNS, R_BUILT, R_UNCOVERED, R_FIXED, R_DECISIONS, R_FIRST, R_CHAR0 = range(8)
 N_REC = R_CHAR0 + MAX_PLAYERS
-SEARCH_POLICIES = ("search", "clairvoyant")
+SEARCH_POLICIES = ("search",)   # the policies that take --budget (the clairvoyant needs one rollout per plan)
 MAX_BUDGET = 100_000   # rollouts per decision
 
 # a step of the log kept by play_game for traces: (LOG_DECISION, seat, action) or (LOG_CHANCE, -1, outcome)
@@ -111,7 +111,7 @@ def seat_policies(policy, players, theta=None, budget=None):
     pid = _policy_id(policy, "bethel_woods")
     if budget is not None:
         if policy not in SEARCH_POLICIES:
-            raise UserError(f"--budget is for the search policies ({', '.join(SEARCH_POLICIES)}), not {policy!r}")
+            raise UserError(f"--budget is for policy 'search' only, not {policy!r}")
         if not 0 <= int(budget) <= MAX_BUDGET:
             raise UserError(f"budget {budget} out of range; allowed: 0 to {MAX_BUDGET} rollouts per decision")
     pols = np.full(MAX_PLAYERS, pid, dtype=np.int64)
