@@ -7,7 +7,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from arena.bethel_woods.batch import simulate as run_simulation
+from arena.bethel_woods.batch import SEARCH_POLICIES, policy_label, simulate as run_simulation
+from arena.units import theta_hash
+from policies.bethel_woods.search import T_BUDGET
 from simcore.bethel_woods.rules import load_rules
 from arena.bethel_woods.trace import record_game, write_trace
 
@@ -26,16 +28,20 @@ Characters = Annotated[Optional[str], typer.Option(
          "default: dealt at random in every game.")]
 Policy = Annotated[str, typer.Option(help=f"Policy for every seat ({', '.join(POLICIES['bethel_woods'])})." )]
 Seed = Annotated[int, typer.Option(help="Master seed: the same seed gives the same games.")]
+Budget = Annotated[Optional[int], typer.Option(
+    help="Rollouts per decision of policy search (default 8); the clairvoyant plays each plan once against the known future.")]
 RulesFile = Annotated[Optional[Path], typer.Option("--rules", help=(
     "TOML rules file overriding the assumptions, or shipped rules by name: alternative data tables and "
     "switch=value settings, comma-separated (e.g. machines-b,four_critical=immediate; see the game's docs)."))]
 
 
-def summary_dict(s, rules):
+def summary_dict(s, rules, budget=None):
     lo, hi = wilson(s.wins, s.games)
     return {
         "game": "bethel_woods", "games": s.games, "players": s.players, "spies": s.spies,
         "characters": s.characters or "random", "policy": s.policy,
+        "policy_label": policy_label(s.policy, budget), "theta_hash": theta_hash(s.theta),
+        "budget": (int(s.theta[T_BUDGET]) if s.policy in SEARCH_POLICIES else None),
         "wins": s.wins, "win_rate": s.win_rate, "ci95": [lo, hi],
         "losses": dict(s.losses),
         "loss_ci95": {r: list(wilson(n, s.games)) for r, n in s.losses.items()},
@@ -50,7 +56,7 @@ def summary_text(d):
     chars = d["characters"] if d["characters"] == "random" else ",".join(d["characters"])
     lines = [
         f"Bethel Woods: {d['players']} players, {d['spies']} spies, characters {chars}, "
-        f"policy {d['policy']}, seed {d['seed']}, rules {d['rules']}",
+        f"policy {d['policy_label']} (theta {d['theta_hash']}), seed {d['seed']}, rules {d['rules']}",
         f"games        {d['games']:,}",
         f"wins         {d['wins']:,}   win rate {pct(d['win_rate'])}  "
         f"(95% CI {pct(d['ci95'][0])} to {pct(d['ci95'][1])})",
@@ -74,6 +80,7 @@ def simulate(
     spies: Spies = 0,
     characters: Characters = None,
     policy: Policy = "random",
+    budget: Budget = None,
     games: Annotated[int, typer.Option(help="Number of games.")] = 100_000,
     seed: Seed = 7,
     threads: Annotated[Optional[int], typer.Option(help="Worker threads (default: all cores).")] = None,
@@ -86,8 +93,8 @@ def simulate(
     if records is not None:
         check_writable(records)
     s = run_simulation(players, spies, characters, policy, games, seed, threads, r,
-                       keep_records=records is not None, progress=ProgressBar())
-    d = summary_dict(s, r)
+                       keep_records=records is not None, progress=ProgressBar(), budget=budget)
+    d = summary_dict(s, r, budget)
     if records is not None:
         write_csv(s.records, records)
     typer.echo(json.dumps(d) if json_out else summary_text(d))
@@ -100,6 +107,7 @@ def play(
     spies: Spies = 0,
     characters: Characters = None,
     policy: Policy = "random",
+    budget: Budget = None,
     seed: Seed = 7,
     game_index: Annotated[int, typer.Option(help="Which game of the run with this seed to play.")] = 0,
     rules: RulesFile = None,
@@ -108,7 +116,7 @@ def play(
     """Play one game (the same as game GAME_INDEX of `simulate` with this seed) and record its trace."""
     r = load_rules(rules)
     check_writable(trace)
-    lines = record_game(players, spies, characters, policy, seed, game_index, r)
+    lines = record_game(players, spies, characters, policy, seed, game_index, r, budget=budget)
     write_trace(lines, trace)
     end = lines[-1]
     typer.echo(f"{end['outcome']} after {end['turns']} turns, {end['daydreamer_built']} Daydreamer pieces; "

@@ -13,7 +13,7 @@ try:  # typer >= 0.20 vendors click; older releases depend on it
 except ImportError:  # pragma: no cover
     from click.exceptions import UsageError
 
-from . import bench_cli, benevolent_cli, bethel_woods_cli, study_cli
+from . import bench_cli, benevolent_cli, bethel_woods_cli, ladder, study_cli, tune
 from simcore.errors import UserError
 
 from .errors import user_errors
@@ -25,6 +25,8 @@ app.add_typer(benevolent_cli.app, name="benevolent")
 app.command(name="bench")(bench_cli.bench)
 app.add_typer(study_cli.app, name="experiment")
 app.command(name="report")(study_cli.report)
+app.command(name="ladder")(ladder.ladder)
+app.command(name="tune")(tune.tune)
 
 
 @app.command()

@@ -14,9 +14,13 @@ stream, so a policy that draws many numbers shifts nothing else), ``ws`` the sea
 memory. No policy ever receives the game's chance key.
 
 ``policies.bethel_woods.decide`` and ``policies.benevolent.decide`` hold the dispatchers; this
-module holds the names. Bethel Woods: random, heuristic (plans each turn whole); Benevolent:
-random, heuristic (searches each turn whole), search (flat Monte Carlo over the heuristic's
-best turn plans).
+module holds the names. Bethel Woods: random, heuristic (plans each turn whole), search (flat
+Monte Carlo over the heuristic's best turn plans), clairvoyant (the search handed the chance key:
+a measuring stick, not a player; the one exception to "no policy receives the chance key", made
+explicitly by the arena), tuned (the heuristic with the weights `boardsim tune` installed in
+policies/bethel_woods/tuned.json; a one-line error while none is installed);
+Benevolent: random, heuristic (searches each turn whole), search (flat Monte Carlo over the
+heuristic's best turn plans).
 """
 from simcore.errors import UserError
 
@@ -25,10 +29,12 @@ from .random import random_action  # noqa: F401
 GAMES = ("bethel_woods", "benevolent")
 # the policies of each game, by id (the id is the index)
 POLICIES = {
-    "bethel_woods": ("random", "heuristic"),
+    "bethel_woods": ("random", "heuristic", "search", "clairvoyant", "tuned"),
     "benevolent": ("random", "heuristic", "search"),
 }
 RANDOM = 0
+# policies that are not players (they see what players cannot): tables label them
+NOT_PLAYERS = {"bethel_woods": ("clairvoyant",), "benevolent": ()}
 
 
 def policy_id(name: str, game: str = "bethel_woods") -> int:

@@ -9,7 +9,8 @@ import arena.bethel_woods.batch as bw_batch
 import arena.bethel_woods.trace as bw_trace
 import policies.benevolent.decide as bv_decide
 import policies.bethel_woods.decide as bw_decide
-from policies import POLICIES, policy_id
+from policies import NOT_PLAYERS, POLICIES, policy_id
+from policies.bethel_woods.tuned import tuned_available
 from simcore.benevolent import face as bv_face
 from simcore.bethel_woods import face as bw_face
 from simcore.common import PLAYER_CHANCE, PLAYER_TERMINAL
@@ -30,9 +31,14 @@ GAMES = {
         trace_end=lambda line: (-1 if line["winner"] is None else line["winner"], line["turns"]),
         face=bv_face, decide=bv_decide),
 }
-CASES = [(g, p) for g in GAMES for p in POLICIES[g]]
+# every policy; `tuned` (the heuristic's code with the weights `boardsim tune` installs) only once a
+# confirmed tuned vector is in the package: without one it is a one-line error, not a player
+CASES = [(g, p) for g in GAMES for p in POLICIES[g] if not (g == "bethel_woods" and p == "tuned" and not tuned_available())]
+# the players: every policy but the measuring sticks handed the chance key (the clairvoyant; it has
+# its own test in test_bw_search.py that it is stronger than the honest search)
+PLAYERS = [(g, p) for g, p in CASES if p not in NOT_PLAYERS[g]]
 # games of the conformance test; fewer for policies that search with rollouts
-CONFORMANCE_GAMES = {("benevolent", "search"): 4}
+CONFORMANCE_GAMES = {("benevolent", "search"): 4, ("bethel_woods", "search"): 4, ("bethel_woods", "clairvoyant"): 4}
 
 
 def positions(game, trace):
@@ -69,7 +75,7 @@ def test_conformance(game, policy):
         assert G["trace_end"](trace[-1]) == G["end"](rec.iloc[gi]), "the batch record is the traced game"
 
 
-@pytest.mark.parametrize("game, policy", CASES)
+@pytest.mark.parametrize("game, policy", PLAYERS)
 def test_no_peeking(game, policy):
     """A decision depends only on what the players know: the state is exactly its public JSON view
     (nothing hidden is stored), and the decision on the state rebuilt from that view is the same.

@@ -36,9 +36,9 @@ from .batch import LOG_CHANCE, WS_SIZE, play_game, seat_policies
 MAX_LOG = 1 << 16  # steps a trace can hold (a game ends within 78 turns, far fewer steps)
 
 
-def play_logged(players, spies, chars, policy, seed, game_index, rules, policy_seed=None):
+def play_logged(players, spies, chars, policy, seed, game_index, rules, policy_seed=None, budget=None):
     """Play one game through the arena's loop; return (its steps as an int array (k, 3), final state)."""
-    pols, thetas = seat_policies(policy, players)
+    pols, thetas = seat_policies(policy, players, budget=budget)
     s = np.zeros(E.S_SIZE, dtype=np.int32)
     log = np.zeros((MAX_LOG, 3), dtype=np.int32)
     n = play_game(s, rules.params, setup_config(players, spies, chars), np.uint64(seed),
@@ -50,11 +50,12 @@ def play_logged(players, spies, chars, policy, seed, game_index, rules, policy_s
     return log[:n], s
 
 
-def record_game(players=3, spies=0, characters=None, policy="random", seed=0, game_index=0, rules=None):
-    """Play one game; return its trace as a list of dicts."""
+def record_game(players=3, spies=0, characters=None, policy="random", seed=0, game_index=0, rules=None,
+                budget=None):
+    """Play one game; return its trace as a list of dicts (budget: the search's rollouts per decision)."""
     g = Game(players, spies, characters, seed, game_index, rules)
     chars = [int(c) for c in g.state[E.CHAR:E.CHAR + players]] if characters is not None else None
-    steps, final = play_logged(players, spies, chars, policy, seed, game_index, g.rules)
+    steps, final = play_logged(players, spies, chars, policy, seed, game_index, g.rules, budget=budget)
     lines = [{"type": "setup", "game": "bethel_woods", "seed": seed, "game_index": game_index,
               "players": players, "spies": spies, "policy": policy, "rules": g.rules.to_dict(),
               "position": g.to_dict()}]

@@ -1,4 +1,5 @@
-"""Bethel Woods policies (compiled): the turn-planning heuristic."""
+"""Bethel Woods policies (compiled): the turn-planning heuristic (heuristic.py), the search over its
+turn plans and the clairvoyant bound (search.py), the tuned weights (tuned.py, tuned.json)."""
 from .heuristic import (
     THETA_BOUNDS, THETA_DEFAULT, THETA_NAMES, WS_SIZE, heuristic_action, heuristic_reset,
 )

@@ -1,20 +1,30 @@
 """Bethel Woods: the policy plug point (see policies/__init__.py).
 
 Policies by id (the order of policies.POLICIES["bethel_woods"]):
-    0 random      uniform over the legal actions
-    1 heuristic   plans each turn whole and scores the positions with a linear evaluation
-                  (policies/bethel_woods/heuristic.py; theta = its named weights)
+    0 random       uniform over the legal actions
+    1 heuristic    plans each turn whole and scores the positions with a linear evaluation
+                   (policies/bethel_woods/heuristic.py; theta = its named weights)
+    2 search       determinized flat Monte Carlo over the heuristic's best few turn plans, heuristic
+                   rollouts (policies/bethel_woods/search.py; theta = the weights, budget, candidates)
+    3 clairvoyant  the same search handed the game's chance key: NOT A PLAYER, a measuring stick.
+                   The arena passes it the chance key in place of its decision key (this policy only)
+    4 tuned        the heuristic with the weights tuned by `boardsim tune` (policies/bethel_woods/tuned.json)
 """
 import numpy as np
 from numba import njit
 
 from ..random import random_action
-from .heuristic import THETA_DEFAULT as HEURISTIC_THETA, WS_SIZE as HEURISTIC_WS, heuristic_action, heuristic_reset
+from .heuristic import THETA_DEFAULT as HEURISTIC_THETA, heuristic_action, heuristic_reset
+from .search import THETA_SIZE as SEARCH_THETA, WS_SIZE as SEARCH_WS, default_theta as search_theta
+from .search import search_action, search_reset
 
 RANDOM = 0
 HEURISTIC = 1
-THETA_SIZE = len(HEURISTIC_THETA)   # the widest theta of any Bethel Woods policy
-WS_SIZE = HEURISTIC_WS              # int32 scratch entries per seat
+SEARCH = 2
+CLAIRVOYANT = 3
+TUNED = 4
+THETA_SIZE = max(len(HEURISTIC_THETA), SEARCH_THETA)   # the widest theta of any Bethel Woods policy
+WS_SIZE = SEARCH_WS                                    # int32 scratch entries per seat (the widest)
 
 
 def default_theta(policy_id: int) -> np.ndarray:
@@ -22,21 +32,34 @@ def default_theta(policy_id: int) -> np.ndarray:
     theta = np.zeros(THETA_SIZE, dtype=np.float64)
     if policy_id == HEURISTIC:
         theta[:len(HEURISTIC_THETA)] = HEURISTIC_THETA
+    elif policy_id == SEARCH or policy_id == CLAIRVOYANT:
+        t = search_theta()
+        theta[:len(t)] = t
+    elif policy_id == TUNED:
+        from .tuned import tuned_theta
+        t = tuned_theta()
+        theta[:len(t)] = t
     return theta
 
 
 @njit(cache=True, _nrt=False)
 def decide(policy_id, s, p, theta, seat, acts, n, key, ws):
     """The action of policy `policy_id` for `seat` among acts[:n]."""
-    if policy_id == HEURISTIC:
+    if policy_id == HEURISTIC or policy_id == TUNED:
         return heuristic_action(s, p, theta, seat, acts, n, key, ws)
+    if policy_id == SEARCH:
+        return search_action(s, p, theta, seat, acts, n, key, ws, False)
+    if policy_id == CLAIRVOYANT:
+        return search_action(s, p, theta, seat, acts, n, key, ws, True)
     return random_action(acts, n, key)
 
 
 @njit(cache=True, _nrt=False)
 def reset(policy_id, theta, seat, ws):
     """Forget everything of the previous game (a new game starts)."""
-    if policy_id == HEURISTIC:
+    if policy_id == HEURISTIC or policy_id == TUNED:
         heuristic_reset(ws)
+    elif policy_id == SEARCH or policy_id == CLAIRVOYANT:
+        search_reset(ws)
     else:
         ws[0] = 0

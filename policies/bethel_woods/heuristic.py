@@ -105,6 +105,7 @@ K_TOP = 6             # stage-1 positions that go on to the ability search
 PATH_MAX = 96         # actions in one turn's plan (picks, drops, fixes, payments, abilities)
 N_SLOTS = 24          # scratch states: the drop depth-first search and the ability search
 SCORE_SCALE = 1000.0  # candidate scores are kept as integers (ws is int32)
+K_CAND = 8            # whole-turn plans the search policy can ask for (W_TOPK)
 
 # ---- workspace layout (int32) ---------------------------------------------------------------------
 S_SIZE = E.S_SIZE
@@ -134,7 +135,15 @@ W_RISK = W_ACTS3 + N_ACTIONS         # 24: P(machine m goes critical | load l), 
 W_CPATH = W_RISK + 24                # K_TOP * PATH_MAX: their paths
 W_CST = W_CPATH + K_TOP * PATH_MAX   # K_TOP * S_SIZE: their positions
 W_SLOT = W_CST + K_TOP * S_SIZE      # N_SLOTS * S_SIZE: scratch states
-WS_SIZE = W_SLOT + N_SLOTS * S_SIZE
+# the best few whole-turn plans with distinct end positions, kept only when W_TOPK > 0 (the
+# search policy asks for them; the heuristic alone keeps only the best plan)
+W_TOPK = W_SLOT + N_SLOTS * S_SIZE   # how many plans to keep (0: off; at most K_CAND)
+W_TN = W_TOPK + 1                    # plans kept
+W_TSC = W_TN + 1                     # K_CAND: their scores (x SCORE_SCALE)
+W_TPL = W_TSC + K_CAND               # K_CAND: their lengths
+W_THASH = W_TPL + K_CAND             # K_CAND: a hash of their end positions (duplicates are dropped)
+W_TPATH = W_THASH + K_CAND           # K_CAND * PATH_MAX: their paths
+WS_SIZE = W_TPATH + K_CAND * PATH_MAX
 
 NEG_INF_Q = -2_000_000_000
 RISK_SCALE = float(1 << 30)
@@ -146,6 +155,7 @@ def heuristic_reset(ws):
     ws[W_PLAN_N] = 0
     ws[W_PLAN_I] = 0
     ws[W_TURN] = -1
+    ws[W_TOPK] = 0
 
 
 # ---- small helpers -----------------------------------------------------------------------------------
@@ -465,19 +475,58 @@ def _quant(x):
 
 
 @njit(cache=True, _nrt=False)
-def _offer_best(ws, plen, sc):
-    """A finished plan (the path ws[W_PATH:][:plen]) with score sc: keep it if it is the best."""
+def _state_hash(st):
+    """A hash of a position, leaving out the statistics (two paths to one position differ there)."""
+    h = 0
+    for i in range(S_SIZE):
+        if i == E.ST_FIXED or i == E.ST_UNCOV or i == E.ST_DECISIONS:
+            continue
+        h = (h * 1000003 + st[i] + 7) & 0x7FFFFFFF
+    return h
+
+
+@njit(cache=True, _nrt=False)
+def _offer_top(ws, st, plen, sc):
+    """Keep the plan among the W_TOPK best with distinct end positions."""
+    h = _state_hash(st)
+    nt = ws[W_TN]
+    for i in range(nt):
+        if ws[W_THASH + i] == h:
+            return  # the same end position (and so the same score) is kept already
+    if nt < ws[W_TOPK]:
+        c = nt
+        ws[W_TN] = nt + 1
+    else:
+        c = 0
+        for i in range(1, nt):
+            if ws[W_TSC + i] < ws[W_TSC + c]:
+                c = i
+        if sc <= ws[W_TSC + c]:
+            return
+    ws[W_TSC + c] = sc
+    ws[W_TPL + c] = plen
+    ws[W_THASH + c] = h
+    for i in range(plen):
+        ws[W_TPATH + c * PATH_MAX + i] = ws[W_PATH + i]
+
+
+@njit(cache=True, _nrt=False)
+def _offer_best(ws, st, plen, sc):
+    """A finished plan (the path ws[W_PATH:][:plen], ending at position st) with score sc: keep it
+    if it is the best (and among the best few, when the search asks for them)."""
     if sc > ws[W_BEST] and plen <= PATH_MAX:
         ws[W_BEST] = sc
         ws[W_BESTN] = plen
         for i in range(plen):
             ws[W_PLAN + i] = ws[W_PATH + i]
+    if ws[W_TOPK] > 0 and plen <= PATH_MAX:
+        _offer_top(ws, st, plen, sc)
 
 
 @njit(cache=True, _nrt=False)
 def _offer_candidate(ws, st, plen, sc):
     """Keep the position st (reached by the path) among the K_TOP best for the ability search."""
-    _offer_best(ws, plen, sc)
+    _offer_best(ws, st, plen, sc)
     if plen > PATH_MAX:
         return
     n = ws[W_CN]
@@ -625,12 +674,12 @@ def _finish_ability(ws, p, theta, st, plen, base):
                     if plen + 1 < PATH_MAX:
                         ws[W_PATH + plen + 1] = a2
                     pl = _settle(c2, p, ws, plen + 2)
-                    _offer_best(ws, pl, _quant(evaluate(c2, p, theta, ws)))
+                    _offer_best(ws, c2, pl, _quant(evaluate(c2, p, theta, ws)))
             else:
                 pl = _settle(c1, p, ws, plen + 1)
-                _offer_best(ws, pl, _quant(evaluate(c1, p, theta, ws)))
+                _offer_best(ws, c1, pl, _quant(evaluate(c1, p, theta, ws)))
     else:
-        _offer_best(ws, plen, _quant(evaluate(st, p, theta, ws)))
+        _offer_best(ws, st, plen, _quant(evaluate(st, p, theta, ws)))
 
 
 @njit(cache=True, _nrt=False)
@@ -739,6 +788,7 @@ def _plan(s, p, theta, ws):
     ws[W_NPLAN] = (ws[W_NPLAN] + 1) & 0x3FFFFFFF
     _risk_table(s, p, ws)
     ws[W_CN] = 0
+    ws[W_TN] = 0
     ws[W_BEST] = NEG_INF_Q
     ws[W_BESTN] = 0
     root = ws[W_SLOT + (0) * S_SIZE: W_SLOT + (0 + 1) * S_SIZE]

@@ -1,0 +1,204 @@
+"""The skill ladder: every policy of a game on the same seeds, side by side, each rung against the
+rung below with a paired 95% interval and McNemar's p-value.
+
+Bethel Woods (cooperative): rungs random, heuristic, tuned (when a confirmed tuned vector is in
+the package), search at two or three budgets (a skill trace: does doubling the budget still
+help?), then the clairvoyant bound (the search handed the chance key: not a player). Every rung
+plays games 0..N-1 of the same seed, so game i of every rung faces the same chance key (common
+random numbers; chance is keyed by event, so the draws agree as long as the bag does). A rung's
+``diff_vs_below`` is its win rate minus the rung below's, on the same games:
+``experiments.stats.paired_difference`` (Wald interval of the mean per-game difference, exact
+McNemar test on the discordant games).
+
+Benevolent (competitive, 2 players): rungs in the order of ``policies.POLICIES["benevolent"]`` at
+run time. Each pair of policies plays the same N deals twice, seats swapped. A rung's ``wins`` /
+``win_rate`` are its wins against the rung below over those 2N games; ``diff_vs_below`` is its win
+rate against the rung below minus the rung below's win rate against it, paired by (deal, seat)
+(the same seat on the same deal, the two policies in it), with McNemar's test on those pairs.
+``vs`` holds every policy's record against every other one (seats rotated, same deals).
+"""
+from __future__ import annotations
+
+import time
+from typing import Annotated, Optional
+
+import numpy as np
+import typer
+
+from .stats import paired_difference, wilson
+
+BW_BUDGETS = (4, 8, 16)   # the search's skill trace: each budget doubles the one before
+
+
+def _diff(a, b):
+    d = paired_difference(a, b)
+    return d.diff, [d.ci_low, d.ci_high], d.pvalue, d.only_a, d.only_b
+
+
+def bw_rungs(budgets=BW_BUDGETS):
+    """(label, policy, budget) of the Bethel Woods ladder, weakest first; tuned only when a
+    confirmed tuned vector is in the package."""
+    from policies import POLICIES
+    from policies.bethel_woods.tuned import tuned_available
+    rungs = [("random", "random", None), ("heuristic", "heuristic", None)]
+    if "tuned" in POLICIES["bethel_woods"] and tuned_available():
+        rungs.append(("tuned", "tuned", None))
+    rungs += [(f"search({b})", "search", b) for b in budgets]
+    rungs.append(("clairvoyant", "clairvoyant", None))
+    return rungs
+
+
+def ladder_bethel_woods(players=3, spies=0, games=1000, seed=7, threads=None, budgets=BW_BUDGETS,
+                        progress_factory=None, say=None):
+    """One dict per rung (see the module doc)."""
+    from arena.bethel_woods.batch import policy_label, simulate
+    from arena.units import theta_hash
+    from policies import NOT_PLAYERS
+    rows = []
+    below = None
+    for label, policy, budget in bw_rungs(budgets):
+        if say:
+            say(f"rung {label}: {games:,} games")
+        t0 = time.perf_counter()
+        s = simulate(players, spies, None, policy, games, seed, threads, keep_records=True, budget=budget,
+                     progress=progress_factory() if progress_factory else None)
+        won = s.records["won"].to_numpy()
+        lo, hi = wilson(s.wins, s.games)
+        row = {"policy": label, "name": policy, "budget": budget, "label": policy_label(policy, budget),
+               "player": policy not in NOT_PLAYERS["bethel_woods"], "theta_hash": theta_hash(s.theta),
+               "games": s.games, "wins": s.wins, "win_rate": s.win_rate, "ci95": [lo, hi],
+               "diff_vs_below": None, "diff_ci95": None, "p_value": None, "only_this": None, "only_below": None,
+               "games_per_second": s.games_per_second, "seconds": time.perf_counter() - t0,
+               "players": players, "spies": spies, "seed": seed, "threads": s.threads}
+        if below is not None:
+            d, ci, p, oa, ob = _diff(won, below)
+            row.update(diff_vs_below=d, diff_ci95=ci, p_value=p, only_this=oa, only_below=ob)
+        rows.append(row)
+        below = won
+    return rows
+
+
+def _head_to_head(a, b, players, games, seed, threads):
+    """a against b on the same deals, seats swapped: (a's wins by game as seat 0 then 1, b's wins
+    the same way, seconds, games played)."""
+    from arena.benevolent.batch import simulate
+    assert players == 2
+    s1 = simulate(2, None, games=games, seed=seed, threads=threads, policies=[a, b], keep_records=True)
+    s2 = simulate(2, None, games=games, seed=seed, threads=threads, policies=[b, a], keep_records=True)
+    w1 = s1.records["winner"].to_numpy()
+    w2 = s2.records["winner"].to_numpy()
+    a_won = np.concatenate([w1 == 0, w2 == 1])  # a in seat 0 of deal d, then in seat 1
+    b_won = np.concatenate([w2 == 0, w1 == 1])  # b in seat 0 of deal d, then in seat 1
+    return a_won, b_won, s1.seconds + s2.seconds, 2 * games  # the runs' own times (no compile)
+
+
+def ladder_benevolent(players=2, games=1000, seed=7, threads=None, say=None):
+    """One dict per rung (see the module doc); policies in the order of POLICIES["benevolent"]."""
+    from policies import POLICIES
+    from simcore.errors import UserError
+    if players != 2:
+        raise UserError(f"players {players}: the Benevolent ladder is for 2 players (seats rotated); allowed: 2")
+    names = list(POLICIES["benevolent"])
+    pair = {}
+    for i, a in enumerate(names):
+        for b in names[:i + 1]:
+            if say:
+                say(f"{a} against {b}: {games:,} deals, seats swapped")
+            a_won, b_won, sec, n = _head_to_head(a, b, players, games, seed, threads)
+            pair[(a, b)] = (a_won, b_won, sec, n)
+            pair[(b, a)] = (b_won, a_won, sec, n)
+    rows = []
+    for i, a in enumerate(names):
+        vs = {}
+        for b in names:
+            w = int(pair[(a, b)][0].sum())
+            n = pair[(a, b)][3]
+            vs[b] = {"games": n, "wins": w, "win_rate": w / n, "ci95": list(wilson(w, n))}
+        opp = names[i - 1] if i > 0 else a
+        a_won, b_won, sec, n = pair[(a, opp)]
+        w = int(a_won.sum())
+        row = {"policy": a, "against": opp, "games": n, "wins": w, "win_rate": w / n, "ci95": list(wilson(w, n)),
+               "diff_vs_below": None, "diff_ci95": None, "p_value": None, "only_this": None, "only_below": None,
+               "games_per_second": n / sec if sec > 0 else float("nan"), "vs": vs, "players": players,
+               "seed": seed}
+        if i > 0:
+            d, ci, p, oa, ob = _diff(a_won, b_won)
+            row.update(diff_vs_below=d, diff_ci95=ci, p_value=p, only_this=oa, only_below=ob)
+        rows.append(row)
+    return rows
+
+
+def _fmt_p(p):
+    if p is None:
+        return ""
+    return f"{p:.2g}" if p >= 1e-4 else "<1e-4"
+
+
+def ladder_table(rows, game):
+    """The ladder as a plain-text table (a rung that is not a player is marked so)."""
+    from tabulate import tabulate
+    from .stats import pct
+    out = []
+    for r in rows:
+        name = r.get("label", r["policy"])
+        if game == "benevolent":
+            name = f"{r['policy']} vs {r['against']}"
+        diff = "" if r["diff_vs_below"] is None else (
+            f"{r['diff_vs_below'] * 100:+.2f} pp ({r['diff_ci95'][0] * 100:+.2f} to {r['diff_ci95'][1] * 100:+.2f})")
+        out.append([name, f"{r['games']:,}", f"{r['wins']:,}", pct(r["win_rate"]),
+                    f"{pct(r['ci95'][0])} to {pct(r['ci95'][1])}", diff, _fmt_p(r["p_value"]),
+                    f"{r['games_per_second']:,.1f}"])
+    head = ["rung", "games", "wins", "win rate", "95% CI", "vs rung below (paired 95% CI)", "McNemar p", "games/s"]
+    text = tabulate(out, head, tablefmt="simple", disable_numparse=True)
+    if game == "benevolent":
+        names = [r["policy"] for r in rows]
+        mat = [[a] + [pct(r["vs"][b]["win_rate"]) for b in names] for a, r in zip(names, rows)]
+        text += "\n\nwin rate of the row's policy against the column's (seats rotated, same deals):\n"
+        text += tabulate(mat, ["policy"] + names, tablefmt="simple", disable_numparse=True)
+    return text
+
+
+LADDER_GAMES = ("bethel-woods", "benevolent")
+
+
+def ladder(
+    game: Annotated[str, typer.Argument(help="bethel-woods or benevolent.")],
+    players: Annotated[Optional[int], typer.Option(help='Players (Bethel Woods 2-4, default 3; Benevolent 2).')] = None,
+    spies: Annotated[int, typer.Option(help='Bethel Woods: spies at setup, 0 to 5.')] = 0,
+    games: Annotated[int, typer.Option(help='Games per rung (Benevolent: deals per pair, each played twice).')] = 500,
+    seed: Annotated[int, typer.Option(help='Master seed: every rung plays the same seeds.')] = 7,
+    budgets: Annotated[str, typer.Option(help='Bethel Woods: the search budgets (rollouts per decision), comma-separated.')] = ",".join(map(str, BW_BUDGETS)),
+    threads: Annotated[Optional[int], typer.Option(help='Worker threads (default: all cores).')] = None,
+    json_out: Annotated[bool, typer.Option('--json', help='Print one JSON object per rung.')] = False,
+):
+    """The skill ladder: every policy on the same seeds, each rung against the rung below (paired 95% interval, McNemar p)."""
+    import json
+    import sys
+
+    import typer
+
+    from simcore.errors import UserError
+    from .errors import fail
+    from .progress import ProgressBar
+    try:
+        if game not in LADDER_GAMES:
+            raise UserError(f"unknown game {game!r}; allowed: {', '.join(LADDER_GAMES)}")
+        say = (lambda m: typer.echo(m, err=True)) if sys.stderr.isatty() or not json_out else None
+        if game == "bethel-woods":
+            try:
+                bl = tuple(int(x) for x in budgets.split(","))
+            except ValueError:
+                raise UserError(f"--budgets {budgets!r}: give whole numbers separated by commas, e.g. 4,8,16") from None
+            if not bl or any(b < 0 for b in bl):
+                raise UserError(f"--budgets {budgets!r}: budgets must be 0 or more")
+            rows = ladder_bethel_woods(3 if players is None else players, spies, games, seed, threads, bl,
+                                       progress_factory=ProgressBar, say=say)
+        else:
+            rows = ladder_benevolent(2 if players is None else players, games, seed, threads, say=say)
+    except UserError as e:
+        raise fail(str(e).splitlines()[0]) from None
+    if json_out:
+        for r in rows:
+            typer.echo(json.dumps(r))
+    else:
+        typer.echo(ladder_table(rows, "benevolent" if game == "benevolent" else "bethel_woods"))

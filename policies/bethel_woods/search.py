@@ -1,0 +1,209 @@
+"""Bethel Woods: determinized flat Monte Carlo search over whole-turn plans (compiled).
+
+At the start of its turn (or whenever the position is not the one its plan expects) the policy
+
+1. asks the heuristic's turn planner (``heuristic._plan`` with ``W_TOPK`` set) for its best few
+   whole-turn plans with distinct end positions (at most ``candidates``, theta[T_CANDIDATES], and
+   at most ``budget``; with a budget of 0 or 1 it plays the heuristic's own plan);
+2. plays each candidate plan on a copy of the position, ends the turn, and plays the game out to
+   the end with the heuristic for every seat (a rollout), ``budget // candidates`` times;
+3. plays the candidate that won the most rollouts (ties: the heuristic's order, so with no
+   evidence it plays the heuristic's own plan).
+
+Determinization. The position holds only what the players know, and every hidden thing is drawn
+when it is revealed from a distribution the position fixes (the bag's counts for a malfunction,
+the effects not yet seen for a critical tile, the unseen spies and the known bottom of the spy
+stack for a spy: ``engine.chance_outcome``). So a rollout that draws its chance events with
+``engine.chance_outcome(s, p, rk)`` from a key ``rk`` of its own samples a future consistent with
+everything known, and every kind of unknown comes from its own sub-stream of ``rk``
+(malfunctions, tiles and spies: ``rng.substream``). Rollout r's key is ``rng.draw(key, r)``,
+where ``key`` is this decision's key from the seat's policy stream: the search never sees the
+game's chance key. Rollout r uses the same key for every candidate (common random numbers), so
+candidates are compared on the same sampled futures, which makes the comparison much less noisy
+than independent samples.
+
+The clairvoyant variant (``clairvoyant=True``) is the same search handed the game's true chance
+key by the arena (``arena.bethel_woods.batch.play_game``, for this policy only): its rollouts draw
+exactly the game's coming malfunctions, tiles and spies, so one rollout per candidate says how
+that candidate fares against the real future (with the heuristic playing on). It is a measuring
+stick, not a player.
+
+Why flat Monte Carlo over the heuristic's best plans (and not information-set MCTS or a rolling
+horizon evolutionary algorithm): a Bethel Woods turn has dozens of plans, nearly all of them
+clearly worse than the heuristic's best few, and the game's outcome hinges on chance far more
+than on the choice among close plans; a few well-chosen candidates compared on common sampled
+futures spend the whole budget where the choice is open. Rollouts to the end of the game with
+the heuristic measure the true objective (a win) rather than the heuristic's own score.
+
+theta: the heuristic's 24 weights (used for the candidates and for the rollouts), then
+T_BUDGET (rollouts per decision, over all candidates) and T_CANDIDATES.
+
+Workspace (int32): [0, HWS) the heuristic's workspace for the candidates (and the canonical
+payments), [HWS, 2 HWS) the rollouts' heuristic workspace (shared by every seat of the rollout:
+each player's turn is planned afresh), then the search's own fields (below).
+"""
+import numpy as np
+from numba import njit
+
+from simcore.bethel_woods import engine as E
+from simcore.bethel_woods.actions import (
+    A_END_TURN, N_ACTIONS, OUT_WIN, PH_FIX, PH_MOVE, PH_PAY, PH_POST, PH_PRE, PH_TERMINAL,
+)
+from simcore.common import PLAYER_CHANCE, PLAYER_TERMINAL
+from simcore.rng import draw
+
+from .heuristic import (
+    K_CAND, PATH_MAX, THETA_DEFAULT as H_THETA, W_PLAN, W_PLAN_N, W_TOPK, W_TN, W_TPATH, W_TPL,
+    W_TSC, WS_SIZE as HWS, _contains, _pay_rule, _plan, heuristic_action, heuristic_reset,
+)
+
+T_BUDGET = len(H_THETA)        # rollouts per decision (over all candidates)
+T_CANDIDATES = T_BUDGET + 1    # whole-turn plans compared (at most K_CAND)
+THETA_SIZE = T_CANDIDATES + 1
+BUDGET_DEFAULT = 8
+CANDIDATES_DEFAULT = 4
+
+# ---- workspace layout (int32), after the two heuristic workspaces ----------------------------------
+X0 = 2 * HWS
+X_VALID = X0          # a plan is stored
+X_PLAN_N = X0 + 1     # its length
+X_PLAN_I = X0 + 2     # the next step to play
+X_TURN = X0 + 3       # the turn it was made for
+X_DEC0 = X0 + 4       # s[ST_DECISIONS] when its first step was played
+X_NSEARCH = X0 + 5    # statistics: searches made (wraps around)
+X_NROLL = X0 + 6      # statistics: rollouts played (wraps around)
+X_PLAN = X0 + 8                      # PATH_MAX: the plan being played
+X_ORDER = X_PLAN + PATH_MAX          # K_CAND: candidates by the heuristic's score, best first
+X_WINS = X_ORDER + K_CAND            # K_CAND: rollouts won by each candidate (in X_ORDER's order)
+X_ACTS = X_WINS + K_CAND             # N_ACTIONS: legal actions in a rollout
+X_S = X_ACTS + N_ACTIONS             # S_SIZE: the rollout's position
+WS_SIZE = X_S + E.S_SIZE
+
+
+def default_theta() -> np.ndarray:
+    t = np.zeros(THETA_SIZE, dtype=np.float64)
+    t[:len(H_THETA)] = H_THETA
+    t[T_BUDGET] = BUDGET_DEFAULT
+    t[T_CANDIDATES] = CANDIDATES_DEFAULT
+    return t
+
+
+@njit(cache=True, _nrt=False)
+def search_reset(ws):
+    heuristic_reset(ws[0:HWS])
+    heuristic_reset(ws[HWS:2 * HWS])
+    ws[X_VALID] = 0
+    ws[X_PLAN_N] = 0
+    ws[X_PLAN_I] = 0
+    ws[X_TURN] = -1
+
+
+@njit(cache=True, _nrt=False)
+def _rollout(s, p, theta, ws, c, rk):
+    """Play candidate c (index into the heuristic's kept plans) from s, end the turn and play the
+    game out with the heuristic, drawing chance from rk. 1 if the players win, else 0."""
+    hws = ws[0:HWS]
+    rws = ws[HWS:2 * HWS]
+    st = ws[X_S:X_S + E.S_SIZE]
+    acts = ws[X_ACTS:X_ACTS + N_ACTIONS]
+    for i in range(E.S_SIZE):
+        st[i] = s[i]
+    plen = hws[W_TPL + c]
+    for i in range(plen):
+        E.apply(st, p, hws[W_TPATH + c * PATH_MAX + i])
+    if st[E.PHASE] == PH_POST:
+        E.apply(st, p, A_END_TURN)
+    heuristic_reset(rws)
+    while True:
+        q = E.current_player(st)
+        if q == PLAYER_TERMINAL:
+            break
+        if q == PLAYER_CHANCE:
+            E.apply_chance(st, p, E.chance_outcome(st, p, rk))
+        else:
+            n = E.legal_actions(st, p, acts)
+            E.apply(st, p, heuristic_action(st, p, theta, q, acts, n, rk, rws))
+    ws[X_NROLL] = (ws[X_NROLL] + 1) & 0x3FFFFFFF
+    return 1 if st[E.OUTCOME] == OUT_WIN else 0
+
+
+@njit(cache=True, _nrt=False)
+def _search(s, p, theta, ws, key, clairvoyant):
+    """Choose this turn's plan; store it (ending with `end turn`) at X_PLAN."""
+    ws[X_NSEARCH] = (ws[X_NSEARCH] + 1) & 0x3FFFFFFF
+    hws = ws[0:HWS]
+    budget = int(theta[T_BUDGET])
+    k = int(theta[T_CANDIDATES])
+    k = max(1, min(K_CAND, k))
+    if not clairvoyant:
+        k = max(1, min(k, budget))  # a budget below the candidates compares the best `budget` plans once each
+    hws[W_TOPK] = k
+    _plan(s, p, theta, hws)
+    hws[W_TOPK] = 0
+    nc = hws[W_TN]
+    # the candidates by the heuristic's score, best first (insertion sort; ties keep their order)
+    for i in range(nc):
+        ws[X_ORDER + i] = i
+        ws[X_WINS + i] = 0
+    for i in range(1, nc):
+        j = i
+        while j > 0 and hws[W_TSC + ws[X_ORDER + j]] > hws[W_TSC + ws[X_ORDER + j - 1]]:
+            tmp = ws[X_ORDER + j]
+            ws[X_ORDER + j] = ws[X_ORDER + j - 1]
+            ws[X_ORDER + j - 1] = tmp
+            j -= 1
+    best = -1
+    if nc >= 2 and (budget >= nc or clairvoyant):
+        # clairvoyant: the rollouts of a candidate would all be the same game, so one each
+        per = 1 if clairvoyant else budget // nc
+        for r in range(per):
+            rk = key if clairvoyant else draw(key, r)
+            for i in range(nc):
+                ws[X_WINS + i] += _rollout(s, p, theta, ws, ws[X_ORDER + i], rk)
+        best = 0
+        for i in range(1, nc):
+            if ws[X_WINS + i] > ws[X_WINS + best]:
+                best = i
+    if best >= 0:
+        c = ws[X_ORDER + best]
+        n = hws[W_TPL + c]
+        for i in range(n):
+            ws[X_PLAN + i] = hws[W_TPATH + c * PATH_MAX + i]
+    else:  # no choice to make (or no budget): the heuristic's own plan
+        n = hws[W_PLAN_N] - 1  # without its `end turn`
+        for i in range(n):
+            ws[X_PLAN + i] = hws[W_PLAN + i]
+    if n < PATH_MAX:
+        ws[X_PLAN + n] = A_END_TURN  # harmless when the plan ends the game
+        n += 1
+    ws[X_PLAN_N] = n
+    ws[X_PLAN_I] = 0
+    ws[X_TURN] = s[E.TURN]
+    ws[X_DEC0] = s[E.ST_DECISIONS]
+    ws[X_VALID] = 1
+
+
+@njit(cache=True, _nrt=False)
+def search_action(s, p, theta, seat, acts, n, key, ws, clairvoyant):
+    """The decision of `seat` at s (acts[:n] legal, ascending). `key`: this decision's key from the
+    seat's policy stream (the clairvoyant alone is handed the game's chance key instead)."""
+    ph = s[E.PHASE]
+    mine = s[E.CUR] == seat and ph != PH_PAY or (ph == PH_PAY and s[E.PAYER] == seat and s[E.CUR] == seat)
+    if mine and ws[X_VALID] == 1 and ws[X_TURN] == s[E.TURN]:
+        i = ws[X_PLAN_I]
+        if i < ws[X_PLAN_N] and s[E.ST_DECISIONS] == ws[X_DEC0] + i:
+            a = ws[X_PLAN + i]
+            if _contains(acts, n, a):
+                ws[X_PLAN_I] = i + 1
+                return a
+    if ph == PH_PAY:
+        a = _pay_rule(s, p, ws[0:HWS])
+        return a if _contains(acts, n, a) else acts[0]
+    if s[E.CUR] == seat and (ph == PH_PRE or ph == PH_MOVE or ph == PH_FIX or ph == PH_POST):
+        _search(s, p, theta, ws, key, clairvoyant)
+        a = ws[X_PLAN]
+        if ws[X_PLAN_N] > 0 and _contains(acts, n, a):
+            ws[X_PLAN_I] = 1
+            return a
+        ws[X_VALID] = 0
+    return acts[0]

@@ -1,0 +1,85 @@
+"""The skill ladder and the CMA-ES tuner (tiny runs: the figures are in docs/policies.md)."""
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from arena.bethel_woods.batch import simulate
+from experiments.cli import app
+from experiments.ladder import ladder_benevolent, ladder_bethel_woods
+from experiments.stats import paired_difference
+from experiments.tune import tune_bethel_woods
+from policies.bethel_woods.heuristic import THETA_BOUNDS, THETA_DEFAULT, THETA_NAMES
+from policies.bethel_woods.tuned import tuned_theta
+from simcore.errors import UserError
+
+FIELDS = {"policy", "games", "wins", "win_rate", "ci95", "diff_vs_below", "diff_ci95", "p_value", "games_per_second"}
+
+
+def test_bethel_woods_ladder_rungs_share_their_games():
+    rows = ladder_bethel_woods(3, 0, games=8, seed=5, threads=2, budgets=(2,))
+    names = [r["policy"] for r in rows]
+    assert names[:2] == ["random", "heuristic"] and names[-2:] == ["search(2)", "clairvoyant"]
+    assert not rows[-1]["player"] and all(r["player"] for r in rows[:-1])
+    assert "not a player" in rows[-1]["label"]
+    # the rung's difference is the paired difference of its games and the rung below's, on the same seeds
+    h = simulate(3, 0, policy="heuristic", games=8, seed=5, threads=2, keep_records=True).records["won"]
+    r = simulate(3, 0, policy="random", games=8, seed=5, threads=2, keep_records=True).records["won"]
+    assert rows[1]["wins"] == int(h.sum())
+    d = paired_difference(h.values, r.values)
+    assert rows[1]["diff_vs_below"] == pytest.approx(d.diff) and rows[1]["p_value"] == pytest.approx(d.pvalue)
+    for a, b in zip(rows[1:], rows[:-1]):
+        assert a["diff_vs_below"] == pytest.approx(a["win_rate"] - b["win_rate"])
+        assert FIELDS <= set(a) and a["games"] == 8
+
+
+def test_benevolent_ladder_rotates_seats_over_the_same_deals():
+    rows = ladder_benevolent(2, games=6, seed=3, threads=2)
+    for r in rows:
+        for opp, v in r["vs"].items():
+            back = next(x for x in rows if x["policy"] == opp)["vs"][r["policy"]]
+            assert v["games"] == back["games"] == 12
+            if opp != r["policy"]:
+                assert v["wins"] + back["wins"] <= 12  # a game has at most one winner (timeouts: none)
+    with pytest.raises(UserError, match="players 3"):
+        ladder_benevolent(3, games=2)
+
+
+def test_ladder_cli_json_and_errors():
+    res = CliRunner().invoke(app, ["ladder", "bethel-woods", "--games", "4", "--budgets", "2", "--json", "--threads", "2"])
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(x) for x in res.stdout.splitlines() if x.startswith("{")]
+    assert len(rows) >= 4 and all(FIELDS <= set(r) for r in rows) and rows[-1]["policy"] == "clairvoyant"
+    bad = CliRunner().invoke(app, ["ladder", "chess", "--games", "4"])
+    assert bad.exit_code == 2 and "allowed: bethel-woods, benevolent" in bad.output
+
+
+def test_tuner_uses_common_random_numbers_and_confirms_on_fresh_seeds():
+    rec = tune_bethel_woods(3, 0, budget_games=120, games_per_candidate=20, popsize=4, seed=2, confirm_games=40,
+                            threads=2, say=lambda m: None)
+    assert rec["generations"] == 1 and rec["tuning_games"] == 100
+    g0 = rec["history"][0]
+    # the defaults' figure is the defaults' wins on that generation's games
+    assert g0["default_wins"] == simulate(3, 0, policy="heuristic", games=20, seed=g0["seed"], threads=2).wins
+    c = rec["confirmation"]
+    assert c["seed"] not in [h["seed"] for h in rec["history"]]
+    assert c["default_wins"] == simulate(3, 0, policy="heuristic", games=40, seed=c["seed"], threads=2).wins
+    assert rec["confirmed"] == (c["diff_ci95"][0] > 0)
+    th = np.array([rec["theta"][n] for n in THETA_NAMES])
+    assert np.all(th >= THETA_BOUNDS[:, 0]) and np.all(th <= THETA_BOUNDS[:, 1]) and not np.allclose(th, THETA_DEFAULT)
+
+
+def test_tuned_vector_is_read_only_when_confirmed(tmp_path):
+    rec = {"confirmed": False, "theta": {n: float(v) for n, v in zip(THETA_NAMES, THETA_DEFAULT)}}
+    f = tmp_path / "tuned.json"
+    f.write_text(json.dumps(rec))
+    with pytest.raises(UserError, match="not confirmed"):
+        tuned_theta(f)
+    rec["confirmed"] = True
+    rec["theta"]["built"] = 50.0
+    f.write_text(json.dumps(rec))
+    t = tuned_theta(f)
+    assert t[THETA_NAMES.index("built")] == 50.0 and len(t) == len(THETA_NAMES)
+    with pytest.raises(UserError, match="no tuned weights"):
+        tuned_theta(tmp_path / "missing.json")
