@@ -410,6 +410,10 @@ def _short(key: str) -> str:
     bits = [d["game"], f"{len(d['policies'])}p"]
     if d.get("spies") is not None:
         bits.append(f"{d['spies']} spies")
+    if d.get("characters"):
+        bits.append("+".join(map(str, d["characters"])))
+    if d.get("leaves"):
+        bits.append("leaves " + ",".join(map(str, d["leaves"])))
     bits += [",".join(sorted(set(d["policies"]))), f"seed {d['seed']}"]
     return " ".join(bits)
 
