@@ -147,8 +147,9 @@ def execute_units(work, threads: int | None = None, progress=None, on_unit: Call
 
     A work item is (cell, games) or (cell, games, start). Every item's range is cut at the edges
     of every other item of the same cell too, so each unit lies inside or outside each item."""
-    if store is not None and unit_fn is not None:
-        raise ValueError("a results store keys units by arena.units.Cell: run a unit_fn without a store")
+    if store is not None and unit_fn is not None and not all(hasattr(w[0], "store_dict") for w in work):
+        raise ValueError("a results store keys units by arena.units.Cell or a cell with store_dict() "
+                         "(experiments.store): run a unit_fn on other cells without a store")
     plan = plan or aligned(4096)
     items = [(w[0], int(w[1]), int(w[2]) if len(w) > 2 else 0) for w in work]
     by_cell: dict = {}

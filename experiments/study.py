@@ -822,6 +822,16 @@ class PairedCell:
     def seat_policies(self):
         return self.a.seat_policies() + self.b.seat_policies()
 
+    fields = ("games", "both_won", "only_a_won", "only_b_won", "neither_won")
+    label = ""
+
+    def store_dict(self) -> dict:
+        """Its key in a results store (experiments.store): both cells' keys, rules and theta."""
+        from arena.units import cell_dict
+        a, b = cell_dict(self.a), cell_dict(self.b)
+        return {"pair": [a, b], "game": self.game, "rules": f"{a['rules']}|{b['rules']}",
+                "theta": f"{a['theta']}|{b['theta']}"}
+
 
 def _outcomes(cell: Cell, start: int, count: int) -> np.ndarray:
     import numba
@@ -869,11 +879,8 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
                         pairs.append(({"variant": name, "policy": pol, "players": pl,
                                        "leaves": _leaves_name(spec, lv)},
                                       PairedCell(replace(base, rules=rules), base)))
-    # a PairedCell has no store key: paired units run on the backend but are not recorded
-    # (docs/studies.md), so a resumed or re-run variants study plays them again
-    unstored = {k: v for k, v in (backend or {}).items() if k != "store"}
     totals = execute([(pc, n) for _, pc in pairs], threads=threads, progress=progress,
-                     unit_fn=paired_unit, **unstored)
+                     unit_fn=paired_unit, **(backend or {}))
     rows = []
     for (info, _), t in zip(pairs, totals):
         games, both, only_a, only_b, neither = (int(x) for x in t)

@@ -157,3 +157,42 @@ def test_status_before_any_run_is_a_one_line_error(study, tmp_path, capsys):
     assert main(["experiment", "status", str(study), "--out", str(tmp_path / "none")]) == 2
     err = capsys.readouterr().err.strip()
     assert "no results store" in err and "\n" not in err
+
+
+def test_the_variants_study_records_its_paired_units_and_a_rerun_replays_none(tmp_path, capsys):
+    (tmp_path / "k6.toml").write_text("[bethel_woods]\nknowledge_limit = 6\n")
+    f = tmp_path / "v.toml"
+    f.write_text('kind = "variants"\nvariants = ["k6.toml"]\npolicy = ["random"]\nplayers = [3]\n'
+                 'spies = [0, 2]\ngames = 700\nseed = 15\n')
+    out = tmp_path / "o"
+    assert main(["experiment", "run", str(f), "--out", str(out)]) == 0
+    assert "1,400 games (1,400 played now" in capsys.readouterr().out
+    first = pd.read_csv(out / "tables" / "v_pairs.csv")
+    # the paired units are in the store (units 256 + 444 per pair), keyed by both cells
+    assert recorded(out / "results.sqlite") == (4, 1400)
+    assert main(["experiment", "run", str(f), "--out", str(out)]) == 0
+    assert "1,400 games (0 played now" in capsys.readouterr().out
+    pd.testing.assert_frame_equal(pd.read_csv(out / "tables" / "v_pairs.csv"), first)
+    assert (first["games"] == 700).all() and (first["both_won"] + first["only_variant_won"]
+                                              + first["only_default_won"] + first["neither_won"] == 700).all()
+    assert main(["experiment", "status", str(f), "--out", str(out)]) == 0
+    so = capsys.readouterr().out
+    assert so.count(" vs ") == 2 and "1,400          1,400  100.0%" in so
+
+
+def test_a_paired_cell_in_the_store_is_kept_apart_from_its_cells(tmp_path):
+    from arena.units import Cell
+    from experiments.store import Store
+    from experiments.study import PairedCell, paired_unit
+    a = Cell("bethel_woods", 2, spies=1, seed=3)
+    pc = PairedCell(a, a)
+    with Store(tmp_path / "s.sqlite") as s:
+        s.record(pc, 0, 100, paired_unit(pc, 0, 100))
+        s.record(pc, 100, 50, paired_unit(pc, 100, 50))
+        got = s.range_totals(pc, 0, 150)
+        # the same cell twice: every game is both won or neither won, and the unit sums add up
+        assert got[0] == 150 and got[2] == got[3] == 0 and got[1] + got[4] == 150
+        assert (got == paired_unit(pc, 0, 150)).all()
+        assert s.totals(a)[0] == 0 and s.missing(a, 10) == [(0, 10)]   # not a's games
+        assert s.table("bethel_woods").empty                          # not a row of the game's table
+        s.verify()
