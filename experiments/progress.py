@@ -43,7 +43,7 @@ class StudyProgress:
     play at each cell's nominal speed, experiments.execute.speed; the games themselves when no
     cost is given), so "time left" stays right when a study mixes cheap and costly cells.
 
-    Games recorded before a resume (``done=`` here, or add(..., done=, done_cost=)) count as done
+    Games recorded before a resume (``done=`` here, or resumed(games, cost)) count as done
     from the start but not in the rate: games/s and time left are of this run (``played``).
     Drawn on stderr; ``enabled=False`` (or ``disable=True``, or ``disable=None`` on a stream that
     is not a terminal) draws nothing, the counts are still kept."""
@@ -72,11 +72,18 @@ class StudyProgress:
         self.task = self.progress.add_task(description, total=0, games=0, all_games=0, rate=0.0)
         self._started = False
         if total or done:
-            self.add(total - done, None, done=done)
+            self._grow(total - done, None, done, None)
 
-    def add(self, games: int, cost: float | None = None, done: int = 0, done_cost: float | None = None):
-        """`games` more to play (cost: their nominal seconds, default the games), and `done` more
-        already recorded (a resumed study's)."""
+    def add(self, games: int, cost: float | None = None):
+        """`games` more to play (cost: their nominal seconds, default the games)."""
+        self._grow(games, cost, 0, 0.0)
+
+    def resumed(self, games: int, cost: float | None = None):
+        """`games` more that a results store already holds: counted as done from the start, not
+        in this run's rate."""
+        self._grow(0, 0.0, games, cost)
+
+    def _grow(self, games, cost, done, done_cost):
         import time
         if self._t0 is None:
             self._t0 = time.perf_counter()

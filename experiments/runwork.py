@@ -142,8 +142,9 @@ def execute_units(work, threads: int | None = None, progress=None, on_unit: Call
       ``threads``: numba threads per unit (locally: this process's; on a cluster: per worker);
     - ``progress``: an object with ``add(games, cost)`` and ``advance(games, cost)``
       (``experiments.progress.StudyProgress``); cost is games / ``speed(cell)`` when ``speed`` is
-      given, else games. The games still to play are added as work, those the store holds as
-      ``done=`` (a resumed study's bar starts part full; its rate is this run's).
+      given, else games. The games still to play are added (``add``), those the store holds
+      are passed to ``resumed(games, cost)`` if the bar has it (it starts part full; its rate is
+      this run's).
 
     A work item is (cell, games) or (cell, games, start). Every item's range is cut at the edges
     of every other item of the same cell too, so each unit lies inside or outside each item."""
@@ -176,10 +177,9 @@ def execute_units(work, threads: int | None = None, progress=None, on_unit: Call
     if progress is not None and hasattr(progress, "add"):
         todo, todo_cost = sum(n for _, _, n in units), sum(cost(c, n) for c, _, n in units)
         done, done_cost = sum(n for _, n in asked) - todo, sum(cost(c, n) for c, n in asked) - todo_cost
-        if done:   # games the store holds: shown as done, not in this run's rate
-            progress.add(todo, todo_cost, done=done, done_cost=done_cost)
-        else:
-            progress.add(todo, todo_cost)
+        progress.add(todo, todo_cost)
+        if done and hasattr(progress, "resumed"):   # games the store holds: done, not in the rate
+            progress.resumed(done, done_cost)
     mem = {}   # without a store: counts by unit
     for r in map_units(units, workers=workers, scheduler=scheduler, client=client, threads_per_worker=threads,
                        unit_fn=unit_fn):

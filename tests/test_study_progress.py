@@ -33,3 +33,14 @@ def test_silent_when_not_a_terminal():
     with bar:
         bar.on_unit(None, 0, 60)
     assert bar.done == 60 and not bar.enabled
+
+
+def test_the_studies_protocol_adds_batches_and_resumed_games_are_done_not_played():
+    bar = StudyProgress("study", enabled=False)
+    bar.add(1000, 2.0)            # a batch of 1000 games still to play, 2 nominal seconds
+    bar.resumed(3000, 6.0)        # and 3000 the results store holds
+    bar.advance(500, 1.0)
+    task = bar.progress.tasks[0]
+    assert (bar.games, bar.played, bar.total_games) == (3500, 500, 4000)
+    assert task.total == 8.0 and task.completed == 7.0
+    assert bar.done == 3500 and bar.units == 1
