@@ -79,7 +79,8 @@ OnUnit = Callable[[object, int, int, np.ndarray], None]
 
 
 def execute(work: Sequence[tuple], threads: int | None = None, progress=None,
-            on_unit: OnUnit | None = None, unit_fn=None) -> list[np.ndarray]:
+            on_unit: OnUnit | None = None, unit_fn=None, *, store=None, workers: int | None = None,
+            scheduler: str | None = None, client=None) -> list[np.ndarray]:
     """Play every item of `work` and return one summed count vector per item, in order.
 
     work: (cell, games) or (cell, games, start) items. threads: numba threads (default: all).
@@ -92,9 +93,18 @@ def execute(work: Sequence[tuple], threads: int | None = None, progress=None,
     paired variants study passes its own, with a PairedCell that has no unit_key).
 
     Units run one after another, each on all `threads` (numba's parallel blocks inside the
-    unit); a store= or backend= argument (issue 12) fits in front of the loop (skip units the
-    store has) and in place of it (hand the plan to workers) without changing this interface.
+    unit). With a results store or a backend, the same plan (``units``) goes through
+    ``experiments.runwork.execute_units`` instead (docs/scaling.md), same result:
+    store: an ``experiments.store.Store``; units it holds are not played again, every unit played
+    is recorded there, and the totals are read back from it (a finished study replays nothing).
+    workers=N (a new LocalCluster), scheduler="tcp://HOST:PORT" or an open Dask client: where
+    units are played; `threads` is then numba's threads per unit on a worker. A study opens one
+    client for all its execute calls (``experiments.cluster.dask_client``) and passes client=.
     """
+    if store is not None or workers is not None or scheduler is not None or client is not None:
+        from .runwork import execute_units
+        return execute_units(work, threads, progress, on_unit, unit_fn, plan=units, store=store,
+                             workers=workers, scheduler=scheduler, client=client, speed=speed)
     import numba
 
     from arena.runner import check_threads

@@ -28,58 +28,102 @@ class ProgressBar:
 
 
 class StudyProgress:
-    """One rich progress bar for a whole study: games done of the total, games/s and time left.
+    """One rich progress bar for a whole study, across every worker: games done of the total,
+    games/s and time left.
+
+        with StudyProgress("difficulty") as bar:            # the studies (experiments.report)
+            execute(work, progress=bar)                     # calls bar.add(...), bar.advance(...)
+        with StudyProgress("games", total=asked, done=recorded) as bar:   # runwork.run_work
+            bar.on_unit(cell, start, count, counts)
 
     experiments.execute calls add(games, cost) with each batch of work it is given (a study may
     hand it several: sequential looks, a search then its confirmation) and advance(games, cost)
-    after each unit; the owner calls close() at the end. The bar advances by nominal cost
-    (seconds of play at each cell's nominal speed, experiments.execute.speed), so "time left"
-    stays right when a study mixes cheap and costly cells; games and games/s are counted. Drawn
-    on stderr; enabled=False draws nothing (the counts are still kept)."""
+    after each unit, whichever worker played it; on_unit(cell, start, count[, counts]) is
+    advance(count) in the executor's callback form. The bar advances by cost (nominal seconds of
+    play at each cell's nominal speed, experiments.execute.speed; the games themselves when no
+    cost is given), so "time left" stays right when a study mixes cheap and costly cells.
 
-    def __init__(self, description: str = "study", enabled: bool = True, console=None):
-        self.description, self.enabled, self.console = description, enabled, console
-        self._progress = None
-        self.games = 0
+    Games recorded before a resume (``done=`` here, or resumed(games, cost)) count as done
+    from the start but not in the rate: games/s and time left are of this run (``played``).
+    Drawn on stderr; ``enabled=False`` (or ``disable=True``, or ``disable=None`` on a stream that
+    is not a terminal) draws nothing, the counts are still kept."""
+
+    def __init__(self, description: str = "study", enabled: bool = True, console=None, *,
+                 total: int = 0, done: int = 0, disable: bool | None = False):
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+        self.description, self.console = description, console or Console(stderr=True)
+        if disable is None:
+            disable = console is None and not self.console.is_terminal
+        self.enabled = enabled and not disable
+        self.games = 0          # games done: recorded before (resumed) + played in this run
+        self.played = 0         # games played in this run
+        self.units = 0          # units finished in this run
         self.total_games = 0
         self.total_cost = 0.0
+        self._t0 = None
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(),
+            TextColumn("{task.fields[games]:,}/{task.fields[all_games]:,} games"),
+            TextColumn("{task.fields[rate]:,.0f} games/s"),
+            TextColumn("time left"), TimeRemainingColumn(),
+            console=self.console, transient=False, disable=not self.enabled,
+            speed_estimate_period=60.0)
+        self.task = self.progress.add_task(description, total=0, games=0, all_games=0, rate=0.0)
+        self._started = False
+        if total or done:
+            self._grow(total - done, None, done, None)
 
-    def add(self, total_games: int, total_cost: float):
+    def add(self, games: int, cost: float | None = None):
+        """`games` more to play (cost: their nominal seconds, default the games)."""
+        self._grow(games, cost, 0, 0.0)
+
+    def resumed(self, games: int, cost: float | None = None):
+        """`games` more that a results store already holds: counted as done from the start, not
+        in this run's rate."""
+        self._grow(0, 0.0, games, cost)
+
+    def _grow(self, games, cost, done, done_cost):
         import time
-        if self.total_games == 0:
+        if self._t0 is None:
             self._t0 = time.perf_counter()
-        self.total_games += total_games
-        self.total_cost += total_cost
-        if not self.enabled:
-            return
-        if self._progress is None:
-            from rich.console import Console
-            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-            console = self.console or Console(stderr=True)
-            self._progress = Progress(
-                TextColumn("[bold]{task.description}"), BarColumn(),
-                TextColumn("{task.fields[games]:,}/{task.fields[all_games]:,} games"),
-                TextColumn("{task.fields[rate]:,.0f} games/s"),
-                TextColumn("time left"), TimeRemainingColumn(),
-                console=console, transient=False)
-            self._progress.start()
-            self._task = self._progress.add_task(self.description, total=self.total_cost,
-                                                 games=0, all_games=self.total_games, rate=0.0)
-        else:
-            self._progress.update(self._task, total=self.total_cost, all_games=self.total_games)
+        cost = float(games if cost is None else cost)
+        done_cost = float(done if done_cost is None else done_cost)
+        self.total_games += games + done
+        self.total_cost += cost + done_cost
+        self.games += done
+        if self.enabled and not self._started:
+            self.progress.start()
+            self._started = True
+        self.progress.update(self.task, total=self.total_cost, all_games=self.total_games,
+                             games=self.games)
+        if done_cost:
+            # completed without advancing: rich's speed samples (games/s, time left) are of this run
+            # (update(completed=) would add a speed sample), so the Task's field is set directly
+            self.progress.tasks[0].completed += done_cost
 
-    def advance(self, games: int, cost: float):
+    def advance(self, games: int, cost: float | None = None):
         import time
+        if self._t0 is None:
+            self._t0 = time.perf_counter()
         self.games += games
-        if self._progress is not None:
-            dt = time.perf_counter() - self._t0
-            self._progress.update(self._task, advance=cost, games=self.games,
-                                  rate=self.games / dt if dt > 0 else 0.0)
+        self.played += games
+        self.units += 1
+        dt = time.perf_counter() - self._t0
+        self.progress.update(self.task, advance=float(games if cost is None else cost), games=self.games,
+                             rate=self.played / dt if dt > 0 else 0.0)
+
+    def on_unit(self, cell, start: int, count: int, counts=None) -> None:
+        self.advance(count)
+
+    @property
+    def done(self) -> int:
+        return self.games
 
     def close(self):
-        if self._progress is not None:
-            self._progress.stop()
-            self._progress = None
+        if self._started:
+            self.progress.stop()
+            self._started = False
 
     def __enter__(self):
         return self

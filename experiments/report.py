@@ -31,8 +31,12 @@ def _check_out(out: Path) -> None:
 
 
 def run_studies(studies, out, threads=None, show_progress=True, title="boardsim balance report",
-                command="") -> dict:
-    """Play checked studies and write the folder `out`; returns run.json's content."""
+                command="", backend=None) -> dict:
+    """Play checked studies and write the folder `out`; returns run.json's content.
+
+    backend: execute's store=/client= keywords for every study (``boardsim experiment run``:
+    a results store, so games recorded before are read back, not replayed, and a Dask client).
+    A study's "games" in run.json are the games it holds; "played" those played in this run."""
     out = Path(out)
     _check_out(out)
     from arena.runner import check_threads
@@ -43,12 +47,13 @@ def run_studies(studies, out, threads=None, show_progress=True, title="boardsim 
     for st in studies:
         t0 = time.perf_counter()
         with StudyProgress(st.name, enabled=show_progress) as bar:
-            res = run_study(st, threads=nthreads, progress=bar, chart_dir=out / "charts")
+            res = run_study(st, threads=nthreads, progress=bar, chart_dir=out / "charts",
+                            backend=backend)
         seconds = time.perf_counter() - t0
         save_tables(res, out / "tables")
         sections.append(res.section)
-        runs.append({**res.meta, "games": bar.games, "seconds": round(seconds, 1),
-                     "games_per_second": round(bar.games / seconds) if seconds > 0 else None})
+        runs.append({**res.meta, "games": bar.games, "played": bar.played, "seconds": round(seconds, 1),
+                     "games_per_second": round(bar.played / seconds) if seconds > 0 else None})
     seconds = time.perf_counter() - t_all
     info = {"command": command, "studies": runs, "seconds": round(seconds, 1),
             "threads": nthreads, "cpus": os.cpu_count(), "load_at_start": load0,

@@ -24,7 +24,7 @@ from simcore.errors import UserError
 
 from .cluster import map_units
 from .store import Store, cut, format_status
-from .study_progress import StudyProgress
+from .progress import StudyProgress
 
 UNIT_SECONDS = 5.0     # aim for units of about this much worker time (docs/scaling.md: overhead < 1%)
 FIRST_UNIT = 16        # games in a cell's first units, before anything is known of their cost
@@ -105,7 +105,8 @@ def run_work(work: Iterable[tuple[Cell, int]], *, store: Store | None = None, wo
         todo.append((cell, gaps))
     total = sum(g for _, g in work)
     planner = Planner(todo, target_seconds, first_unit)
-    with StudyProgress(total, done, disable=None if progress is None else not progress) as bar:
+    with StudyProgress("games", total=total, done=done,
+                       disable=None if progress is None else not progress) as bar:
         for r in map_units(planner, workers=workers, scheduler=scheduler, client=client,
                            threads_per_worker=threads_per_worker):
             planner.observe(r.cell, r.count, r.seconds)
@@ -140,14 +141,16 @@ def execute_units(work, threads: int | None = None, progress=None, on_unit: Call
     - ``workers`` / ``scheduler`` / ``client``: the backend (``experiments.cluster.map_units``),
       ``threads``: numba threads per unit (locally: this process's; on a cluster: per worker);
     - ``progress``: an object with ``add(games, cost)`` and ``advance(games, cost)``
-      (``experiments.progress.StudyProgress`` or ``study_progress.StudyProgress``); cost is
-      games / ``speed(cell)`` when ``speed`` is given, else games. Only games still to play are
-      added (a resumed study's bar shows this run's work and rate).
+      (``experiments.progress.StudyProgress``); cost is games / ``speed(cell)`` when ``speed`` is
+      given, else games. The games still to play are added (``add``), those the store holds
+      are passed to ``resumed(games, cost)`` if the bar has it (it starts part full; its rate is
+      this run's).
 
     A work item is (cell, games) or (cell, games, start). Every item's range is cut at the edges
     of every other item of the same cell too, so each unit lies inside or outside each item."""
-    if store is not None and unit_fn is not None:
-        raise ValueError("a results store keys units by arena.units.Cell: run a unit_fn without a store")
+    if store is not None and unit_fn is not None and not all(hasattr(w[0], "store_dict") for w in work):
+        raise ValueError("a results store keys units by arena.units.Cell or a cell with store_dict() "
+                         "(experiments.store): run a unit_fn on other cells without a store")
     plan = plan or aligned(4096)
     items = [(w[0], int(w[1]), int(w[2]) if len(w) > 2 else 0) for w in work]
     by_cell: dict = {}
@@ -161,17 +164,22 @@ def execute_units(work, threads: int | None = None, progress=None, on_unit: Call
     if store is not None:
         for cell, games, start in items:
             store.ask(cell, start + games)                 # for status: the largest asked wins
-    units = []
+    units, asked = [], []
     for cell, edges in by_cell.items():
         edges = sorted(edges)
         for a, b in zip(edges, edges[1:]):
             if not any(s <= a and b <= s + g for c, g, s in items if c == cell):
                 continue                                       # between two items: not asked
+            asked.append((cell, b - a))
             for ga, gn in (store.missing(cell, b - a, a) if store is not None else [(a, b - a)]):
                 units += [(cell, ua, un) for ua, un in plan(cell, gn, ga)]
     cost = (lambda c, n: n / speed(c)) if speed else (lambda c, n: float(n))
     if progress is not None and hasattr(progress, "add"):
-        progress.add(sum(n for _, _, n in units), sum(cost(c, n) for c, _, n in units))
+        todo, todo_cost = sum(n for _, _, n in units), sum(cost(c, n) for c, _, n in units)
+        done, done_cost = sum(n for _, n in asked) - todo, sum(cost(c, n) for c, n in asked) - todo_cost
+        progress.add(todo, todo_cost)
+        if done and hasattr(progress, "resumed"):   # games the store holds: done, not in the rate
+            progress.resumed(done, done_cost)
     mem = {}   # without a store: counts by unit
     for r in map_units(units, workers=workers, scheduler=scheduler, client=client, threads_per_worker=threads,
                        unit_fn=unit_fn):

@@ -97,6 +97,29 @@ class CellStatus:
         return min(1.0, self.games / self.asked) if self.asked else 0.0
 
 
+# A cell is an ``arena.units.Cell``, or any hashable object with ``game``, ``store_dict()`` (its
+# JSON-able key fields, with "rules" and "theta" content hashes) and ``fields`` (the names of its
+# count vector, counts[0] the games): e.g. the variants study's PairedCell, two cells on one seed.
+
+def _dict(cell) -> dict:
+    return cell.store_dict() if hasattr(cell, "store_dict") else cell_dict(cell)
+
+
+def key_of(cell) -> str:
+    """The cell's key in a store: its fields and the engine hash, as JSON with sorted keys."""
+    if not hasattr(cell, "store_dict"):
+        return cell_key(cell)
+    return json.dumps({**cell.store_dict(), "engine": engine_hash()}, sort_keys=True, separators=(",", ":"))
+
+
+def fields_of(cell) -> tuple:
+    return tuple(cell.fields) if hasattr(cell, "store_dict") else FIELDS[cell.game]
+
+
+def _label(cell) -> str:
+    return getattr(cell, "label", "") or ""
+
+
 def _blob(counts) -> bytes:
     return np.ascontiguousarray(counts, dtype="<i8").tobytes()
 
@@ -177,7 +200,7 @@ class Store:
     # -- cells --------------------------------------------------------------------------------
 
     def _key(self, cell) -> str:
-        key = cell_key(cell)
+        key = key_of(cell)
         engine = json.loads(key)["engine"]
         if engine != self.engine:
             raise UserError(f"a cell of engine {engine} given to a store of engine {self.engine}")
@@ -192,11 +215,11 @@ class Store:
         if row is None:
             if not create:
                 return None
-            d = cell_dict(cell)
+            d = _dict(cell)
             self.db.execute("INSERT OR IGNORE INTO cells (key, game, engine, rules, theta, label, counts) "
                             "VALUES (?,?,?,?,?,?,?)",
-                            (key, cell.game, self.engine, d["rules"], d["theta"], cell.label,
-                             _blob(np.zeros(len(FIELDS[cell.game]), np.int64))))
+                            (key, cell.game, self.engine, d["rules"], d["theta"], _label(cell),
+                             _blob(np.zeros(len(fields_of(cell)), np.int64))))
             row = self.db.execute("SELECT id FROM cells WHERE key=?", (key,)).fetchone()
         self._cell_ids[key] = row[0]
         return row[0]
@@ -208,7 +231,7 @@ class Store:
             raise UserError(f"games {games}: must be 0 or more")
         with self._tx():
             cid = self._cell_id(cell, create=True)
-            self.db.execute("UPDATE cells SET asked=MAX(asked, ?), label=? WHERE id=?", (games, cell.label, cid))
+            self.db.execute("UPDATE cells SET asked=MAX(asked, ?), label=? WHERE id=?", (games, _label(cell), cid))
 
     # -- units --------------------------------------------------------------------------------
 
@@ -234,8 +257,8 @@ class Store:
         counts = np.asarray(counts, dtype=np.int64)
         if start < 0 or count <= 0:
             raise ValueError(f"unit {start}+{count}: start must be >= 0 and count > 0")
-        if counts.shape != (len(FIELDS[cell.game]),):
-            raise ValueError(f"counts of shape {counts.shape}, not ({len(FIELDS[cell.game])},) for {cell.game}")
+        if counts.shape != (len(fields_of(cell)),):
+            raise ValueError(f"counts of shape {counts.shape}, not ({len(fields_of(cell))},) for {cell.game}")
         if counts[0] != count:
             raise ValueError(f"counts say {counts[0]} games for a unit of {count}")
         return counts
@@ -248,7 +271,7 @@ class Store:
                                "ORDER BY start DESC LIMIT 1", (cid, start)).fetchone()
         if prev is not None and prev[0] == start and prev[1] == count:
             if not np.array_equal(_vec(prev[2]), counts):
-                raise DeterminismError(f"unit {start}+{count} of {cell_key(cell)} came back with other counts "
+                raise DeterminismError(f"unit {start}+{count} of {key_of(cell)} came back with other counts "
                                        "than recorded")
             return False
         if prev is not None and prev[0] + prev[1] > start:
@@ -306,7 +329,7 @@ class Store:
         inside the range. ValueError if a game of the range is not recorded or a recorded unit
         crosses the range's edge (its counts cannot be split)."""
         stop = start + games
-        total = np.zeros(len(FIELDS[cell.game]), np.int64)
+        total = np.zeros(len(fields_of(cell)), np.int64)
         cid = self._cell_id(cell, create=False)
         got = 0
         if cid is not None:
@@ -324,7 +347,7 @@ class Store:
         """The cell's count vector summed over every recorded unit (zeros if none)."""
         cid = self._cell_id(cell, create=False)
         if cid is None:
-            return np.zeros(len(FIELDS[cell.game]), np.int64)
+            return np.zeros(len(fields_of(cell)), np.int64)
         return _vec(self.db.execute("SELECT counts FROM cells WHERE id=?", (cid,)).fetchone()[0])
 
     def table(self, game: str):
@@ -338,6 +361,8 @@ class Store:
                 "SELECT key, label, engine, asked, units, counts FROM cells WHERE game=? ORDER BY id", (game,)):
             d = json.loads(key)
             d.pop("engine")
+            if "pair" in d:   # a paired cell: other count fields, not one of the game's cells
+                continue
             rows.append({**d, "label": label, "engine": engine, "asked": asked, "units": units,
                          **dict(zip(FIELDS[game], _vec(blob).tolist()))})
         return pd.DataFrame(rows)
@@ -363,8 +388,8 @@ class Store:
             return list(rows.values())
         out = []
         for c in cells:
-            k = cell_key(c)
-            out.append(rows.get(k) or CellStatus(k, c.label, c.game, self.engine, 0, 0, 0))
+            k = key_of(c)
+            out.append(rows.get(k) or CellStatus(k, _label(c), c.game, self.engine, 0, 0, 0))
         return out
 
     def stats(self) -> dict:
@@ -390,29 +415,39 @@ def store_path_for(study_file) -> pathlib.Path:
     return p.with_name(p.stem + ".results.sqlite")
 
 
+W = 64   # the cell column of the status table
+
+
 def format_status(rows: list[CellStatus]) -> str:
     """A plain table of a study's progress (the ``experiment status`` output)."""
     if not rows:
         return "no cells"
-    lines = [f"{'cell':<40} {'games':>14} {'asked':>14} {'done':>7} {'units':>7}"]
+    lines = [f"{'cell':<{W}} {'games':>14} {'asked':>14} {'done':>7} {'units':>7}"]
     for r in rows:
         name = r.label or _short(r.key)
         done = f"{r.fraction:.1%}" if r.asked else "-"
-        lines.append(f"{name[:40]:<40} {r.games:>14,} {r.asked:>14,} {done:>7} {r.units:>7,}")
+        lines.append(f"{name[:W]:<{W}} {r.games:>14,} {r.asked:>14,} {done:>7} {r.units:>7,}")
     g, a = sum(r.games for r in rows), sum(r.asked for r in rows)
-    lines.append(f"{'total':<40} {g:>14,} {a:>14,} {(f'{min(1, g / a):.1%}' if a else '-'):>7} "
+    lines.append(f"{'total':<{W}} {g:>14,} {a:>14,} {(f'{min(1, g / a):.1%}' if a else '-'):>7} "
                  f"{sum(r.units for r in rows):>7,}")
     return "\n".join(lines)
 
 
-def _short(key: str) -> str:
-    d = json.loads(key)
+def _short(key) -> str:
+    d = json.loads(key) if isinstance(key, str) else key
+    if "pair" in d:
+        a, b = d["pair"]
+        return f"{_short(a)}, rules {a['rules'][:6]} vs {b['rules'][:6]}"
     bits = [d["game"], f"{len(d['policies'])}p"]
     if d.get("spies") is not None:
         bits.append(f"{d['spies']} spies")
+    if d.get("characters"):
+        bits.append("+".join(map(str, d["characters"])))
+    if d.get("leaves"):
+        bits.append("leaves " + ",".join(map(str, d["leaves"])))
     bits += [",".join(sorted(set(d["policies"]))), f"seed {d['seed']}"]
     return " ".join(bits)
 
 
-__all__ = ["Store", "CellStatus", "cut", "OverlapError", "DeterminismError", "store_path_for", "format_status",
+__all__ = ["Store", "CellStatus", "cut", "key_of", "fields_of", "OverlapError", "DeterminismError", "store_path_for", "format_status",
            "SCHEMA_VERSION"]

@@ -301,7 +301,7 @@ def _games(st: Study) -> int:
     return fixed_games(t) if t and st.kind in ("characters", "handicap", "variants") else st.opts["games"]
 
 
-def run_sequential(cells, st: Study, rate_fn, threads, progress):
+def run_sequential(cells, st: Study, rate_fn, threads, progress, backend=None):
     """Play each cell in looks of n0 * 2**k games (stats.SequentialPlan: Bonferroni alpha
     spending, valid under repeated looks) until every rate rate_fn(counts) names has a half-width
     <= the target at that look's level, or `games` (the cap) is reached. Returns (totals, looks)."""
@@ -315,7 +315,7 @@ def run_sequential(cells, st: Study, rate_fn, threads, progress):
     while active:
         n_k = min(cap, plan.games_at(k))
         work = [(cells[i], n_k - done[i], done[i]) for i in active]
-        res = execute(work, threads=threads, progress=progress)
+        res = execute(work, threads=threads, progress=progress, **(backend or {}))
         still = []
         for i, r in zip(active, res):
             totals[i] += r
@@ -390,7 +390,7 @@ def _chars(st):
     return tuple(c) if c else None
 
 
-def run_difficulty(st: Study, threads=None, progress=None, chart_dir=None) -> Result:
+def run_difficulty(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:
     o = st.opts
     cells = [Cell("bethel_woods", pl, spies=sp, policies=(pol,), characters=_chars(st),
                   rules=st.rules, seed=o["seed"])
@@ -398,9 +398,10 @@ def run_difficulty(st: Study, threads=None, progress=None, chart_dir=None) -> Re
     seq = o.get("target_halfwidth")
     if seq:
         totals, looks, plan = run_sequential(
-            cells, st, lambda c, t: [(int(t[1]), int(t[0]))], threads, progress)
+            cells, st, lambda c, t: [(int(t[1]), int(t[0]))], threads, progress, backend)
     else:
-        totals = execute([(c, o["games"]) for c in cells], threads=threads, progress=progress)
+        totals = execute([(c, o["games"]) for c in cells], threads=threads, progress=progress,
+                     **(backend or {}))
     df = _bw_frame(cells, totals)
     if seq:
         df = _seq_columns(df, plan, looks)
@@ -533,7 +534,7 @@ def flag_sets(sets: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(out, ignore_index=True)
 
 
-def run_characters(st: Study, threads=None, progress=None, chart_dir=None) -> Result:
+def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:
     from simcore.bethel_woods.rules import CHARACTERS
     o = st.opts
     n = _games(st)
@@ -541,7 +542,8 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None) -> Re
                   rules=st.rules, seed=o["seed"])
              for pol in o["policy"] for pl in o["players"] for sp in o["spies"]
              for cs in itertools.combinations(CHARACTERS, pl)]
-    totals = execute([(c, n) for c in cells], threads=threads, progress=progress)
+    totals = execute([(c, n) for c in cells], threads=threads, progress=progress,
+                     **(backend or {}))
     sets = _bw_frame(cells, totals)
     sets["win_rate"] = sets["wins"] / sets["games"]
     sets = flag_sets(sets)
@@ -662,17 +664,17 @@ def seat_frames(named_cells, totals):
     return pd.DataFrame(cells_rows), pd.DataFrame(seat_rows)
 
 
-def run_seats(st: Study, threads=None, progress=None, chart_dir=None) -> Result:
+def run_seats(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:
     named = _bv_cells(st)
     cells = [c for _, c in named]
     seq = st.opts.get("target_halfwidth")
     if seq:
         totals, looks, plan = run_sequential(
             cells, st, lambda c, t: [(int(w), int(t[0])) for w in t[1:1 + c.players]], threads,
-            progress)
+            progress, backend)
     else:
         totals = execute([(c, st.opts["games"]) for c in cells], threads=threads,
-                         progress=progress)
+                         progress=progress, **(backend or {}))
     cdf, sdf = seat_frames(named, totals)
     if seq:
         cdf["look"] = looks
@@ -722,7 +724,7 @@ def candidates(players: int, max_leaves: int) -> list[tuple]:
     return [c for c in itertools.combinations_with_replacement(range(max_leaves + 1), players)]
 
 
-def run_handicap(st: Study, threads=None, progress=None, chart_dir=None) -> Result:
+def run_handicap(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:
     from simcore.benevolent.rules import DEFAULT_LEAVES
     o = st.opts
     n = _games(st)
@@ -737,7 +739,8 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None) -> Resu
             search.append(Cell("benevolent", pl, leaves=printed, policies=(pol,),
                                rules=st.rules, seed=o["seed"]))
     # the search: every candidate on the same seeds (common random numbers)
-    totals = execute([(c, n) for c in search], threads=threads, progress=progress)
+    totals = execute([(c, n) for c in search], threads=threads, progress=progress,
+                     **(backend or {}))
     named = [(",".join(map(str, c.leaves)), c) for c in search]
     cand, _ = seat_frames(named, totals)
     cand["printed"] = [tuple(map(int, s.split(","))) == DEFAULT_LEAVES[:p]
@@ -751,7 +754,8 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None) -> Resu
         for s in keep:
             confirm.append(Cell("benevolent", pl, leaves=tuple(map(int, s.split(","))),
                                 policies=(pol,), rules=st.rules, seed=fresh))
-    ctot = execute([(c, o["confirm_games"]) for c in confirm], threads=threads, progress=progress)
+    ctot = execute([(c, o["confirm_games"]) for c in confirm], threads=threads, progress=progress,
+                   **(backend or {}))
     conf, conf_seats = seat_frames([(",".join(map(str, c.leaves)), c) for c in confirm], ctot)
     conf["printed"] = [tuple(map(int, s.split(","))) == DEFAULT_LEAVES[:p]
                        for s, p in zip(conf["leaves"], conf["players"])]
@@ -818,6 +822,16 @@ class PairedCell:
     def seat_policies(self):
         return self.a.seat_policies() + self.b.seat_policies()
 
+    fields = ("games", "both_won", "only_a_won", "only_b_won", "neither_won")
+    label = ""
+
+    def store_dict(self) -> dict:
+        """Its key in a results store (experiments.store): both cells' keys, rules and theta."""
+        from arena.units import cell_dict
+        a, b = cell_dict(self.a), cell_dict(self.b)
+        return {"pair": [a, b], "game": self.game, "rules": f"{a['rules']}|{b['rules']}",
+                "theta": f"{a['theta']}|{b['theta']}"}
+
 
 def _outcomes(cell: Cell, start: int, count: int) -> np.ndarray:
     import numba
@@ -844,7 +858,7 @@ def paired_unit(pc: PairedCell, start: int, count: int) -> np.ndarray:
                     dtype=np.int64)
 
 
-def run_variants(st: Study, threads=None, progress=None, chart_dir=None) -> Result:
+def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:
     o = st.opts
     n = _games(st)
     pairs = []
@@ -866,7 +880,7 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None) -> Resu
                                        "leaves": _leaves_name(spec, lv)},
                                       PairedCell(replace(base, rules=rules), base)))
     totals = execute([(pc, n) for _, pc in pairs], threads=threads, progress=progress,
-                     unit_fn=paired_unit)
+                     unit_fn=paired_unit, **(backend or {}))
     rows = []
     for (info, _), t in zip(pairs, totals):
         games, both, only_a, only_b, neither = (int(x) for x in t)
@@ -919,9 +933,12 @@ RUNNERS = {"difficulty": run_difficulty, "characters": run_characters, "seats": 
            "handicap": run_handicap, "variants": run_variants}
 
 
-def run_study(st: Study, threads=None, progress=None, chart_dir=None) -> Result:
+def run_study(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:
+    """Play a study. backend: execute's store=/client=/workers=/scheduler= keywords, passed
+    to every execute call of the study (a results store; a Dask client opened once)."""
     res = RUNNERS[st.kind](st, threads=threads, progress=progress,
-                           chart_dir=Path(chart_dir) if chart_dir is not None else None)
+                           chart_dir=Path(chart_dir) if chart_dir is not None else None,
+                           backend=backend)
     res.meta = {"study": st.name, "kind": st.kind, "policy": ",".join(st.policies),
                 "seed": st.opts["seed"], "games per cell": _games(st)}
     return res

@@ -1,4 +1,4 @@
-"""`boardsim experiment run FILE` and `boardsim report`."""
+"""`boardsim experiment run FILE`, `boardsim experiment status FILE` and `boardsim report`."""
 from __future__ import annotations
 
 import sys
@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+
+from simcore.errors import UserError
 
 from .errors import user_errors
 
@@ -21,21 +23,71 @@ def _progress_wanted() -> bool:
     return sys.stderr.isatty()
 
 
+Fresh = Annotated[bool, typer.Option("--fresh", help="Delete the study's results store first and "
+                                      "play every game again (default: resume, replaying nothing recorded).")]
+Workers = Annotated[Optional[int], typer.Option(help="Play on a new local Dask cluster of N worker processes.")]
+Scheduler = Annotated[Optional[str], typer.Option(help="Play on the Dask cluster at this address, "
+                                                  "e.g. tcp://HOST:8786.")]
+STORE_NAME = "results.sqlite"
+
+
+def store_path(out: Path) -> Path:
+    """Where `experiment run` keeps a study's results store: in its --out folder."""
+    return Path(out) / STORE_NAME
+
+
 @app.command()
 @user_errors
 def run(file: Annotated[Path, typer.Argument(help="A study file (TOML), e.g. experiments/studies/seats.toml.")],
-        out: Out = None, quick: Quick = False, seed: Seed = None, threads: Threads = None):
-    """Run one study file: tables (CSV, Parquet), charts, report.md and report.html in --out."""
-    from .report import run_studies
+        out: Out = None, quick: Quick = False, seed: Seed = None, threads: Threads = None,
+        fresh: Fresh = False, workers: Workers = None, scheduler: Scheduler = None):
+    """Run one study file: tables (CSV, Parquet), charts, report.md and report.html in --out.
+
+    Every finished unit of games is recorded in --out/results.sqlite: run the same command again
+    after a crash (or Ctrl-C) to resume, or after the end to rebuild the report without playing."""
+    import contextlib
+
+    from .cluster import check_options, dask_client
+    from .report import _check_out, run_studies
+    from .store import Store
     from .study import load_study
+    check_options(workers, scheduler)
     st = load_study(file, quick=quick, seed=seed)
     out = out or Path(f"study-{st.name}")
+    _check_out(out)
     command = f"boardsim experiment run {file}" + (" --quick" if quick else "") + (
         f" --seed {seed}" if seed is not None else "")
-    info = run_studies([st], out, threads=threads, show_progress=_progress_wanted(),
-                       title=st.title, command=command)
-    typer.echo(f"{st.name}: {info['studies'][0]['games']:,} games in {info['seconds']:.0f} s; "
-               f"wrote {out}/report.md, {out}/report.html, {out}/tables, {out}/charts")
+    with contextlib.ExitStack() as stack:
+        store = stack.enter_context(Store(store_path(out), fresh=fresh))
+        backend = {"store": store}
+        if workers is not None or scheduler is not None:
+            client, per_worker = stack.enter_context(dask_client(workers, scheduler, threads))
+            backend["client"] = client
+            threads = threads or per_worker
+        info = run_studies([st], out, threads=threads, show_progress=_progress_wanted(),
+                           title=st.title, command=command, backend=backend)
+    s = info["studies"][0]
+    typer.echo(f"{st.name}: {s['games']:,} games ({s['played']:,} played now, the rest from "
+               f"{store_path(out)}) in {info['seconds']:.0f} s; wrote {out}/report.md, "
+               f"{out}/report.html, {out}/tables, {out}/charts")
+
+
+@app.command()
+@user_errors
+def status(file: Annotated[Path, typer.Argument(help="The study file given to `experiment run`.")],
+           out: Out = None):
+    """How far a study is: per cell, the games recorded of the games asked so far (reads only,
+    so it works while the study runs)."""
+    from .runwork import study_status
+    from .study import load_study
+    st = load_study(file)
+    out = out or Path(f"study-{st.name}")
+    path = store_path(out)
+    if not path.exists():
+        raise UserError(f"no results store at {str(path)!r}: run `boardsim experiment run {file}` first "
+                        "(with the same --out)")
+    typer.echo(f"{st.name}: {path}")
+    typer.echo(study_status(path))
 
 
 @user_errors

@@ -161,5 +161,5 @@ def test_a_stopped_run_resumes_from_the_store(tmp_path):
         assert [(r.games, r.asked) for r in s.status([BW, BV])] == [(3000, 3000), (200, 300)]
         with pytest.raises(UserError, match="crosses the edge of range 0\\+700.*--fresh"):
             execute_units([(BW, 700)], store=s, plan=aligned(500))
-        with pytest.raises(ValueError, match="unit_fn without a store"):
+        with pytest.raises(ValueError, match="without a store"):
             execute_units(work, store=s, unit_fn=run_unit)
