@@ -547,14 +547,20 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backe
     sets = _bw_frame(cells, totals)
     sets["win_rate"] = sets["wins"] / sets["games"]
     sets = flag_sets(sets)
-    effects = pd.concat([character_effects(g).assign(policy=pol)
-                         for pol, g in sets.groupby("policy", sort=False)], ignore_index=True)
+    # a policy that won no game (or every game) has no character effects to estimate
+    fitted = [character_effects(g).assign(policy=pol) for pol, g in sets.groupby("policy", sort=False)
+              if 0 < g["wins"].sum() < g["games"].sum()]
+    effects = (pd.concat(fitted, ignore_index=True) if fitted else
+               pd.DataFrame(columns=["policy", "term", "games", "wins", "odds_ratio", "or_low", "or_high",
+                                     "p_value", "p_holm"]))
     figs = []
     if chart_dir is not None:
         for pol, g in sets.groupby("policy", sort=False):
             figs.append((f"Win rate by pair of characters ({pol})",
                          charts.character_heatmap(g, chart_dir / f"character_heatmap_{pol}")[0]))
             e = effects[effects["policy"] == pol]
+            if e.empty:
+                continue
             figs.append((f"Character effects, odds ratio vs an average character ({pol}); "
                          "filled dots: Holm-adjusted p < 0.05",
                          charts.character_forest(e.assign(p_value=e["p_holm"]),
@@ -581,6 +587,10 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backe
 
 def characters_findings(sets, effects) -> str:
     parts = []
+    for pol, g in sets.groupby("policy", sort=False):
+        if pol not in set(effects["policy"]):
+            parts.append(f"With the {pol} policy the sets won {int(g['wins'].sum()):,} of "
+                         f"{int(g['games'].sum()):,} games: no character effect can be estimated.")
     for pol, e in effects.groupby("policy", sort=False):
         e = e.sort_values("odds_ratio")
         hi, lo = e.iloc[-1], e.iloc[0]

@@ -350,3 +350,17 @@ def test_study_progress_bar_shows_games_rate_and_time_left():
     assert "difficulty" in text and "1,000/1,000 games" in text
     assert "games/s" in text and "time left" in text
     assert bar.games == bar.total_games == 1000
+
+
+def test_characters_study_with_a_policy_that_never_wins(tmp_path):
+    """Random play wins no Bethel Woods game: there is no character effect to fit, and the study
+    says so instead of failing (it used to divide by zero in the forest plot)."""
+    from experiments.study import run_study
+    f = write(tmp_path, "c.toml", 'kind = "characters"\npolicy = ["random"]\nplayers = [2]\n'
+              'spies = [0]\ngames = 20\nseed = 3\n')
+    res = run_study(load_study(f), threads=1, chart_dir=tmp_path)
+    sets = res.tables["sets"]
+    assert len(sets) == 28 and sets["wins"].sum() == 0 and (sets["games"] == 20).all()
+    assert res.tables["effects"].empty
+    assert "no character effect can be estimated" in res.section.paragraph
+    assert list(tmp_path.glob("character_heatmap_random.png")) and not list(tmp_path.glob("character_forest_*"))
