@@ -37,6 +37,10 @@ NOMINAL_SPEED = {
     ("bethel_woods", "heuristic"): 1_500.0,
     ("benevolent", "random"): 12_000.0,
     ("benevolent", "heuristic"): 1_500.0,
+    ("bethel_woods", "tuned"): 1_500.0,
+    ("bethel_woods", "search"): 10.0,        # budget 8 (docs/policies.md); a unit of a few minutes
+    ("bethel_woods", "clairvoyant"): 10.0,
+    ("benevolent", "search"): 4.0,
 }
 SLOW_SPEED = 500.0
 UNIT_SECONDS = 3.0

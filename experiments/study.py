@@ -39,7 +39,7 @@ from .stats import (adjust_pvalues, balance, chi2_equal, paired_difference, pct,
 
 # The policy a study plays when it names none: the strongest honest policy of each game. Change
 # it here (and only here) when a stronger one lands, e.g. a Benevolent heuristic.
-DEFAULT_POLICY = {"bethel_woods": "heuristic", "benevolent": "random"}
+DEFAULT_POLICY = {"bethel_woods": "heuristic", "benevolent": "heuristic"}
 
 KINDS = {"difficulty": "bethel_woods", "characters": "bethel_woods", "seats": "benevolent",
          "handicap": "benevolent", "variants": None}
