@@ -14,3 +14,13 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.ge
 
 # the property tests' example counts are multiplied by this under the "long" profile
 EXAMPLES_SCALE = 25 if settings._current_profile == "long" else 1
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Start the bounds-checked process (tests/test_boundscheck.py) as soon as it is collected and
+    run its test last, so its compile overlaps the rest of the suite."""
+    checked = [i for i in items if i.nodeid.startswith("tests/test_boundscheck.py")]
+    if checked:
+        import test_boundscheck
+        test_boundscheck.start()
+        items[:] = [i for i in items if i not in checked] + checked

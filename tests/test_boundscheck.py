@@ -1,11 +1,13 @@
 """A small part of the suite with numba's bounds checking on: every array index of the engines,
 the policies and the play loops is checked while a few hundred games of each game are played.
 It runs in a fresh process with NUMBA_BOUNDSCHECK=1 and its own numba cache (cached code compiled
-without the checks must not be reused), so it costs one compile of both games."""
+without the checks must not be reused), so it costs one compile of both games; it starts right after collection and runs beside the
+rest of the suite (conftest.py), and this test, moved to the end, collects its result."""
 import json
 import os
 import subprocess
 import sys
+import tempfile
 
 CODE = """
 import json
@@ -31,8 +33,22 @@ print(json.dumps([a.games, b.games, c.games, d.games, t[-1]["type"], live]))
 """
 
 
-def test_games_play_with_bounds_checking(tmp_path):
-    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path / "cache"))
-    r = subprocess.run([sys.executable, "-c", CODE], env=env, capture_output=True, text=True, timeout=900)
-    assert r.returncode == 0, r.stderr[-3000:]  # an out-of-bounds index raises IndexError in there
-    assert json.loads(r.stdout.splitlines()[-1]) == [300, 300, 60, 60, "end", True]
+_RUN = {}
+
+
+def start():
+    """Start the checked process (once): conftest.py starts it right after collection, so its
+    compile (one core, minutes on a cold cache) overlaps the rest of the suite."""
+    if "proc" not in _RUN:
+        d = tempfile.mkdtemp(prefix="boardsim-boundscheck-")
+        env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=os.path.join(d, "cache"))
+        _RUN["proc"] = subprocess.Popen([sys.executable, "-c", CODE], env=env, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True)
+    return _RUN["proc"]
+
+
+def test_games_play_with_bounds_checking():
+    proc = start()
+    out, err = proc.communicate(timeout=1800)
+    assert proc.returncode == 0, err[-3000:]  # an out-of-bounds index raises IndexError in there
+    assert json.loads(out.splitlines()[-1]) == [300, 300, 60, 60, "end", True]

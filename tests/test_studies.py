@@ -326,7 +326,7 @@ def test_benevolent_variant_is_paired_on_the_same_seeds(tmp_path):
     write(tmp_path, "same.toml", "[benevolent]\ntimeout_rounds = 200\n")   # the default value
     write(tmp_path, "short.toml", "[benevolent]\ntimeout_rounds = 3\n")
     f = write(tmp_path, "v.toml", 'kind = "variants"\ngame = "benevolent"\nplayers = [2]\n'
-              'variants = ["same.toml", "short.toml"]\ngames = 300\nseed = 4\n')
+              'variants = ["same.toml", "short.toml"]\ngames = 300\nseed = 4\npolicy = ["random"]\n')
     df = run_study(load_study(f), threads=1).tables["pairs"].set_index("variant")
     same = df.loc["same"]
     # the same rules on the same seeds: every game agrees, a difference of exactly 0
