@@ -19,7 +19,8 @@ from .render import Section, write_report
 from .study import load_study, run_study, save_tables
 
 STUDIES_DIR = Path(__file__).resolve().parent / "studies"
-STANDARD = ("difficulty", "characters", "seats", "handicap", "variants")
+STANDARD = ("difficulty", "characters", "seats", "handicap", "variants", "sensitivity_bethel_woods",
+            "sensitivity_benevolent")
 
 
 def _check_out(out: Path) -> None:

@@ -42,7 +42,7 @@ from .stats import (adjust_pvalues, balance, chi2_equal, paired_difference, pct,
 DEFAULT_POLICY = {"bethel_woods": "heuristic", "benevolent": "heuristic"}
 
 KINDS = {"difficulty": "bethel_woods", "characters": "bethel_woods", "seats": "benevolent",
-         "handicap": "benevolent", "variants": None}
+         "handicap": "benevolent", "variants": None, "sensitivity": None}
 GAME_NAMES = {"bethel_woods": "Bethel Woods", "benevolent": "Benevolent"}
 # The rulebook's "Increasing the Difficulty" table: Hard 1-2 spies, Insane 3-4, Impossible 5;
 # it names no level for 0 spies (the base game), which we call Normal.
@@ -122,6 +122,8 @@ KEYS = {
                  "confirm_games": _int(1, 10 ** 9)},
     "variants": {**COMMON, "game": _str, "spies": _ints(0, 5, "spies 0 to 5"),
                  "variants": _strs, "leaves": _leaves_spec},
+    "sensitivity": {"kind": _str, "title": _str, "game": _str, "policy": _strs,
+                    "games": _int(2, 10 ** 9), "seed": _int(0, 2 ** 63 - 1), "only": _strs},
 }
 DEFAULTS = {
     "difficulty": {"players": [2, 3, 4], "spies": [0, 1, 2, 3, 4, 5], "games": 10_000},
@@ -131,6 +133,7 @@ DEFAULTS = {
                  "confirm_games": 100_000},
     "variants": {"game": "bethel_woods", "players": [3], "spies": [0, 2], "games": 10_000,
                  "leaves": ["printed"]},
+    "sensitivity": {"game": "bethel_woods", "games": 2_000},
 }
 
 
@@ -221,6 +224,18 @@ def study_from_dict(raw: dict, name: str, base=None, quick=False, seed=None,
     if kind == "variants" and game == "benevolent" and "spies" in raw:
         raise UserError(f"{where}: key 'spies' is for Bethel Woods; a Benevolent variants study "
                         "takes players and leaves")
+    if kind == "sensitivity":
+        if len(opts["policy"]) != 1:
+            raise UserError(f"{where}: policy = {opts['policy']!r}: a sensitivity study plays one "
+                            "policy; name exactly one")
+        if "only" in opts:
+            from .sensitivity import variants as sens_variants
+            known = [v[0] for v in sens_variants(game)]
+            for v in opts["only"]:
+                if v not in known:
+                    raise UserError(f"{where}: only: variant {v!r} is not known for "
+                                    f"{GAME_NAMES[game]}; allowed: {', '.join(known)}")
+        return st
     if "characters" in opts and len(opts["players"]) != 1:
         raise UserError(f"{where}: characters = {opts['characters']!r} needs exactly one player "
                         f"count in players, got {opts['players']}")
@@ -245,7 +260,8 @@ def _default_title(kind, game):
             "characters": "Bethel Woods: characters and character sets",
             "seats": "Benevolent: seat order",
             "handicap": "Benevolent: the fairest starting-leaves handicap",
-            "variants": f"{GAME_NAMES[game]}: rule variants against the defaults"}[kind]
+            "variants": f"{GAME_NAMES[game]}: rule variants against the defaults",
+            "sensitivity": f"{GAME_NAMES[game]}: which readings and assumed data move the answers"}[kind]
 
 
 def leaves_for(spec, players) -> tuple:
@@ -939,8 +955,102 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
     return Result(st, {"pairs": df}, section)
 
 
+# sensitivity: experiments/sensitivity.py as a study --------------------------------------------
+
+class _SensitivityProgress:
+    """sensitivity()'s progress callback (a text before each run of `games` games) turned into the
+    study bar's add/advance: every run is one unit of `games` games."""
+
+    def __init__(self, bar, runs, games):
+        self.bar, self.games, self.started = bar, games, 0
+        if bar is not None:
+            bar.add(runs * games)
+
+    def __call__(self, msg):
+        self.finish_one()
+        self.started += 1
+
+    def finish_one(self):
+        if self.started and self.bar is not None:
+            self.bar.advance(self.games)
+
+
+def run_sensitivity(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:
+    from .sensitivity import BV_PLAYERS, BW_SPIES, sensitivity, variants
+    o = st.opts
+    only = o.get("only")
+    n_var = len(only) if only else len(variants(st.game))
+    setups = len(BW_SPIES) if st.game == "bethel_woods" else len(BV_PLAYERS)
+    prog = _SensitivityProgress(progress, setups * (n_var + 1), o["games"])
+    df = sensitivity(st.game, o["games"], o["seed"], o["policy"][0], threads, progress=prog,
+                     only=only)
+    prog.finish_one()
+    figs = []
+    if chart_dir is not None:
+        figs = [("Each reading against the defaults on the same seeds (paired 95% intervals; "
+                 "filled dots: the interval excludes 0)",
+                 charts.sensitivity_forest(df, chart_dir / f"sensitivity_{st.game}")[0])]
+    bw = st.game == "bethel_woods"
+    show = df.copy()
+    show["setup"] = [f"{int(s)} spies" if bw else f"{int(p)} players"
+                     for s, p in zip(df["spies"] if bw else df["players"], df["players"])]
+    show["default"] = [pct(x) for x in df["default"]]
+    show["variant"] = df["variant"]
+    show["with the variant"] = [pct(x) for x in df["value"]]
+    show["difference (pp)"] = (100 * df["diff"]).round(2)
+    show["95% CI (pp)"] = [f"{100 * a:+.2f} to {100 * b:+.2f}" for a, b in zip(df["ci_low"], df["ci_high"])]
+    if bw:
+        show["wins"] = df["variant_wins"]
+        cols = ["variant", "kind", "setup", "games", "default_wins", "wins", "default",
+                "with the variant", "difference (pp)", "95% CI (pp)", "p_holm"]
+    else:
+        cols = (["variant", "kind", "setup", "games", "changed_games", "default", "with the variant",
+                 "difference (pp)", "95% CI (pp)"])
+    metric = "win rate" if bw else "largest seat gap"
+    section = Section(st.title, sensitivity_findings(df), tables=[
+        (f"Every reading against the defaults ({metric}; variant minus default, largest effect "
+         "first; wins = the variant's)", show[cols])], charts=figs)
+    return Result(st, {"rows": df}, section)
+
+
+def sensitivity_findings(df: pd.DataFrame) -> str:
+    """Which readings matter (a 95% interval that excludes 0 in some setup) and which do not,
+    largest effect first."""
+    bw = df["game"].iloc[0] == "bethel_woods"
+    metric = "the win rate (3 players)" if bw else "the largest seat gap (printed leaves)"
+    d = df.assign(excl=(df["ci_low"] > 0) | (df["ci_high"] < 0), a=df["diff"].abs())
+    where = (lambda r: f"{int(r.spies)} spies") if bw else (lambda r: f"{int(r.players)} players")
+    matter, dont = [], []
+    for v, g in d.groupby("variant", sort=False):   # df is sorted largest |diff| first
+        ex = g[g["excl"]]
+        if len(ex):
+            r = ex.sort_values("a", ascending=False).iloc[0]
+            matter.append((r.a, f"{v} ({100 * r['diff']:+.1f} pp at {where(r)}, 95% CI "
+                                f"{100 * r.ci_low:+.1f} to {100 * r.ci_high:+.1f}; the interval "
+                                f"excludes 0 in {len(ex)} of {len(g)} setups)"))
+        else:
+            r = g.sort_values("a", ascending=False).iloc[0]
+            dont.append((r.a, f"{v} (at most {100 * r.a:.1f} pp, at {where(r)})"))
+    parts = []
+    if matter:
+        parts.append(f"Readings that move {metric}, largest first: "
+                     + "; ".join(t for _, t in sorted(matter, key=lambda x: -x[0])) + ".")
+    else:
+        parts.append(f"No reading moves {metric}: every interval includes 0.")
+    if dont:
+        parts.append("Readings whose intervals include 0 in every setup, largest first: "
+                     + "; ".join(t for _, t in sorted(dont, key=lambda x: -x[0])) + ".")
+    n = int(df["games"].iloc[0])
+    parts.append(f"Each arm played the same {n:,} seeds (seed {int(df['seed'].iloc[0])}) with the "
+                 f"{df['policy'].iloc[0]} policy; the intervals are per comparison (not corrected "
+                 f"for the {len(df)} comparisons)"
+                 + (f"; {int((df['p_holm'] < 0.05).sum())} rows stay significant after Holm's "
+                    "correction of McNemar's p." if bw else "."))
+    return " ".join(parts)
+
+
 RUNNERS = {"difficulty": run_difficulty, "characters": run_characters, "seats": run_seats,
-           "handicap": run_handicap, "variants": run_variants}
+           "handicap": run_handicap, "variants": run_variants, "sensitivity": run_sensitivity}
 
 
 def run_study(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:

@@ -109,6 +109,11 @@ def write(tmp_path, name, text):
     ('kind = "seats"\nleaves = ["printed", [1, 2]]\n', "leaves [1, 2] has 2 seats; a 3-player entry needs 3"),
     ('kind = "seats"\nleaves = [[1, -2]]\nplayers = [2]\n', "leaves: [1, -2] is not allowed"),
     ('kind = "difficulty"\ngames = [\n', "is not valid TOML"),
+    ('kind = "sensitivity"\nplayers = [3]\n', "key 'players' is not known for a sensitivity study; allowed:"),
+    ('kind = "sensitivity"\ngame = "chess"\n', "game = 'chess' is not known; allowed: bethel_woods, benevolent"),
+    ('kind = "sensitivity"\nonly = ["k=9"]\n', "only: variant 'k=9' is not known for Bethel Woods; allowed:"),
+    ('kind = "sensitivity"\npolicy = ["random", "heuristic"]\n', "a sensitivity study plays one policy"),
+    ('kind = "sensitivity"\ngames = 1\n', "games = 1: expected a whole number from 2"),
 ])
 def test_bad_study_files_are_one_line_exit_2_nothing_written(tmp_path, capsys, body, needle):
     f = write(tmp_path, "bad.toml", body)
@@ -135,7 +140,7 @@ def test_standard_study_files_are_valid():
     for name in STANDARD:
         for quick in (False, True):
             st = load_study(STUDIES_DIR / f"{name}.toml", quick=quick)
-            assert st.kind == name and st.opts["games"] >= 1
+            assert st.kind == name.split("_")[0] and st.opts["games"] >= 1
 
 
 # --------------------------------------------------------------------------------- a tiny report
@@ -331,7 +336,8 @@ def test_benevolent_variant_is_paired_on_the_same_seeds(tmp_path):
     same = df.loc["same"]
     # the same rules on the same seeds: every game agrees, a difference of exactly 0
     assert same.only_variant_won == same.only_default_won == 0 and same["diff"] == 0.0
-    assert same.wins_default == run_unit(Cell("benevolent", 2, seed=4), 0, 300)[1]   # seat 1
+    assert same.wins_default == run_unit(Cell("benevolent", 2, policies=("heuristic",), seed=4),
+                                         0, 300)[1]   # seat 1, the default policy
     short = df.loc["short"]
     assert short.only_variant_won + short.only_default_won > 0   # 3 rounds: many timeouts
     assert short.wins_variant < short.wins_default
@@ -364,3 +370,55 @@ def test_characters_study_with_a_policy_that_never_wins(tmp_path):
     assert res.tables["effects"].empty
     assert "no character effect can be estimated" in res.section.paragraph
     assert list(tmp_path.glob("character_heatmap_random.png")) and not list(tmp_path.glob("character_forest_*"))
+
+
+def test_sensitivity_study_rows_paragraph_and_progress(tmp_path):
+    """The study's table is sensitivity()'s, its paragraph names the reading whose interval
+    excludes 0 (losing at once on the 4th critical machine costs about 5 points at 0 spies,
+    docs/sensitivity.md) as mattering and one that plays identical games as not."""
+    from experiments.sensitivity import sensitivity
+    from experiments.study import run_study
+    f = write(tmp_path, "s.toml", 'kind = "sensitivity"\ngames = 300\nseed = 7\n'
+              'only = ["four_critical=immediate", "ability_window=before_after"]\n[quick]\ngames = 30\n')
+    st = load_study(f)
+    assert st.game == "bethel_woods" and st.policies == ["heuristic"] and st.opts["games"] == 300
+    assert load_study(f, quick=True).opts["games"] == 30
+    bar = StudyProgress(enabled=False)
+    res = run_study(st, threads=2, progress=bar, chart_dir=tmp_path)
+    rows = res.tables["rows"]
+    direct = sensitivity("bethel_woods", 300, 7, "heuristic", 2,
+                         only=["four_critical=immediate", "ability_window=before_after"])
+    pd.testing.assert_frame_equal(rows, direct)
+    assert len(rows) == 12 and (rows["games"] == 300).all()
+    assert bar.games == bar.total_games == 3 * 6 * 300     # defaults + 2 variants, 6 difficulties
+    fc = rows[rows["variant"] == "four_critical=immediate"]
+    assert (fc["ci_high"] < 0).any()                        # the case that must differ
+    aw = rows[rows["variant"] == "ability_window=before_after"]
+    assert (aw["only_variant"] == 0).all() and (aw["only_default"] == 0).all()
+    text = res.section.paragraph
+    matter, _, dont = text.partition("Readings whose intervals include 0")
+    assert "four_critical=immediate" in matter and "ability_window=before_after" not in matter
+    assert "ability_window=before_after" in dont and "four_critical=immediate" not in dont
+    n_ex = int((fc["ci_high"] < 0).sum() + (fc["ci_low"] > 0).sum())
+    assert f"excludes 0 in {n_ex} of 6 setups" in matter
+    assert (tmp_path / "sensitivity_bethel_woods.png").exists()
+    shown = res.section.tables[0][1]
+    assert list(shown["default_wins"]) == list(rows["default_wins"])
+    assert list(shown["wins"]) == list(rows["variant_wins"])
+
+
+def test_sensitivity_study_benevolent_counts(tmp_path):
+    from experiments.sensitivity import sensitivity
+    from experiments.study import run_study
+    f = write(tmp_path, "s.toml", 'kind = "sensitivity"\ngame = "benevolent"\npolicy = "random"\n'
+              'games = 30\nseed = 3\nonly = ["empty_gift=offered", "sides-common"]\n')
+    res = run_study(load_study(f), threads=1)
+    rows = res.tables["rows"]
+    pd.testing.assert_frame_equal(rows, sensitivity("benevolent", 30, 3, "random", 1,
+                                                    only=["empty_gift=offered", "sides-common"]))
+    assert len(rows) == 6
+    for r in rows.itertuples():
+        assert sum(getattr(r, f"default_seat{q}_wins") for q in range(r.players)) + r.default_timeouts == 30
+    # every variant is named once, in one of the two lists
+    for v in ("empty_gift=offered", "sides-common"):
+        assert res.section.paragraph.count(v) == 1
