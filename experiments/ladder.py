@@ -53,7 +53,12 @@ def ladder_bethel_woods(players=3, spies=0, games=1000, seed=7, threads=None, bu
     """One dict per rung (see the module doc)."""
     from arena.bethel_woods.batch import policy_label, simulate
     from arena.units import theta_hash
+    from arena.runner import check_run, check_threads
     from policies import NOT_PLAYERS
+    from simcore.bethel_woods.face import check_setup_args
+    check_setup_args(players, spies)   # every argument checked before the first rung plays
+    check_run(games, seed)
+    check_threads(threads)
     rows = []
     below = None
     for label, policy, budget in bw_rungs(budgets):
@@ -98,6 +103,9 @@ def ladder_benevolent(players=2, games=1000, seed=7, threads=None, say=None):
     from simcore.errors import UserError
     if players != 2:
         raise UserError(f"players {players}: the Benevolent ladder is for 2 players (seats rotated); allowed: 2")
+    from arena.runner import check_run, check_threads
+    check_run(games, seed)
+    check_threads(threads)
     names = list(POLICIES["benevolent"])
     pair = {}
     for i, a in enumerate(names):

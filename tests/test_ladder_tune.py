@@ -53,6 +53,11 @@ def test_ladder_cli_json_and_errors():
     assert len(rows) >= 4 and all(FIELDS <= set(r) for r in rows) and rows[-1]["policy"] == "clairvoyant"
     bad = CliRunner().invoke(app, ["ladder", "chess", "--games", "4"])
     assert bad.exit_code == 2 and "allowed: bethel-woods, benevolent" in bad.output
+    # bad values are refused before any rung plays (no half-printed ladder)
+    for args, needle in ((["bethel-woods", "--games", "0"], "games 0"), (["bethel-woods", "--spies", "9"], "spies 9"),
+                         (["benevolent", "--games", "0"], "games 0")):
+        bad = CliRunner().invoke(app, ["ladder", *args])
+        assert bad.exit_code == 2 and needle in bad.output and "rung" not in bad.output, bad.output
 
 
 def test_tuner_uses_common_random_numbers_and_confirms_on_fresh_seeds():
