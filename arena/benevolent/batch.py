@@ -9,8 +9,7 @@ import numpy as np
 import pandas as pd
 from numba import njit, prange
 
-from policies import RANDOM, policy_id as _policy_id
-from policies.random import random_action
+from policies import policy_id as _policy_id
 from policies.benevolent.decide import THETA_SIZE, WS_SIZE, decide, default_theta, reset
 from simcore.benevolent import engine as E
 from simcore.benevolent.actions import N_ACTIONS, OUT_WIN
@@ -53,12 +52,7 @@ def play_game(s, p, cfg, seed, pseed, game, pols, thetas, ws, acts, keys, counts
             kind = LOG_CHANCE
         else:
             n = E.legal_actions(s, p, acts)
-            if pols[q] == RANDOM:
-                # the random policy reads neither theta nor scratch: calling it directly spares
-                # building two array views per decision
-                a = random_action(acts, n, draw(keys[q], counts[q]))
-            else:
-                a = decide(pols[q], s, p, thetas[q], q, acts, n, draw(keys[q], counts[q]), ws[q])
+            a = decide(pols[q], s, p, thetas[q], q, acts, n, draw(keys[q], counts[q]), ws[q])
             counts[q] += 1
             E.apply(s, p, a)
             kind = LOG_DECISION

@@ -17,8 +17,7 @@ import numpy as np
 import pandas as pd
 from numba import njit, prange
 
-from policies import RANDOM, policy_id as _policy_id
-from policies.random import random_action
+from policies import policy_id as _policy_id
 from policies.bethel_woods.decide import CLAIRVOYANT, THETA_SIZE, WS_SIZE, decide, default_theta, reset
 from simcore.bethel_woods import engine as E
 from simcore.bethel_woods.actions import N_ACTIONS, OUTCOMES, OUT_WIN
@@ -65,14 +64,9 @@ def play_game(s, p, cfg, seed, pseed, game, pols, thetas, ws, acts, keys, counts
             kind = LOG_CHANCE
         else:
             n = E.legal_actions(s, p, acts)
-            if pols[q] == RANDOM:
-                # the random policy reads neither theta nor scratch: calling it directly spares
-                # building two array views per decision
-                a = random_action(acts, n, draw(keys[q], counts[q]))
-            else:
-                # the clairvoyant (a measuring stick, not a player) alone is handed the chance key
-                k = ck if pols[q] == CLAIRVOYANT else draw(keys[q], counts[q])
-                a = decide(pols[q], s, p, thetas[q], q, acts, n, k, ws[q])
+            # the clairvoyant (a measuring stick, not a player) alone is handed the chance key
+            k = ck if pols[q] == CLAIRVOYANT else draw(keys[q], counts[q])
+            a = decide(pols[q], s, p, thetas[q], q, acts, n, k, ws[q])
             counts[q] += 1
             E.apply(s, p, a)
             kind = LOG_DECISION
