@@ -558,8 +558,14 @@ def legal_actions(s, p, acts):
 
 @njit(cache=True, _nrt=False)
 def _ability_mask(s, p, acts, n):
-    """Add the active abilities (Harris, Junas, Linny, Violet, Rone) legal in the PRE/POST
-    windows; return the new count."""
+    """Add the active abilities (Harris, Junas, Linny, Violet, Rone) legal in the ability windows
+    (PRE and POST; with switch ability_window "any_time" also between drops); return the new count.
+
+    This runs at every decision of those windows, so the payments are tested directly: a cost of
+    c tokens of type t plus ``tax`` of any type is payable iff have[t] >= c and the player holds
+    c + tax tokens in all (the same answer as can_pay(have, _need1(t, c), tax, 0)); Rone's pair
+    (a, b) iff have[a] >= 1, have[b] >= 1 and 2 + tax in all (can_pay(have, _need2(a, b), tax, 0)).
+    """
     cur = s[CUR]
     if s[ABIL_USED] != 0:
         return n
@@ -567,45 +573,53 @@ def _ability_mask(s, p, acts, n):
     if ch != HARRIS and ch != JUNAS and ch != LINNY and ch != VIOLET and ch != RONE:
         return n
     tax = effect_active(s, p, E_ABILITY)
-    have = have_types(s, cur)
-    total = have[0] + have[1] + have[2] + have[3]
+    b = HAVE + N_TYPES * cur
+    h0, h1, h2, h3 = s[b], s[b + 1], s[b + 2], s[b + 3]
+    total = h0 + h1 + h2 + h3
     if ch == HARRIS:
-        for t in range(N_TYPES):
-            if can_pay(have, _need1(t, 1), tax, 0):
-                for m in range(N_MACHINES):
-                    if s[WORK + N_TYPES * m + t] > 0:
-                        n = _add(acts, n, A_HARRIS + t)
-                        break
+        if total >= 1 + tax:
+            for t in range(N_TYPES):
+                if s[b + t] >= 1:
+                    for m in range(N_MACHINES):
+                        if s[WORK + N_TYPES * m + t] > 0:
+                            n = _add(acts, n, A_HARRIS + t)
+                            break
     elif ch == JUNAS:
         for t in range(N_TYPES):
             for g in range(1, 3):
-                if have[t] >= 1 + g and total >= 1 + g + tax:
+                if s[b + t] >= 1 + g and total >= 1 + g + tax:
                     for off in range(1, s[NP]):
                         n = _add(acts, n, A_JUNAS + 6 * t + 3 * (g - 1) + off - 1)
     elif ch == LINNY:
         if total >= 1 + tax:
-            for k in range(N_KINDS):
-                if s[KNOW + N_KINDS * cur + k] > 0:
-                    pm = k // N_TYPES
-                    on_board = 0
-                    for loc in range(N_MACHINES):
-                        for t in range(N_TYPES):
-                            on_board += s[BOARD + N_KINDS * loc + N_TYPES * pm + t]
-                    if on_board > 0:
-                        n = _add(acts, n, A_LINNY + k)
+            kb = KNOW + N_KINDS * cur
+            for pm in range(N_MACHINES):
+                known = 0
+                for t in range(N_TYPES):
+                    known += s[kb + N_TYPES * pm + t] > 0
+                if known == 0:
+                    continue
+                on_board = 0
+                for loc in range(N_MACHINES):
+                    for t in range(N_TYPES):
+                        on_board += s[BOARD + N_KINDS * loc + N_TYPES * pm + t]
+                if on_board > 0:
+                    for t in range(N_TYPES):
+                        if s[kb + N_TYPES * pm + t] > 0:
+                            n = _add(acts, n, A_LINNY + N_TYPES * pm + t)
     elif ch == VIOLET:
-        for t in range(N_TYPES):
-            if can_pay(have, _need1(t, VIOLET_REDUCTION), tax, 0):
-                n = _add(acts, n, A_VIOLET + t)
+        if total >= VIOLET_REDUCTION + tax:
+            for t in range(N_TYPES):
+                if s[b + t] >= VIOLET_REDUCTION:
+                    n = _add(acts, n, A_VIOLET + t)
     elif p[P_SW_RONE_COST] == 1:  # RONE, switch rone_cost "any_two": every pair action pays any 2
         if total >= 2 + tax:
             for m in range(N_MACHINES):
                 for i in range(N_TYPE_PAIRS):
                     n = _add(acts, n, A_RONE + 6 * m + i)
-    else:  # RONE: action 152 + 6m + pair, listed in ascending order
-        ok = (can_pay(have, _need2(0, 1), tax, 0), can_pay(have, _need2(0, 2), tax, 0),
-              can_pay(have, _need2(0, 3), tax, 0), can_pay(have, _need2(1, 2), tax, 0),
-              can_pay(have, _need2(1, 3), tax, 0), can_pay(have, _need2(2, 3), tax, 0))
+    elif total >= 2 + tax:  # RONE: action 152 + 6m + pair, pairs (0,1) (0,2) (0,3) (1,2) (1,3) (2,3)
+        ok = (h0 > 0 and h1 > 0, h0 > 0 and h2 > 0, h0 > 0 and h3 > 0,
+              h1 > 0 and h2 > 0, h1 > 0 and h3 > 0, h2 > 0 and h3 > 0)
         for m in range(N_MACHINES):
             for i in range(N_TYPE_PAIRS):
                 if ok[i]:
