@@ -42,16 +42,25 @@ def default_theta(policy_id: int) -> np.ndarray:
     return theta
 
 
-@njit(cache=True, _nrt=False)
-def decide(policy_id, s, p, theta, seat, acts, n, key, ws):
-    """The action of policy `policy_id` for `seat` among acts[:n]."""
+# The planning policies are reached through one call that LLVM must not inline (numba marks a
+# function compiled with debug info `noinline`): inlined, their code made the play loop itself
+# slower for every policy, random play included (callgrind: 84.3 M instructions for 2000 random
+# games against 71.8 M with the random rule alone in the loop).
+@njit(cache=True, _nrt=False, debug=True, boundscheck=False, _dbg_extend_lifetimes=False)
+def _planner(policy_id, s, p, theta, seat, acts, n, key, ws):
     if policy_id == HEURISTIC or policy_id == TUNED:
         return heuristic_action(s, p, theta, seat, acts, n, key, ws)
     if policy_id == SEARCH:
         return search_action(s, p, theta, seat, acts, n, key, ws, False)
-    if policy_id == CLAIRVOYANT:
-        return search_action(s, p, theta, seat, acts, n, key, ws, True)
-    return random_action(acts, n, key)
+    return search_action(s, p, theta, seat, acts, n, key, ws, True)
+
+
+@njit(cache=True, _nrt=False)
+def decide(policy_id, s, p, theta, seat, acts, n, key, ws):
+    """The action of policy `policy_id` for `seat` among acts[:n]."""
+    if policy_id == RANDOM:
+        return random_action(acts, n, key)
+    return _planner(policy_id, s, p, theta, seat, acts, n, key, ws)
 
 
 @njit(cache=True, _nrt=False)
