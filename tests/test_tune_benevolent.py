@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 import experiments.tune as tune_mod
 import policies.benevolent.tuned as bv_tuned
 from arena.benevolent.batch import rotate_seats, simulate
+from arena.units import theta_hash
 from experiments.cli import app
 from experiments.stats import paired_difference, paired_difference_by_deal
 from experiments.tune import bv_reference_wins, bv_rotated_wins, confirm_benevolent, tune_benevolent
@@ -176,6 +177,9 @@ def test_policy_tuned_is_the_heuristic_with_the_installed_weights(tuned_path):
     d = json.loads(res.stdout)
     ref = simulate(2, None, games=30, seed=4, threads=2, policies=["heuristic"] * 2, thetas=[theta, None])
     assert d["policies"] == ["tuned", "heuristic"] and d["seat_wins"] == ref.seat_wins[:2]
+    # the JSON says which weights played
+    assert d["theta_hashes"] == [theta_hash(default_theta(TUNED)), theta_hash(default_theta(policy_id("heuristic", "benevolent")))]
+    assert d["theta_hashes"][0] != d["theta_hashes"][1]
     res = CliRunner().invoke(app, ["benevolent", "play", "--players", "2", "--policies", "heuristic,tuned", "--seed", "4"])
     assert res.exit_code == 0, res.output
 

@@ -111,6 +111,7 @@ class Summary(Rates):
     decisions: int = 0
     seconds: float = 0.0
     records: pd.DataFrame | None = None
+    thetas: np.ndarray | None = None   # the seats' parameter vectors (padded to THETA_SIZE), one row a seat
 
     def add(self, rec):
         self.games += len(rec)
@@ -185,7 +186,7 @@ def simulate(players=4, leaves=None, policy="random", games=1000, seed=0, thread
     rules = rules or Rules()
     p = rules.params
     cfg = setup_config(players, lv)
-    summary = Summary(players, lv, names, seed, threads)
+    summary = Summary(players, lv, names, seed, threads, thetas=thetas[:players].copy())
 
     def kernel(start, count, block, out):
         play_chunk(p, cfg, np.uint64(seed), np.uint64(pseed), start, count, pols, thetas, block, out)
