@@ -194,3 +194,10 @@ def test_the_installed_tuned_vector_if_any_is_a_confirmed_record():
     assert rec["game"] == "benevolent" and rec["confirmed"] and rec["confirmation"]["diff_ci95"][0] > 0
     th = np.array([rec["theta"][n] for n in THETA_NAMES])
     assert (default_theta(TUNED)[:len(th)] == th).all()
+
+
+def test_ladder_has_a_tuned_rung_only_when_one_is_installed(tuned_path):
+    from experiments.ladder import bv_rungs
+    assert bv_rungs() == ["random", "heuristic", "search"]
+    _write_record(tuned_path, THETA_DEFAULT)
+    assert bv_rungs() == ["random", "heuristic", "tuned", "search"]
