@@ -12,7 +12,7 @@ from arena.benevolent.batch import rotate_seats, simulate
 from arena.units import theta_hash
 from experiments.cli import app
 from experiments.stats import paired_difference, paired_difference_by_deal
-from experiments.tune import bv_reference_wins, bv_rotated_wins, confirm_benevolent, tune_benevolent
+from experiments.tune import bv_reference_wins, bv_rotated_wins, confirm_benevolent
 from policies import policy_id
 from policies.benevolent.decide import TUNED, default_theta
 from policies.benevolent.heuristic import THETA_BOUNDS, THETA_DEFAULT, THETA_NAMES
