@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from arena.benevolent.batch import simulate as run_simulation
+from arena.units import theta_hash
 from simcore.benevolent.rules import load_rules
 from arena.bethel_woods.trace import write_trace
 from arena.benevolent.trace import record_game
@@ -33,7 +34,7 @@ def summary_dict(s, rules):
     rates = [w / s.games for w in s.seat_wins[: s.players]]
     return {
         "game": "benevolent", "games": s.games, "players": s.players, "leaves": list(s.leaves),
-        "policies": s.policies, "seat_wins": s.seat_wins[: s.players], "seat_win_rates": rates,
+        "policies": s.policies, "theta_hashes": [theta_hash(t) for t in s.thetas], "seat_wins": s.seat_wins[: s.players], "seat_win_rates": rates,
         "seat_ci95": [list(wilson(w, s.games)) for w in s.seat_wins[: s.players]],
         "timeouts": s.timeouts, "timeout_ci95": list(wilson(s.timeouts, s.games)),
         "mean_rounds": s.mean_rounds, "games_per_second": s.games_per_second,

@@ -38,6 +38,7 @@ NOMINAL_SPEED = {
     ("benevolent", "random"): 12_000.0,
     ("benevolent", "heuristic"): 1_500.0,
     ("bethel_woods", "tuned"): 1_500.0,
+    ("benevolent", "tuned"): 1_500.0,
     ("bethel_woods", "search"): 10.0,        # budget 8 (docs/policies.md); a unit of a few minutes
     ("bethel_woods", "clairvoyant"): 10.0,
     ("benevolent", "search"): 4.0,

@@ -10,8 +10,8 @@ random numbers; chance is keyed by event, so the draws agree as long as the bag 
 ``experiments.stats.paired_difference`` (Wald interval of the mean per-game difference, exact
 McNemar test on the discordant games).
 
-Benevolent (competitive, 2 players): rungs in the order of ``policies.POLICIES["benevolent"]`` at
-run time. Each pair of policies plays the same N deals twice, seats swapped. A rung's ``wins`` /
+Benevolent (competitive, 2 players): rungs random, heuristic, tuned (when a confirmed tuned
+vector is in the package), search (``bv_rungs``). Each pair of policies plays the same N deals twice, seats swapped. A rung's ``wins`` /
 ``win_rate`` are its wins against the rung below over those 2N games; ``diff_vs_below`` is its win
 rate against the rung below minus the rung below's win rate against it, paired by (deal, seat)
 (the same seat on the same deal, the two policies in it), with McNemar's test on those pairs.
@@ -83,30 +83,39 @@ def ladder_bethel_woods(players=3, spies=0, games=1000, seed=7, threads=None, bu
     return rows
 
 
+def bv_rungs():
+    """The Benevolent ladder's policies, weakest first: random, heuristic, tuned (only when a
+    confirmed tuned vector is in the package), search, then any other policy of the game."""
+    from policies import POLICIES
+    from policies.benevolent.tuned import tuned_available
+    order = ["random", "heuristic", "tuned", "search"]
+    names = [x for x in order if x in POLICIES["benevolent"]]
+    names += [x for x in POLICIES["benevolent"] if x not in names]
+    if "tuned" in names and not tuned_available():
+        names.remove("tuned")
+    return names
+
+
 def _head_to_head(a, b, players, games, seed, threads):
     """a against b on the same deals, seats swapped: (a's wins by game as seat 0 then 1, b's wins
     the same way, seconds, games played)."""
-    from arena.benevolent.batch import simulate
+    from arena.benevolent.batch import rotate_seats
     assert players == 2
-    s1 = simulate(2, None, games=games, seed=seed, threads=threads, policies=[a, b], keep_records=True)
-    s2 = simulate(2, None, games=games, seed=seed, threads=threads, policies=[b, a], keep_records=True)
-    w1 = s1.records["winner"].to_numpy()
-    w2 = s2.records["winner"].to_numpy()
-    a_won = np.concatenate([w1 == 0, w2 == 1])  # a in seat 0 of deal d, then in seat 1
-    b_won = np.concatenate([w2 == 0, w1 == 1])  # b in seat 0 of deal d, then in seat 1
-    return a_won, b_won, s1.seconds + s2.seconds, 2 * games  # the runs' own times (no compile)
+    w, secs = rotate_seats(a, b, 2, games, seed, threads)   # row k: a in seat k
+    a_won = np.concatenate([w[0] == 0, w[1] == 1])  # a in seat 0 of deal d, then in seat 1
+    b_won = np.concatenate([w[1] == 0, w[0] == 1])  # b in seat 0 of deal d, then in seat 1
+    return a_won, b_won, secs, 2 * games  # the runs' own times (no compile)
 
 
 def ladder_benevolent(players=2, games=1000, seed=7, threads=None, say=None):
-    """One dict per rung (see the module doc); policies in the order of POLICIES["benevolent"]."""
-    from policies import POLICIES
+    """One dict per rung (see the module doc); policies in the order of bv_rungs()."""
     from simcore.errors import UserError
     if players != 2:
         raise UserError(f"players {players}: the Benevolent ladder is for 2 players (seats rotated); allowed: 2")
     from arena.runner import check_run, check_threads
     check_run(games, seed)
     check_threads(threads)
-    names = list(POLICIES["benevolent"])
+    names = bv_rungs()
     pair = {}
     for i, a in enumerate(names):
         for b in names[:i + 1]:

@@ -166,6 +166,40 @@ def paired_difference(a, b, *, exact: bool = True) -> PairedDifference:
                             float(b.mean()), n, only_a, only_b, p)
 
 
+def paired_difference_by_deal(a, b) -> PairedDifference:
+    """The difference of two win rates measured on the same deals when every deal is several
+    paired games: ``a`` and ``b`` are 0/1 arrays of shape (deals, games per deal), entry (d, k)
+    of ``a`` paired with entry (d, k) of ``b`` (e.g. the same deal and seat, a's policy or b's in
+    that seat). The games of one deal are not independent (with seats rotated against the same
+    opponents they are strongly correlated: in the all-default game exactly one seat wins), so
+    the deal is the unit: the interval is the t interval of the per-deal mean differences
+    (statsmodels DescrStatsW.tconfint_mean) and the p-value the one-sample t-test of their mean
+    against 0 (ttest_mean, two-sided). The difference itself is a's rate minus b's over all
+    games; only_a / only_b count the discordant games (won by a and not b in the same slot, and
+    the reverse). With no per-deal difference at all the interval is [0, 0] and p is 1."""
+    from statsmodels.stats.weightstats import DescrStatsW
+
+    a = np.asarray(a)
+    b = np.asarray(b)
+    if a.shape != b.shape or a.ndim != 2:
+        raise ValueError(f"a and b must be 2-D (deals, games per deal) of the same shape, got {a.shape} and {b.shape}")
+    if a.shape[0] < 2 or a.shape[1] < 1:
+        raise ValueError(f"need at least 2 deals of at least 1 game, got shape {a.shape}")
+    a = a.astype(bool)
+    b = b.astype(bool)
+    per_deal = a.mean(axis=1) - b.mean(axis=1)
+    diff = float(per_deal.mean())
+    if not np.any(per_deal != per_deal[0]):
+        lo = hi = diff
+        p = 1.0 if diff == 0 else 0.0
+    else:
+        ds = DescrStatsW(per_deal)
+        lo, hi = ds.tconfint_mean(alpha=0.05)
+        p = float(ds.ttest_mean(0.0)[1])
+    return PairedDifference(diff, float(max(lo, -1.0)), float(min(hi, 1.0)), float(a.mean()), float(b.mean()),
+                            int(a.size), int(np.sum(a & ~b)), int(np.sum(~a & b)), p)
+
+
 def adjust_pvalues(p, method: str = "holm") -> np.ndarray:
     """p-values adjusted for multiple comparisons (statsmodels multipletests): Holm's step-down
     by default, which controls the family-wise error rate like Bonferroni but rejects more.

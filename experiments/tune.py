@@ -1,4 +1,4 @@
-"""`boardsim tune bethel-woods`: tune the heuristic's weights (theta) for win rate with CMA-ES.
+"""`boardsim tune bethel-woods|benevolent`: tune the heuristic's weights (theta) for win rate with CMA-ES.
 
 CMA-ES (Hansen's ``cma`` package): a derivative-free search for noisy objectives in a few dozen
 dimensions, the usual choice for tuning evaluation weights by play. The 24 weights are searched in
@@ -17,6 +17,20 @@ the tuning) against the defaults with a paired 95% interval and McNemar's p-valu
 into the package (policies/bethel_woods/tuned.json), where ``--policy tuned`` finds it; the run's
 record (every generation's figures, the confirmation, the vector) is always written to
 ``--record``.
+
+Benevolent (``tune_benevolent``, the same search, ``cma_search``): the candidate plays against the
+default heuristic, seats rotated: generation g's games are deals 0..m-1 of its seed, each played
+once with the candidate in every seat (m = games per candidate / players; the arena's
+``rotate_seats``), and fitness is the candidate's wins. The defaults' figure of a generation is
+what the default weights win in the same seats: with the defaults in every seat the rotations are
+one game (the heuristic never uses its key), so it is the number of those deals that did not time
+out, (1 - timeouts) / players of the games: 50% less half the timeouts for 2 players, the share
+that equal weights get. The confirmation pairs each game of the tuned weights (deal d, seat k)
+with the all-default game of the same deal, same seat, and takes the deal as the unit (the
+seats of one deal are strongly correlated: in the all-default game exactly one of them wins): the
+t interval and t-test of the per-deal differences (experiments.stats.paired_difference_by_deal).
+Confirmed when the interval is above zero, i.e. the tuned weights win more than the defaults'
+share on the same deals. Installed into policies/benevolent/tuned.json.
 """
 from __future__ import annotations
 
@@ -29,57 +43,83 @@ from typing import Annotated, Optional
 import numpy as np
 import typer
 
-from .stats import paired_difference, wilson
+from .stats import paired_difference, paired_difference_by_deal, wilson
 
-TUNE_GAMES = ("bethel-woods",)
+TUNE_GAMES = ("bethel-woods", "benevolent")
 
 
 def _theta(x, lo, hi):
     return lo + np.clip(np.asarray(x, dtype=np.float64), 0.0, 1.0) * (hi - lo)
 
 
-def tune_bethel_woods(players=3, spies=0, budget_games=100_000, games_per_candidate=500, popsize=None,
-                      seed=1, sigma0=0.03, confirm_games=20_000, threads=None, say=print):
-    """Run CMA-ES within `budget_games` games of tuning, then confirm; return the record (dict)."""
+def _now():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def cma_search(default, bounds, fitness, reference, budget_games, games_per_candidate, popsize, seed, sigma0,
+               reference_games, say=print):
+    """CMA-ES over the weights scaled to [0, 1] within `bounds`, from `default`, within
+    `budget_games` games. Generation g evaluates every candidate with ``fitness(theta, gseed)``
+    (the candidate's wins on the games of seed ``seed * 1000 + g``, games_per_candidate of them)
+    and the defaults with ``reference(gseed)`` (their wins on the same games, costing
+    `reference_games` games). Returns (the tuned vector: CMA-ES's mean ``xfavorite``, the history
+    of the generations, the generations, the games played, the population, the seconds)."""
     import cma
 
-    from arena.bethel_woods.batch import simulate
-    from policies.bethel_woods.heuristic import THETA_BOUNDS, THETA_DEFAULT, THETA_NAMES
     from simcore.errors import UserError
 
     if games_per_candidate < 10:
         raise UserError(f"games per candidate {games_per_candidate}: allowed 10 or more")
-    lo, hi = THETA_BOUNDS[:, 0], THETA_BOUNDS[:, 1]
-    x0 = (THETA_DEFAULT - lo) / (hi - lo)
+    lo, hi = bounds[:, 0], bounds[:, 1]
+    x0 = (default - lo) / (hi - lo)
     opts = {"bounds": [0.0, 1.0], "seed": seed + 1, "verbose": -9}
     if popsize:
         opts["popsize"] = popsize
     es = cma.CMAEvolutionStrategy(list(x0), sigma0, opts)
-    per_gen = (es.popsize + 1) * games_per_candidate  # the defaults play every generation's games too
+    per_gen = es.popsize * games_per_candidate + reference_games  # the defaults play every generation's games too
     gens = budget_games // per_gen
     if gens < 1:
         raise UserError(f"budget {budget_games:,} games is less than one generation "
-                        f"({es.popsize} candidates + the defaults, {games_per_candidate} games each = {per_gen:,})")
-
-    def wins(theta, gseed, n):
-        return simulate(players, spies, policy="heuristic", games=n, seed=gseed, threads=threads, theta=theta)
-
+                        f"({es.popsize} candidates x {games_per_candidate} games + the defaults' "
+                        f"{reference_games} = {per_gen:,})")
     history = []
     t0 = time.perf_counter()
     played = 0
     for g in range(gens):
         gseed = seed * 1000 + g
         xs = es.ask()
-        w = [wins(_theta(x, lo, hi), gseed, games_per_candidate).wins for x in xs]
-        wd = wins(THETA_DEFAULT, gseed, games_per_candidate).wins
+        w = [int(fitness(_theta(x, lo, hi), gseed)) for x in xs]
+        wd = int(reference(gseed))
         played += per_gen
         es.tell(xs, [-float(v) for v in w])
         row = {"generation": g, "seed": gseed, "games": games_per_candidate, "best_wins": int(max(w)),
-               "mean_wins": float(np.mean(w)), "default_wins": int(wd), "sigma": float(es.sigma)}
+               "mean_wins": float(np.mean(w)), "default_wins": wd, "sigma": float(es.sigma)}
         history.append(row)
         say(f"generation {g + 1}/{gens} (seed {gseed}): best {max(w)}/{games_per_candidate}, "
             f"mean {np.mean(w):.1f}, defaults {wd}; sigma {es.sigma:.3f}; {time.perf_counter() - t0:.0f} s")
     tuned = _theta(es.result.xfavorite, lo, hi)
+    return tuned, history, gens, played, es.popsize, time.perf_counter() - t0
+
+
+def _method(popsize, sigma0):
+    import cma
+    return (f"CMA-ES (cma {cma.__version__}), weights scaled to [0, 1] within THETA_BOUNDS, "
+            f"sigma0 {sigma0}, popsize {popsize}, common random numbers per generation")
+
+
+def tune_bethel_woods(players=3, spies=0, budget_games=100_000, games_per_candidate=500, popsize=None,
+                      seed=1, sigma0=0.03, confirm_games=20_000, threads=None, say=print):
+    """Run CMA-ES within `budget_games` games of tuning, then confirm; return the record (dict)."""
+    from arena.bethel_woods.batch import simulate
+    from policies.bethel_woods.heuristic import THETA_BOUNDS, THETA_DEFAULT, THETA_NAMES
+
+    def wins(theta, gseed, n):
+        return simulate(players, spies, policy="heuristic", games=n, seed=gseed, threads=threads, theta=theta)
+
+    tuned, history, gens, played, pop, secs = cma_search(
+        THETA_DEFAULT, THETA_BOUNDS, lambda th, gs: wins(th, gs, games_per_candidate).wins,
+        lambda gs: wins(THETA_DEFAULT, gs, games_per_candidate).wins, budget_games, games_per_candidate,
+        popsize, seed, sigma0, games_per_candidate, say)
 
     cseed = seed * 1000 + 999
     say(f"confirming on fresh seed {cseed}: {confirm_games:,} games each, tuned against the defaults")
@@ -91,10 +131,9 @@ def tune_bethel_woods(players=3, spies=0, budget_games=100_000, games_per_candid
     confirmed = d.ci_low > 0
     rec = {
         "game": "bethel_woods", "policy": "heuristic", "players": players, "spies": spies,
-        "method": f"CMA-ES (cma {cma.__version__}), weights scaled to [0, 1] within THETA_BOUNDS, "
-                  f"sigma0 {sigma0}, popsize {es.popsize}, common random numbers per generation",
+        "method": _method(pop, sigma0),
         "seed": seed, "generations": gens, "games_per_candidate": games_per_candidate,
-        "tuning_games": played, "tuning_seconds": time.perf_counter() - t0,
+        "tuning_games": played, "tuning_seconds": secs,
         "history": history,
         "confirmation": {
             "seed": cseed, "games": confirm_games,
@@ -107,7 +146,7 @@ def tune_bethel_woods(players=3, spies=0, budget_games=100_000, games_per_candid
         "confirmed": bool(confirmed),
         "theta": {n: float(v) for n, v in zip(THETA_NAMES, tuned)},
         "theta_default": {n: float(v) for n, v in zip(THETA_NAMES, THETA_DEFAULT)},
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "date": _now(),
         "command": f"boardsim tune bethel-woods --players {players} --spies {spies} --budget-games {budget_games} "
                    f"--games-per-candidate {games_per_candidate} --seed {seed} --confirm-games {confirm_games} --sigma0 {sigma0}"
                    + (f" --popsize {popsize}" if popsize else ""),
@@ -118,44 +157,165 @@ def tune_bethel_woods(players=3, spies=0, budget_games=100_000, games_per_candid
     return rec
 
 
+def _deals(games, players, what):
+    from simcore.errors import UserError
+    if games % players or games < 2 * players:
+        raise UserError(f"{what} {games}: for {players} players give a multiple of {players}, at least "
+                        f"{2 * players} (every deal is played once with the candidate in each seat)")
+    return games // players
+
+
+def bv_rotated_wins(theta, players, deals, seed, threads=None, reference=None):
+    """The heuristic with weights `theta` in each seat in turn, the heuristic with `reference`
+    (default: its default weights) in the others, over deals 0..deals-1 of `seed`. Returns a 0/1
+    array (deals, players): entry (d, k) is 1 when `theta` won deal d from seat k."""
+    from arena.benevolent.batch import rotate_seats
+    w, _ = rotate_seats("heuristic", "heuristic", players, deals, seed, threads, theta_a=theta, theta_b=reference)
+    return (w == np.arange(players)[:, None]).T
+
+
+def bv_reference_wins(players, deals, seed, threads=None, reference=None):
+    """What the reference weights win in the same slots: with the reference in every seat the
+    rotations are one and the same game (the heuristic never uses its key), so entry (d, k) is 1
+    when seat k won the all-reference game on deal d; each deal has exactly one 1, none on a
+    timeout. Its mean is (1 - timeout rate) / players: 50% less half the timeouts for 2 players."""
+    from arena.benevolent.batch import simulate
+    s = simulate(players, None, games=deals, seed=seed, threads=threads, policies=["heuristic"] * players,
+                 keep_records=True, thetas=[reference] * players)
+    w = s.records["winner"].to_numpy()
+    return w[:, None] == np.arange(players)[None, :]
+
+
+def confirm_benevolent(theta, players, games, seed, threads=None, reference=None):
+    """The tuned weights against the reference (default: the default weights) on `games` fresh
+    games (games / players deals, the tuned weights in every seat once). Paired by deal and seat:
+    the tuned weights in seat k of deal d against the reference weights in the same seat of the
+    same deal (the all-reference game); the deal is the unit (experiments.stats.
+    paired_difference_by_deal). Returns (the paired difference, tuned's wins by slot, the
+    reference's wins by slot)."""
+    deals = _deals(games, players, "confirm-games")
+    a = bv_rotated_wins(theta, players, deals, seed, threads, reference)
+    b = bv_reference_wins(players, deals, seed, threads, reference)
+    return paired_difference_by_deal(a, b), a, b
+
+
+def tune_benevolent(players=2, budget_games=100_000, games_per_candidate=1000, popsize=None, seed=1, sigma0=0.03,
+                    confirm_games=20_000, threads=None, say=print):
+    """CMA-ES on the Benevolent heuristic's weights: the candidate in one seat against the default
+    heuristic in the others, seats rotated over the same deals; then the confirmation on fresh
+    deals. Returns the record (dict)."""
+    from policies.benevolent.heuristic import THETA_BOUNDS, THETA_DEFAULT, THETA_NAMES
+    from simcore.benevolent.face import check_players
+
+    check_players(players)
+    deals = _deals(games_per_candidate, players, "games per candidate")
+    _deals(confirm_games, players, "confirm-games")
+
+    def fitness(theta, gseed):
+        return int(bv_rotated_wins(theta, players, deals, gseed, threads).sum())
+
+    def reference(gseed):
+        return int(bv_reference_wins(players, deals, gseed, threads).sum())
+
+    tuned, history, gens, played, pop, secs = cma_search(
+        THETA_DEFAULT, THETA_BOUNDS, fitness, reference, budget_games, games_per_candidate, popsize, seed, sigma0,
+        deals, say)
+
+    cseed = seed * 1000 + 999
+    say(f"confirming on fresh seed {cseed}: {confirm_games:,} games ({confirm_games // players:,} deals, "
+        "the tuned weights in every seat once) against the defaults")
+    d, a, b = confirm_benevolent(tuned, players, confirm_games, cseed, threads)
+    confirmed = d.ci_low > 0
+    ta, tb, n = int(a.sum()), int(b.sum()), int(a.size)
+    rec = {
+        "game": "benevolent", "policy": "heuristic", "players": players,
+        "opponents": "the default heuristic in every other seat; the candidate plays every seat once on each deal",
+        "method": _method(pop, sigma0),
+        "seed": seed, "generations": gens, "games_per_candidate": games_per_candidate,
+        "deals_per_candidate": deals,
+        "tuning_games": played, "tuning_seconds": secs,
+        "history": history,
+        "confirmation": {
+            "seed": cseed, "games": n, "deals": n // players,
+            "tuned_wins": ta, "tuned_win_rate": ta / n, "tuned_ci95": list(wilson(ta, n)),
+            "default_wins": tb, "default_win_rate": tb / n, "default_ci95": list(wilson(tb, n)),
+            "fair_share": 1 / players, "timeouts_all_default": int(n // players - tb),
+            "diff": d.diff, "diff_ci95": [d.ci_low, d.ci_high], "p_value": d.pvalue,
+            "only_tuned": d.only_a, "only_default": d.only_b,
+            "test": "paired by deal and seat against the all-default game on the same deal; t interval and "
+                    "t-test of the per-deal mean differences (the deal is the unit)",
+        },
+        "confirmed": bool(confirmed),
+        "theta": {n_: float(v) for n_, v in zip(THETA_NAMES, tuned)},
+        "theta_default": {n_: float(v) for n_, v in zip(THETA_NAMES, THETA_DEFAULT)},
+        "date": _now(),
+        "command": f"boardsim tune benevolent --players {players} --budget-games {budget_games} "
+                   f"--games-per-candidate {games_per_candidate} --seed {seed} --confirm-games {confirm_games} "
+                   f"--sigma0 {sigma0}" + (f" --popsize {popsize}" if popsize else ""),
+    }
+    say(f"tuned {ta}/{n} against the defaults (the default in the same seats: {tb}/{n}, fair share "
+        f"{1 / players:.0%}): {d.diff * 100:+.2f} pp (95% CI {d.ci_low * 100:+.2f} to {d.ci_high * 100:+.2f}), "
+        f"t-test p {d.pvalue:.2g}: " + ("confirmed" if confirmed else "NOT confirmed"))
+    return rec
+
+
 def tune(
-    game: Annotated[str, typer.Argument(help="bethel-woods (Benevolent: not yet).")],
-    players: Annotated[int, typer.Option(help="Players, 2 to 4.")] = 3,
-    spies: Annotated[int, typer.Option(help="Spies at setup, 0 to 5.")] = 0,
+    game: Annotated[str, typer.Argument(help="bethel-woods or benevolent.")],
+    players: Annotated[Optional[int], typer.Option(help="Players, 2 to 4 (default: Bethel Woods 3, Benevolent 2).")] = None,
+    spies: Annotated[int, typer.Option(help="Bethel Woods: spies at setup, 0 to 5.")] = 0,
     budget_games: Annotated[int, typer.Option(help="Games to spend on the tuning (confirmation not counted).")] = 100_000,
-    games_per_candidate: Annotated[int, typer.Option(help="Games each candidate plays per generation.")] = 500,
-    popsize: Annotated[Optional[int], typer.Option(help="CMA-ES population (default: the package's, 4 + 3 ln 24 = 13).")] = None,
+    games_per_candidate: Annotated[Optional[int], typer.Option(help="Games each candidate plays per generation (default: Bethel Woods 500; Benevolent 1000, a multiple of the players: each deal once with the candidate in every seat).")] = None,
+    popsize: Annotated[Optional[int], typer.Option(help="CMA-ES population (default: the package's, 4 + 3 ln(weights): 13 for Bethel Woods' 24, 11 for Benevolent's 13).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the tuning (generation g plays seed*1000+g; confirmation seed*1000+999).")] = 1,
-    confirm_games: Annotated[int, typer.Option(help="Games of the confirmation on fresh seeds.")] = 20_000,
+    confirm_games: Annotated[int, typer.Option(help="Games of the confirmation on fresh seeds (Benevolent: a multiple of the players).")] = 20_000,
     sigma0: Annotated[float, typer.Option(help="CMA-ES's initial step, as a fraction of every weight's bound width.")] = 0.03,
     threads: Annotated[Optional[int], typer.Option(help="Worker threads (default: all cores).")] = None,
     record: Annotated[Path, typer.Option(help="Write the run's record (JSON) here.")] = Path("tune_record.json"),
-    install: Annotated[bool, typer.Option(help="Write a confirmed vector into the package (policies/bethel_woods/tuned.json).")] = True,
+    install: Annotated[bool, typer.Option(help="Write a confirmed vector into the package (policies/<game>/tuned.json).")] = True,
 ):
-    """Tune the heuristic's weights for win rate with CMA-ES (common random numbers), confirm on fresh seeds, install if confirmed."""
-    from simcore.bethel_woods.face import check_setup_args
+    """Tune the heuristic's weights for win rate with CMA-ES (common random numbers), confirm on fresh seeds, install if confirmed.
+
+    Bethel Woods: the team's win rate. Benevolent: the candidate against the default heuristic in
+    the other seats, seats rotated over the same deals."""
     from simcore.errors import UserError
 
     from .errors import check_writable, fail
+    say = lambda m: typer.echo(m, err=True)  # noqa: E731
     try:
         if game not in TUNE_GAMES:
             raise UserError(f"unknown game {game!r} for tune; allowed: {', '.join(TUNE_GAMES)}")
-        check_setup_args(players, spies)
         if budget_games < 1 or confirm_games < 2:
             raise UserError(f"budget-games {budget_games} / confirm-games {confirm_games}: allowed 1+ / 2+")
-        check_writable(record)
         if not 0 < sigma0 <= 0.5:
             raise UserError(f"sigma0 {sigma0}: allowed above 0 and at most 0.5")
-        rec = tune_bethel_woods(players, spies, budget_games, games_per_candidate, popsize, seed, sigma0,
-                                confirm_games=confirm_games, threads=threads,
-                                say=lambda m: typer.echo(m, err=True))
+        if popsize is not None and popsize < 2:
+            raise UserError(f"popsize {popsize}: allowed 2 or more")
+        if game == "bethel-woods":
+            from simcore.bethel_woods.face import check_setup_args
+            players = 3 if players is None else players
+            check_setup_args(players, spies)
+            check_writable(record)
+            rec = tune_bethel_woods(players, spies, budget_games, games_per_candidate or 500, popsize, seed, sigma0,
+                                    confirm_games=confirm_games, threads=threads, say=say)
+        else:
+            from simcore.benevolent.face import check_players
+            if spies:
+                raise UserError(f"spies {spies}: Benevolent has no spies; allowed: 0 (leave --spies out)")
+            players = 2 if players is None else players
+            check_players(players)
+            check_writable(record)
+            rec = tune_benevolent(players, budget_games, games_per_candidate or 1000, popsize, seed, sigma0,
+                                  confirm_games=confirm_games, threads=threads, say=say)
     except UserError as e:
         raise fail(str(e).splitlines()[0]) from None
     Path(record).write_text(json.dumps(rec, indent=1) + "\n")
     typer.echo(f"record written to {record}")
     if install and rec["confirmed"]:
-        from policies.bethel_woods.tuned import TUNED_PATH
-        TUNED_PATH.write_text(json.dumps(rec, indent=1) + "\n")
-        typer.echo(f"confirmed: installed as {TUNED_PATH} (--policy tuned)")
+        if game == "bethel-woods":
+            from policies.bethel_woods import tuned as tuned_mod
+        else:
+            from policies.benevolent import tuned as tuned_mod
+        tuned_mod.TUNED_PATH.write_text(json.dumps(rec, indent=1) + "\n")
+        typer.echo(f"confirmed: installed as {tuned_mod.TUNED_PATH} (--policy tuned)")
     elif not rec["confirmed"]:
         typer.echo("not confirmed on fresh seeds: nothing installed")

@@ -20,7 +20,8 @@ a measuring stick, not a player; the one exception to "no policy receives the ch
 explicitly by the arena), tuned (the heuristic with the weights `boardsim tune` installed in
 policies/bethel_woods/tuned.json; a one-line error while none is installed);
 Benevolent: random, heuristic (searches each turn whole), search (flat Monte Carlo over the
-heuristic's best turn plans).
+heuristic's best turn plans), tuned (the heuristic with the weights `boardsim tune benevolent`
+installed in policies/benevolent/tuned.json; a one-line error while none is installed).
 """
 from simcore.errors import UserError
 
@@ -30,7 +31,7 @@ GAMES = ("bethel_woods", "benevolent")
 # the policies of each game, by id (the id is the index)
 POLICIES = {
     "bethel_woods": ("random", "heuristic", "search", "clairvoyant", "tuned"),
-    "benevolent": ("random", "heuristic", "search"),
+    "benevolent": ("random", "heuristic", "search", "tuned"),
 }
 RANDOM = 0
 # policies that are not players (they see what players cannot): tables label them

@@ -1,5 +1,7 @@
 """The arena (one compiled play loop per game) and the policy plug point, for every game x policy:
 conformance (Pgx's api_test, OpenSpiel's random-simulation test) and no peeking."""
+import json
+
 import numpy as np
 import pytest
 
@@ -8,6 +10,7 @@ import arena.benevolent.trace as bv_trace
 import arena.bethel_woods.batch as bw_batch
 import arena.bethel_woods.trace as bw_trace
 import policies.benevolent.decide as bv_decide
+import policies.benevolent.tuned as bv_tuned_mod
 import policies.bethel_woods.decide as bw_decide
 from policies import NOT_PLAYERS, POLICIES, policy_id
 from policies.bethel_woods.tuned import tuned_available
@@ -31,14 +34,30 @@ GAMES = {
         trace_end=lambda line: (-1 if line["winner"] is None else line["winner"], line["turns"]),
         face=bv_face, decide=bv_decide),
 }
-# every policy; `tuned` (the heuristic's code with the weights `boardsim tune` installs) only once a
-# confirmed tuned vector is in the package: without one it is a one-line error, not a player
+# every policy; `tuned` (the heuristic's code with the weights `boardsim tune` installs) of Bethel
+# Woods only once a confirmed tuned vector is in the package: without one it is a one-line error,
+# not a player. Benevolent's `tuned` always: with no vector installed the tests install one of their
+# own in a temporary file (the bv_tuned fixture).
 CASES = [(g, p) for g in GAMES for p in POLICIES[g] if not (g == "bethel_woods" and p == "tuned" and not tuned_available())]
 # the players: every policy but the measuring sticks handed the chance key (the clairvoyant; it has
 # its own test in test_bw_search.py that it is stronger than the honest search)
 PLAYERS = [(g, p) for g, p in CASES if p not in NOT_PLAYERS[g]]
 # games of the conformance test; fewer for policies that search with rollouts
 CONFORMANCE_GAMES = {("benevolent", "search"): 4, ("bethel_woods", "search"): 4, ("bethel_woods", "clairvoyant"): 4}
+
+
+@pytest.fixture(autouse=True)
+def bv_tuned(tmp_path, monkeypatch):
+    """Benevolent's tuned weights: the installed ones, or (none installed) a confirmed record of
+    other weights than the defaults in a temporary file, so that `tuned` is always tested."""
+    if bv_tuned_mod.tuned_available():
+        return
+    from policies.benevolent.heuristic import THETA_DEFAULT, THETA_NAMES
+    theta = THETA_DEFAULT.copy()
+    theta[THETA_NAMES.index("spare")] = 0.0
+    f = tmp_path / "tuned.json"
+    f.write_text(json.dumps({"confirmed": True, "theta": dict(zip(THETA_NAMES, map(float, theta)))}))
+    monkeypatch.setattr(bv_tuned_mod, "TUNED_PATH", f)
 
 
 def positions(game, trace):

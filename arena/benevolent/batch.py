@@ -111,6 +111,7 @@ class Summary(Rates):
     decisions: int = 0
     seconds: float = 0.0
     records: pd.DataFrame | None = None
+    thetas: np.ndarray | None = None   # the seats' parameter vectors (padded to THETA_SIZE), one row a seat
 
     def add(self, rec):
         self.games += len(rec)
@@ -155,11 +156,29 @@ def parse_policies(policy, policies, n):
     return names, pols, thetas
 
 
+def set_thetas(thetas, seat_thetas):
+    """Put the parameter vectors `seat_thetas` (one per seat, None: the policy's own) into the
+    arena's theta rows (a vector shorter than a row leaves the rest as it was)."""
+    for q, t in enumerate(seat_thetas or ()):
+        if t is None:
+            continue
+        t = np.asarray(t, dtype=np.float64).ravel()
+        if q >= thetas.shape[0] or len(t) > thetas.shape[1]:
+            raise UserError(f"theta of seat {q + 1}: {len(t)} values; allowed at most {thetas.shape[1]} per seat, "
+                            f"{thetas.shape[0]} seats")
+        thetas[q, :len(t)] = t
+
+
 def simulate(players=4, leaves=None, policy="random", games=1000, seed=0, threads=None, rules=None,
-             policies=None, keep_records=False, chunk=None, progress=None, policy_seed=None) -> Summary:
+             policies=None, keep_records=False, chunk=None, progress=None, policy_seed=None,
+             thetas=None) -> Summary:
+    """Play `games` games (games 0..games-1 of `seed`). `thetas`: one parameter vector per seat
+    (None: the seat's policy's own), e.g. a candidate's weights for the heuristic in one seat."""
     check_players(players)
     lv = parse_leaves(leaves, players)
-    names, pols, thetas = parse_policies(policy, policies, players)
+    names, pols, seat_thetas = parse_policies(policy, policies, players)
+    set_thetas(seat_thetas, thetas)
+    thetas = seat_thetas
     threads = check_threads(threads)
     check_run(games, seed)
     pseed = seed if policy_seed is None else policy_seed
@@ -167,7 +186,7 @@ def simulate(players=4, leaves=None, policy="random", games=1000, seed=0, thread
     rules = rules or Rules()
     p = rules.params
     cfg = setup_config(players, lv)
-    summary = Summary(players, lv, names, seed, threads)
+    summary = Summary(players, lv, names, seed, threads, thetas=thetas[:players].copy())
 
     def kernel(start, count, block, out):
         play_chunk(p, cfg, np.uint64(seed), np.uint64(pseed), start, count, pols, thetas, block, out)
@@ -176,3 +195,23 @@ def simulate(players=4, leaves=None, policy="random", games=1000, seed=0, thread
         games, kernel, N_REC, summary, (lambda rec, start: records_frame(rec, start, players)) if keep_records else None,
         chunk=chunk, threads=threads, progress=progress)
     return summary
+
+
+def rotate_seats(a, b, players, games, seed, threads=None, theta_a=None, theta_b=None, leaves=None, rules=None):
+    """Policy `a` in each seat in turn, `b` in all the others, over the same deals (games
+    0..games-1 of `seed`: the same forest, Secret tiles and seat keys; common random numbers).
+    `theta_a`/`theta_b` override the policies' own parameter vectors. Returns the winners, an
+    int array (players, games): row k is the rotation with `a` in seat k, entry the winning seat
+    (-1 a timeout); and the seconds the runs took (compile excluded)."""
+    winners = np.zeros((players, games), dtype=np.int64)
+    secs = 0.0
+    for k in range(players):
+        names = [b] * players
+        names[k] = a
+        seat_thetas = [theta_b] * players
+        seat_thetas[k] = theta_a
+        s = simulate(players, leaves, games=games, seed=seed, threads=threads, rules=rules, policies=names,
+                     keep_records=True, thetas=seat_thetas)
+        winners[k] = s.records["winner"].to_numpy()
+        secs += s.seconds
+    return winners, secs

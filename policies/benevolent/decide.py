@@ -7,6 +7,8 @@ Policies by id (the order of policies.POLICIES["benevolent"]):
     2 search      flat Monte Carlo over the heuristic's best turn plans, the heuristic as rollout
                   policy (policies/benevolent/search.py; theta = the heuristic's weights, then
                   budget, candidates, horizon, noise)
+    3 tuned       the heuristic with the weights `boardsim tune benevolent` installed in
+                  policies/benevolent/tuned.json (a one-line error while none is installed)
 """
 import numpy as np
 from numba import njit
@@ -20,18 +22,25 @@ from .search import search_action, search_reset
 RANDOM = 0
 HEURISTIC = 1
 SEARCH = 2
+TUNED = 3
 THETA_SIZE = _s.N_THETA   # the widest theta of any Benevolent policy
 WS_SIZE = _s.WS_SIZE      # int32 scratch entries per seat
 # each policy's parameters by name, defaults and bounds (random has none)
-THETA_NAMES = {RANDOM: (), HEURISTIC: _h.THETA_NAMES, SEARCH: _s.THETA_NAMES}
+# (tuned: the heuristic's names and bounds; its vector is read from tuned.json, see default_theta)
+THETA_NAMES = {RANDOM: (), HEURISTIC: _h.THETA_NAMES, SEARCH: _s.THETA_NAMES, TUNED: _h.THETA_NAMES}
 THETA_DEFAULTS = {RANDOM: np.zeros(0), HEURISTIC: _h.THETA_DEFAULT, SEARCH: _s.THETA_DEFAULT}
-THETA_BOUNDS = {RANDOM: np.zeros((0, 2)), HEURISTIC: _h.THETA_BOUNDS, SEARCH: _s.THETA_BOUNDS}
+THETA_BOUNDS = {RANDOM: np.zeros((0, 2)), HEURISTIC: _h.THETA_BOUNDS, SEARCH: _s.THETA_BOUNDS, TUNED: _h.THETA_BOUNDS}
 
 
 def default_theta(policy_id: int) -> np.ndarray:
-    """The policy's default parameter vector, padded to THETA_SIZE."""
+    """The policy's default parameter vector, padded to THETA_SIZE (tuned: the installed tuned
+    weights; a one-line UserError while none is installed)."""
     theta = np.zeros(THETA_SIZE, dtype=np.float64)
-    d = THETA_DEFAULTS.get(int(policy_id), np.zeros(0))
+    if int(policy_id) == TUNED:
+        from .tuned import tuned_theta
+        d = tuned_theta()
+    else:
+        d = THETA_DEFAULTS.get(int(policy_id), np.zeros(0))
     theta[:len(d)] = d
     return theta
 
@@ -39,7 +48,7 @@ def default_theta(policy_id: int) -> np.ndarray:
 @njit(cache=True, _nrt=False)
 def decide(policy_id, s, p, theta, seat, acts, n, key, ws):
     """The action of policy `policy_id` for `seat` among acts[:n]."""
-    if policy_id == HEURISTIC:
+    if policy_id == HEURISTIC or policy_id == TUNED:
         return heuristic_action(s, p, theta, seat, acts, n, key, ws)
     if policy_id == SEARCH:
         return search_action(s, p, theta, seat, acts, n, key, ws)
@@ -49,7 +58,7 @@ def decide(policy_id, s, p, theta, seat, acts, n, key, ws):
 @njit(cache=True, _nrt=False)
 def reset(policy_id, theta, seat, ws):
     """Forget everything of the previous game (a new game starts)."""
-    if policy_id == HEURISTIC:
+    if policy_id == HEURISTIC or policy_id == TUNED:
         heuristic_reset(ws)
     elif policy_id == SEARCH:
         search_reset(ws)
