@@ -528,16 +528,35 @@ def legal_actions(s, p, acts):
         n = _add(acts, n, A_END_TURN)  # after the uncovers: the list stays ascending
         n = _ability_mask(s, p, acts, n)
     elif ph == PH_PAY:
+        # paying a token of kind k is legal iff the payment can still be completed afterwards,
+        # which depends on k's type only: one feasibility test per type held, not per kind
         q = s[PAYER]
         have = have_types(s, q)
         need = (s[NEED], s[NEED + 1], s[NEED + 2], s[NEED + 3])
-        for k in range(N_KINDS):
-            if s[KNOW + N_KINDS * q + k] > 0:
-                t = k % N_TYPES
+        ok0 = ok1 = ok2 = ok3 = False
+        for t in range(N_TYPES):
+            if have[t] > 0:
                 h2 = (have[0] - (t == 0), have[1] - (t == 1), have[2] - (t == 2), have[3] - (t == 3))
                 p2 = (s[PAID] + (t == 0), s[PAID + 1] + (t == 1), s[PAID + 2] + (t == 2), s[PAID + 3] + (t == 3))
-                if feasible(need, s[ANY_N], s[SUB], p2, s[PAID_N] + 1, h2):
-                    n = _add(acts, n, A_PAY + k)
+                f = feasible(need, s[ANY_N], s[SUB], p2, s[PAID_N] + 1, h2)
+                if t == 0:
+                    ok0 = f
+                elif t == 1:
+                    ok1 = f
+                elif t == 2:
+                    ok2 = f
+                else:
+                    ok3 = f
+        kb = KNOW + N_KINDS * q
+        for pm in range(N_MACHINES):
+            if ok0 and s[kb + N_TYPES * pm] > 0:
+                n = _add(acts, n, A_PAY + N_TYPES * pm)
+            if ok1 and s[kb + N_TYPES * pm + 1] > 0:
+                n = _add(acts, n, A_PAY + N_TYPES * pm + 1)
+            if ok2 and s[kb + N_TYPES * pm + 2] > 0:
+                n = _add(acts, n, A_PAY + N_TYPES * pm + 2)
+            if ok3 and s[kb + N_TYPES * pm + 3] > 0:
+                n = _add(acts, n, A_PAY + N_TYPES * pm + 3)
     elif ph == PH_HARRIS_FROM:
         t = s[CARG]
         for m in range(N_MACHINES):
