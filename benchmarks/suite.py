@@ -192,12 +192,41 @@ def _bv_heuristic_records(games, seed):
     return [(int(w), int(t), int(d)) for w, t, d in zip(r["winner"], r["turns"], r["decisions"])]
 
 
+def _bw_policy_simulate(policy):
+    """Bethel Woods with `policy` in every seat, 3 players, 0 spies (the search at its default
+    budget, which the row's id names)."""
+    def run_(games, seed, threads):
+        from arena.bethel_woods.batch import simulate
+        s = simulate(3, 0, None, policy, games, seed, threads)
+        return s.games, s.decisions, {"wins": s.wins, **s.losses, "turns": s.turns, "decisions": s.decisions}
+    return run_
+
+
+def _bw_policy_records(policy):
+    def records(games, seed):
+        from arena.bethel_woods.batch import simulate
+        r = simulate(3, 0, None, policy, games, seed, 1, keep_records=True).records
+        return [(str(o), int(t), int(d)) for o, t, d in zip(r["outcome"], r["turns"], r["decisions"])]
+    return records
+
+
+def _search_label():
+    from policies.bethel_woods.search import BUDGET_DEFAULT
+    return f"search({BUDGET_DEFAULT})"
+
+
 GAMES = [GameBench("bethel_woods", "random", _bw_simulate, _bw_reference, _bw_records, 3, _bw_time_same,
                    cli_sig=_bw_cli_sig),
          GameBench("benevolent", "random", _bv_simulate, _bv_reference, _bv_records, 4, _bv_time_same, scale=8,
                    cli_sig=_bv_cli_sig),
          GameBench("benevolent", "heuristic", _bv_heuristic_simulate, None, _bv_heuristic_records, 2, scale=40,
-                   cli_sig=_bv_cli_sig, process_rows=False)]
+                   cli_sig=_bv_cli_sig, process_rows=False),
+         # the policies issue's rows: the heuristic (target 10,000 games/s on 2 threads) and the search
+         # at its default budget (reported with the budget); no reference engine plays them
+         GameBench("bethel_woods", "heuristic", _bw_policy_simulate("heuristic"), None,
+                   _bw_policy_records("heuristic"), 3, scale=50, process_rows=False),
+         GameBench("bethel_woods", _search_label(), _bw_policy_simulate("search"), None,
+                   _bw_policy_records("search"), 3, scale=5000, process_rows=False)]
 
 
 def register(bench: GameBench):
@@ -228,7 +257,7 @@ def load_baseline(path=BASELINE):
 
 def check_correct(b: GameBench, baseline):
     """Refuse to time code whose results differ from the known-good run."""
-    _, _, sig = b.simulate(CHECK_GAMES // b.scale, CHECK_SEED, None)
+    _, _, sig = b.simulate(max(2, CHECK_GAMES // b.scale), CHECK_SEED, None)
     key = f"{b.game}/{b.policy}"
     want = (baseline or {}).get("expected", {}).get(key)
     if want is not None and want != sig:
@@ -255,13 +284,13 @@ def run(quick=False, progress=None, baseline=None):
     repeats = 3 if quick else 5
     rows, expected = [], {}
     for b in GAMES:
-        games = (40_000 if quick else 400_000) // b.scale
+        games = max(4, (40_000 if quick else 400_000) // b.scale)
         ref_games = 400 // b.scale  # the same games in quick and full runs: the ratio depends on which games
         say(f"{b.game}/{b.policy}: checking results")
         expected[f"{b.game}/{b.policy}"] = check_correct(b, baseline)
         for threads in (1, 2):
             say(f"{b.game}/{b.policy}: {threads} thread(s)")
-            b.simulate(1000, 1, threads)  # warm up (compiled, threads started)
+            b.simulate(min(1000, games), 1, threads)  # warm up (compiled, threads started)
             cal = calibrate(threads)
             gps, dps = _median_rate(lambda: b.simulate(games, 1, threads)[:2], repeats)
             rows.append({"id": f"{b.game}/{b.policy}/compiled/t{threads}", "game": b.game, "policy": b.policy,
