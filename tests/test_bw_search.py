@@ -101,3 +101,18 @@ def test_cli_budget_and_json_names_the_policy():
     assert d8["budget"] == S.BUDGET_DEFAULT and d4["theta_hash"] != d8["theta_hash"]
     bad = run("--policy", "heuristic", "--budget", "4")
     assert bad.exit_code == 2 and "--budget is for policy 'search' only" in bad.output
+
+
+def test_trace_records_the_budget_it_played():
+    """A trace names the policy as tables do, with the search's budget (the default when none is
+    given) and the parameters' hash; the same game with another budget says so."""
+    from arena.bethel_woods.trace import record_game
+    from arena.units import theta_hash
+
+    two = record_game(3, 0, None, "search", 3, 0, budget=2)[0]
+    dflt = record_game(3, 0, None, "search", 3, 0)[0]
+    heur = record_game(3, 0, None, "heuristic", 3, 0)[0]
+    assert (two["budget"], two["policy_label"]) == (2, "search(2)")
+    assert (dflt["budget"], dflt["policy_label"]) == (S.BUDGET_DEFAULT, f"search({S.BUDGET_DEFAULT})")
+    assert two["theta_hash"] != dflt["theta_hash"]  # the budget is part of the search's theta
+    assert heur["budget"] is None and heur["theta_hash"] == theta_hash(default_theta(1))

@@ -31,7 +31,7 @@ from simcore.bethel_woods.face import Game, setup_config
 from simcore.bethel_woods.rules import MAX_PLAYERS, TYPES, WORKERS, rules_from_mapping
 from simcore.errors import UserError
 
-from .batch import LOG_CHANCE, WS_SIZE, play_game, seat_policies
+from .batch import LOG_CHANCE, SEARCH_POLICIES, WS_SIZE, play_game, policy_label, seat_policies
 
 MAX_LOG = 1 << 16  # steps a trace can hold (a game ends within 78 turns, far fewer steps)
 
@@ -50,15 +50,27 @@ def play_logged(players, spies, chars, policy, seed, game_index, rules, policy_s
     return log[:n], s
 
 
+def _budget(policy, budget):
+    """The search's rollouts per decision as it played (its default when none was given); None for
+    the policies that take no budget."""
+    if policy not in SEARCH_POLICIES:
+        return None
+    from policies.bethel_woods.search import BUDGET_DEFAULT
+    return BUDGET_DEFAULT if budget is None else int(budget)
+
+
 def record_game(players=3, spies=0, characters=None, policy="random", seed=0, game_index=0, rules=None,
                 budget=None):
     """Play one game; return its trace as a list of dicts (budget: the search's rollouts per decision)."""
     g = Game(players, spies, characters, seed, game_index, rules)
     chars = [int(c) for c in g.state[E.CHAR:E.CHAR + players]] if characters is not None else None
     steps, final = play_logged(players, spies, chars, policy, seed, game_index, g.rules, budget=budget)
+    from ..units import theta_hash
+    _, thetas = seat_policies(policy, players, budget=budget)
     lines = [{"type": "setup", "game": "bethel_woods", "seed": seed, "game_index": game_index,
-              "players": players, "spies": spies, "policy": policy, "rules": g.rules.to_dict(),
-              "position": g.to_dict()}]
+              "players": players, "spies": spies, "policy": policy,
+              "policy_label": policy_label(policy, budget), "budget": _budget(policy, budget),
+              "theta_hash": theta_hash(thetas[0]), "rules": g.rules.to_dict(), "position": g.to_dict()}]
     for kind, q, a in steps.tolist():
         turn = int(g.state[E.TURN])
         if kind == LOG_CHANCE:
@@ -143,7 +155,7 @@ def replay_lines(lines):
     g = Game.from_position(head["position"], rules)
     pos = head["position"]
     yield (f"Bethel Woods, {head['players']} players ({', '.join(pos['characters'])}), {head['spies']} spies "
-           f"at setup, policy {head['policy']}, seed {head['seed']}, game {head['game_index']}.")
+           f"at setup, policy {head.get('policy_label', head['policy'])}, seed {head['seed']}, game {head['game_index']}.")
     st = pos["spy_stack"]
     yield (f"The critical tiles lie face down; the spy stack holds {st['unseen']} unseen spies"
            + (f" above spies {st['returned']}" if st["returned"] else "")
