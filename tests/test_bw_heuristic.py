@@ -62,3 +62,34 @@ def test_same_records_on_one_and_two_threads():
     a = simulate(3, 1, policy="heuristic", games=200, seed=8, threads=1, keep_records=True).records
     b = simulate(3, 1, policy="heuristic", games=200, seed=8, threads=2, keep_records=True).records
     assert a.equals(b) and a["turns"].nunique() > 5
+
+
+def test_section_filter_never_hides_an_entry():
+    """The planner makes no legal list for a last worker the section at its machine does not
+    take (heuristic._section_takes): in random games, whenever the filter says no, the engine
+    lists no entry either; and entries the filter lets through do occur."""
+    from arena.bethel_woods.batch import STREAM_CHANCE, stream_key
+    from policies.bethel_woods.heuristic import _section_takes
+    from simcore.bethel_woods.actions import A_ENTER, A_ENTER_NOVA, PH_MOVE
+    rng = np.random.default_rng(3)
+    cfg = setup_config(3, 0)
+    acts = np.zeros(N_ACTIONS, np.int32)
+    refused = entered = 0
+    for g in range(30):
+        s = np.zeros(E.S_SIZE, np.int32)
+        ck = np.uint64(stream_key(np.uint64(9), g, STREAM_CHANCE))
+        E.setup(s, P, cfg, ck)
+        while not E.is_terminal(s):
+            if E.is_chance(s):
+                E.apply_chance(s, P, E.chance_outcome(s, P, ck))
+                continue
+            n = E.legal_actions(s, P, acts)
+            legal = set(acts[:n].tolist())
+            if s[E.PHASE] == PH_MOVE and E.hand_total(s) == 1 and s[E.ORPH + s[E.POS]] < 0:
+                if not _section_takes(s, P):
+                    refused += 1
+                    assert A_ENTER not in legal and A_ENTER_NOVA not in legal
+                elif A_ENTER in legal or A_ENTER_NOVA in legal:
+                    entered += 1
+            E.apply(s, P, int(acts[rng.integers(n)]))
+    assert refused > 0 and entered > 0

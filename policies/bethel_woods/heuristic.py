@@ -578,15 +578,29 @@ def _post_stage1(ws, p, theta, e):
 
 
 @njit(cache=True, _nrt=False)
+def _section_takes(node, p):
+    """Does the Orphanage section at the group's machine take the type of the last worker in
+    hand? (A rule the entry's legality starts with: when it does not, no entry is legal and the
+    legal list need not be made.)"""
+    t = 0
+    for t2 in range(4):
+        if node[E.HAND + t2] > 0:
+            t = t2
+    i = node[E.POS]
+    return p[P_SECTION_TYPES + 2 * i] == t or p[P_SECTION_TYPES + 2 * i + 1] == t
+
+
+@njit(cache=True, _nrt=False)
 def _search_moves(ws, p, theta, d0):
     """Depth first over the drops from the MOVE position in slot d0 (its path length at W_PLEN+d0):
-    child i < 4 drops a worker of type i, 4 enters the Orphanage, 5 enters with Nova."""
+    child i < 4 drops a worker of type i, 4 enters the Orphanage (with Nova's entry when the plain
+    one is illegal)."""
     ws[W_IT + d0] = 0
     d = d0
     acts = ws[W_ACTS: W_ACTS + N_ACTIONS]
     while d >= d0:
         it = ws[W_IT + d]
-        if it >= 6 or d + 2 >= N_SLOTS:
+        if it >= 5 or d + 2 >= N_SLOTS:
             d -= 1
             continue
         ws[W_IT + d] = it + 1
@@ -595,12 +609,12 @@ def _search_moves(ws, p, theta, d0):
         if it < 4:
             if node[E.HAND + it] > 0:
                 a = A_DROP + it
-        elif E.hand_total(node) == 1 and node[E.ORPH + node[E.POS]] < 0:
+        elif E.hand_total(node) == 1 and node[E.ORPH + node[E.POS]] < 0 and _section_takes(node, p):
+            # the entry child: the plain entry, else Nova's (one legal list for both)
             n = E.legal_actions(node, p, acts)
-            has_enter = _contains(acts, n, A_ENTER)
-            if it == 4 and has_enter:
+            if _contains(acts, n, A_ENTER):
                 a = A_ENTER
-            elif it == 5 and not has_enter and _contains(acts, n, A_ENTER_NOVA):
+            elif _contains(acts, n, A_ENTER_NOVA):
                 a = A_ENTER_NOVA
         if a < 0:
             continue
