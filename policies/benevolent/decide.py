@@ -45,14 +45,22 @@ def default_theta(policy_id: int) -> np.ndarray:
     return theta
 
 
+# As in Bethel Woods (policies/bethel_woods/decide.py): the planning policies sit behind one call
+# that LLVM does not inline (numba marks a function compiled with debug info `noinline`), so their
+# code does not weigh on the play loop of every other policy.
+@njit(cache=True, _nrt=False, debug=True, boundscheck=False, _dbg_extend_lifetimes=False)
+def _planner(policy_id, s, p, theta, seat, acts, n, key, ws):
+    if policy_id == SEARCH:
+        return search_action(s, p, theta, seat, acts, n, key, ws)
+    return heuristic_action(s, p, theta, seat, acts, n, key, ws)
+
+
 @njit(cache=True, _nrt=False)
 def decide(policy_id, s, p, theta, seat, acts, n, key, ws):
     """The action of policy `policy_id` for `seat` among acts[:n]."""
-    if policy_id == HEURISTIC or policy_id == TUNED:
-        return heuristic_action(s, p, theta, seat, acts, n, key, ws)
-    if policy_id == SEARCH:
-        return search_action(s, p, theta, seat, acts, n, key, ws)
-    return random_action(acts, n, key)
+    if policy_id == RANDOM:
+        return random_action(acts, n, key)
+    return _planner(policy_id, s, p, theta, seat, acts, n, key, ws)
 
 
 @njit(cache=True, _nrt=False)
