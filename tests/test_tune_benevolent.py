@@ -158,7 +158,7 @@ def test_cli_bad_input_is_a_one_line_error(tmp_path, tuned_path, args, needle):
     assert not rec.exists() and not tuned_path.exists()
 
 
-def test_policy_tuned_is_the_heuristic_with_the_installed_weights(tuned_path):
+def test_policy_tuned_is_the_heuristic_with_the_installed_weights(tuned_path, tmp_path):
     assert policy_id("tuned", "benevolent") == TUNED
     # none installed: a one-line error
     res = CliRunner().invoke(app, ["benevolent", "simulate", "--players", "2", "--policies", "tuned,heuristic",
@@ -180,8 +180,11 @@ def test_policy_tuned_is_the_heuristic_with_the_installed_weights(tuned_path):
     # the JSON says which weights played
     assert d["theta_hashes"] == [theta_hash(default_theta(TUNED)), theta_hash(default_theta(policy_id("heuristic", "benevolent")))]
     assert d["theta_hashes"][0] != d["theta_hashes"][1]
-    res = CliRunner().invoke(app, ["benevolent", "play", "--players", "2", "--policies", "heuristic,tuned", "--seed", "4"])
+    trace = tmp_path / "g.jsonl"  # never the default game.jsonl in the folder the tests run from
+    res = CliRunner().invoke(app, ["benevolent", "play", "--players", "2", "--policies", "heuristic,tuned", "--seed", "4",
+                                   "--trace", str(trace)])
     assert res.exit_code == 0, res.output
+    assert json.loads(trace.read_text().splitlines()[0])["policies"] == ["heuristic", "tuned"]
 
 
 def test_the_installed_tuned_vector_if_any_is_a_confirmed_record():
