@@ -126,13 +126,19 @@ def seat_policies(policy, players, theta=None, budget=None):
     return pols, thetas
 
 
+def played_budget(policy, budget=None):
+    """The search's rollouts per decision as it plays (its default when none was given); None for
+    the policies that take no budget."""
+    if policy not in SEARCH_POLICIES:
+        return None
+    return BUDGET_DEFAULT if budget is None else int(budget)
+
+
 def policy_label(policy, budget=None):
     """The policy's name as tables show it: the search's budget, and `not a player` where it is not."""
     from policies import NOT_PLAYERS
-    name = policy
-    if policy in SEARCH_POLICIES:
-        b = BUDGET_DEFAULT if budget is None else int(budget)
-        name = f"{policy}({b})" if policy == "search" else policy
+    b = played_budget(policy, budget)
+    name = policy if b is None else f"{policy}({b})"
     if policy in NOT_PLAYERS["bethel_woods"]:
         name += " [not a player]"
     return name

@@ -31,7 +31,7 @@ from simcore.bethel_woods.face import Game, setup_config
 from simcore.bethel_woods.rules import MAX_PLAYERS, TYPES, WORKERS, rules_from_mapping
 from simcore.errors import UserError
 
-from .batch import LOG_CHANCE, SEARCH_POLICIES, WS_SIZE, play_game, policy_label, seat_policies
+from .batch import LOG_CHANCE, WS_SIZE, play_game, played_budget, policy_label, seat_policies
 
 MAX_LOG = 1 << 16  # steps a trace can hold (a game ends within 78 turns, far fewer steps)
 
@@ -50,15 +50,6 @@ def play_logged(players, spies, chars, policy, seed, game_index, rules, policy_s
     return log[:n], s
 
 
-def _budget(policy, budget):
-    """The search's rollouts per decision as it played (its default when none was given); None for
-    the policies that take no budget."""
-    if policy not in SEARCH_POLICIES:
-        return None
-    from policies.bethel_woods.search import BUDGET_DEFAULT
-    return BUDGET_DEFAULT if budget is None else int(budget)
-
-
 def record_game(players=3, spies=0, characters=None, policy="random", seed=0, game_index=0, rules=None,
                 budget=None):
     """Play one game; return its trace as a list of dicts (budget: the search's rollouts per decision)."""
@@ -69,7 +60,7 @@ def record_game(players=3, spies=0, characters=None, policy="random", seed=0, ga
     _, thetas = seat_policies(policy, players, budget=budget)
     lines = [{"type": "setup", "game": "bethel_woods", "seed": seed, "game_index": game_index,
               "players": players, "spies": spies, "policy": policy,
-              "policy_label": policy_label(policy, budget), "budget": _budget(policy, budget),
+              "policy_label": policy_label(policy, budget), "budget": played_budget(policy, budget),
               "theta_hash": theta_hash(thetas[0]), "rules": g.rules.to_dict(), "position": g.to_dict()}]
     for kind, q, a in steps.tolist():
         turn = int(g.state[E.TURN])
