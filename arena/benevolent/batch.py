@@ -10,7 +10,7 @@ import pandas as pd
 from numba import njit, prange
 
 from policies import policy_id as _policy_id
-from policies.benevolent.decide import THETA_SIZE, WS_SIZE, decide, default_theta, reset
+from policies.benevolent.decide import THETA_SIZE, WS_SIZE, decide, default_theta, reset, ws_size
 from simcore.benevolent import engine as E
 from simcore.benevolent.actions import N_ACTIONS, OUT_WIN
 from simcore.benevolent.face import check_players, setup_config
@@ -51,10 +51,10 @@ def play_game(s, p, cfg, seed, pseed, game, pols, thetas, ws, acts, keys, counts
             E.apply_chance(s, p, a)
             kind = LOG_CHANCE
         else:
-            n = E.legal_actions(s, p, acts)
+            n = E.legal_actions_inlined(s, p, acts)
             a = decide(pols[q], s, p, thetas[q], q, acts, n, draw(keys[q], counts[q]), ws[q])
             counts[q] += 1
-            E.apply(s, p, a)
+            E.apply_inlined(s, p, a)
             kind = LOG_DECISION
         if steps < log.shape[0]:
             log[steps, 0] = kind
@@ -72,7 +72,7 @@ def play_chunk(p, cfg, seed, pseed, start, count, pols, thetas, block, out):
         pb = p.copy()
         s = np.zeros(E.S_SIZE, dtype=np.int32)
         acts = np.zeros(N_ACTIONS, dtype=np.int32)
-        ws = np.zeros((MAX_PLAYERS, WS_SIZE), dtype=np.int32)
+        ws = np.zeros((MAX_PLAYERS, ws_size(pols)), dtype=np.int32)
         keys = np.zeros(MAX_PLAYERS, dtype=np.uint64)
         counts = np.zeros(MAX_PLAYERS, dtype=np.int64)
         log = np.zeros((0, 3), dtype=np.int32)

@@ -18,7 +18,7 @@ import pandas as pd
 from numba import njit, prange
 
 from policies import policy_id as _policy_id
-from policies.bethel_woods.decide import CLAIRVOYANT, THETA_SIZE, WS_SIZE, decide, default_theta, reset
+from policies.bethel_woods.decide import CLAIRVOYANT, THETA_SIZE, WS_SIZE, decide, default_theta, reset, ws_size
 from simcore.bethel_woods import engine as E
 from simcore.bethel_woods.actions import N_ACTIONS, OUTCOMES, OUT_WIN
 from simcore.bethel_woods.face import check_setup_args, parse_characters, setup_config
@@ -59,16 +59,16 @@ def play_game(s, p, cfg, seed, pseed, game, pols, thetas, ws, acts, keys, counts
         if q == PLAYER_TERMINAL:
             break
         if q == PLAYER_CHANCE:
-            a = E.chance_outcome(s, p, ck)
-            E.apply_chance(s, p, a)
+            a = E.chance_outcome_inlined(s, p, ck)
+            E.apply_chance_inlined(s, p, a)
             kind = LOG_CHANCE
         else:
-            n = E.legal_actions(s, p, acts)
+            n = E.legal_actions_inlined(s, p, acts)
             # the clairvoyant (a measuring stick, not a player) alone is handed the chance key
             k = ck if pols[q] == CLAIRVOYANT else draw(keys[q], counts[q])
             a = decide(pols[q], s, p, thetas[q], q, acts, n, k, ws[q])
             counts[q] += 1
-            E.apply(s, p, a)
+            E.apply_inlined(s, p, a)
             kind = LOG_DECISION
         if steps < log.shape[0]:
             log[steps, 0] = kind
@@ -87,7 +87,7 @@ def play_chunk(p, cfg, seed, pseed, start, count, pols, thetas, block, out):
         pb = p.copy()  # each block reads its own copy of the rules: no shared cache line between threads
         s = np.zeros(E.S_SIZE, dtype=np.int32)
         acts = np.zeros(N_ACTIONS, dtype=np.int32)
-        ws = np.zeros((MAX_PLAYERS, WS_SIZE), dtype=np.int32)
+        ws = np.zeros((MAX_PLAYERS, ws_size(pols)), dtype=np.int32)
         keys = np.zeros(MAX_PLAYERS, dtype=np.uint64)
         counts = np.zeros(MAX_PLAYERS, dtype=np.int64)
         log = np.zeros((0, 3), dtype=np.int32)

@@ -64,6 +64,19 @@ def decide(policy_id, s, p, theta, seat, acts, n, key, ws):
 
 
 @njit(cache=True, _nrt=False)
+def ws_size(pols):
+    """The int32 scratch entries per seat that the policies in pols need (at least 1): a play
+    loop of random players then allocates no search workspace (about 100 KB a seat)."""
+    n = 1
+    for pid in pols:
+        if pid == HEURISTIC or pid == TUNED:
+            n = max(n, _h.WS_SIZE)
+        elif pid == SEARCH:
+            n = max(n, WS_SIZE)
+    return n
+
+
+@njit(cache=True, _nrt=False)
 def reset(policy_id, theta, seat, ws):
     """Forget everything of the previous game (a new game starts)."""
     if policy_id == HEURISTIC or policy_id == TUNED:

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from ..random import random_action
-from .heuristic import THETA_DEFAULT as HEURISTIC_THETA, heuristic_action, heuristic_reset
+from .heuristic import THETA_DEFAULT as HEURISTIC_THETA, WS_SIZE as HEURISTIC_WS, heuristic_action, heuristic_reset
 from .search import THETA_SIZE as SEARCH_THETA, WS_SIZE as SEARCH_WS, default_theta as search_theta
 from .search import search_action, search_reset
 
@@ -61,6 +61,19 @@ def decide(policy_id, s, p, theta, seat, acts, n, key, ws):
     if policy_id == RANDOM:
         return random_action(acts, n, key)
     return _planner(policy_id, s, p, theta, seat, acts, n, key, ws)
+
+
+@njit(cache=True, _nrt=False)
+def ws_size(pols):
+    """The int32 scratch entries per seat that the policies in pols need (at least 1): a play
+    loop of random players then allocates no search workspace (120 KB a seat, cleared per block)."""
+    n = 1
+    for pid in pols:
+        if pid == HEURISTIC or pid == TUNED:
+            n = max(n, HEURISTIC_WS)
+        elif pid == SEARCH or pid == CLAIRVOYANT:
+            n = max(n, WS_SIZE)
+    return n
 
 
 @njit(cache=True, _nrt=False)

@@ -119,7 +119,7 @@ def _rollout(s, p, theta, ws, c, rk):
         if q == PLAYER_TERMINAL:
             break
         if q == PLAYER_CHANCE:
-            E.apply_chance(st, p, E.chance_outcome(st, p, rk))
+            E.apply_chance_inlined(st, p, E.chance_outcome_inlined(st, p, rk))
         else:
             n = E.legal_actions(st, p, acts)
             E.apply(st, p, heuristic_action(st, p, theta, q, acts, n, rk, rws))

@@ -717,3 +717,10 @@ def returns(s, out):
     """out[q] = 1.0 for the winner, 0.0 for everyone else (all 0.0 after a timeout)."""
     for q in range(s[NP]):
         out[q] = 1.0 if s[OUTCOME] == OUT_WIN and s[WINNER] == q else 0.0
+
+
+# The play loop's own entry points: the same functions, inlined into the loop at numba's IR level
+# (see the same lines in simcore/bethel_woods/engine.py: a numba call passes each array as its
+# seven fields, which costs the play loop more than the work of a typical step).
+legal_actions_inlined = njit(cache=True, _nrt=False, inline="always")(legal_actions.py_func)
+apply_inlined = njit(cache=True, _nrt=False, inline="always")(apply.py_func)
