@@ -55,7 +55,7 @@ from simcore.bethel_woods.actions import (
 )
 from simcore.bethel_woods.rules import (
     E_ABILITY, E_CONSTRUCT, E_EXTRA, FARE, HARRIS, NOVA, P_CRIT_ABOVE, P_PER_TURN,
-    P_SECTION_TYPES,
+    P_SECTION_TYPES, P_SW_WRAP,
 )
 
 # ---- the evaluation's weights -------------------------------------------------------------------
@@ -143,7 +143,9 @@ W_TSC = W_TN + 1                     # K_CAND: their scores (x SCORE_SCALE)
 W_TPL = W_TSC + K_CAND               # K_CAND: their lengths
 W_THASH = W_TPL + K_CAND             # K_CAND: a hash of their end positions (duplicates are dropped)
 W_TPATH = W_THASH + K_CAND           # K_CAND * PATH_MAX: their paths
-WS_SIZE = W_TPATH + K_CAND * PATH_MAX
+W_UNDO = W_TPATH + K_CAND * PATH_MAX # N_SLOTS * U_SIZE: what undoes the drop made at each depth
+U_SIZE = 12                          # per depth: pos, phase, last type, fix_left, lastm, fixes, 6 fixes by kind
+WS_SIZE = W_UNDO + N_SLOTS * U_SIZE
 
 NEG_INF_Q = -2_000_000_000
 RISK_SCALE = float(1 << 30)
@@ -252,6 +254,122 @@ def _settle(st, p, ws, plen):
         if plen < PATH_MAX:
             ws[W_PATH + plen] = a
         plen += 1
+
+
+# ---- the planner's own steps: drops and pick-ups in place, undone on the way back -------------------
+@njit(cache=True, _nrt=False)
+def _drop_do(st, p, ws, plen, t, d):
+    """Drop a type-t worker (st in PH_MOVE, one in hand) and fix greedily: the same position and
+    path as ``E.apply(st, p, A_DROP + t)`` followed by ``_settle`` (each fix takes the lowest
+    printed kind of type t at the machine, while activated workers and fixable malfunctions
+    last), made in place without the engine's dispatch. What it changed is kept at depth d of
+    W_UNDO for ``_drop_undo``. Returns the new path length."""
+    u = W_UNDO + d * U_SIZE
+    ws[u] = st[E.POS]
+    ws[u + 1] = st[E.PHASE]
+    ws[u + 2] = st[E.LAST_T]
+    ws[u + 3] = st[E.FIX_LEFT]
+    ws[u + 4] = st[E.LASTM]
+    cur = st[E.CUR]
+    st[E.HAND + t] -= 1
+    if st[E.DROPS] >= 6 and p[P_SW_WRAP] == 1:
+        m = st[E.POS]
+    else:
+        m = (st[E.POS] + st[E.DIR]) % 6
+    st[E.DROPS] += 1
+    st[E.POS] = m
+    w = st[E.WORK + 4 * m + t] + 1
+    st[E.WORK + 4 * m + t] = w
+    st[E.LAST_T] = t
+    if plen < PATH_MAX:
+        ws[W_PATH + plen] = A_DROP + t
+    plen += 1
+    nfix = 0
+    b = E.BOARD + 24 * m + t
+    kb = E.KNOW + 24 * cur + t
+    for pm in range(6):
+        c = st[b + 4 * pm]
+        f = c if c < w else w
+        ws[u + 6 + pm] = f
+        if f > 0:
+            st[b + 4 * pm] = c - f
+            st[kb + 4 * pm] += f
+            w -= f
+            nfix += f
+            for _ in range(f):
+                if plen < PATH_MAX:
+                    ws[W_PATH + plen] = A_FIX + 4 * pm + t
+                plen += 1
+    ws[u + 5] = nfix
+    if nfix > 0:
+        st[E.MCOUNT + m] -= nfix
+        st[E.HAVE + 4 * cur + t] += nfix
+        st[E.ST_FIXED] += nfix
+    st[E.ST_DECISIONS] += 1 + nfix
+    st[E.FIX_LEFT] = 0
+    if st[E.HAND] + st[E.HAND + 1] + st[E.HAND + 2] + st[E.HAND + 3] == 0:
+        st[E.LASTM] = m
+        st[E.PHASE] = PH_POST
+    else:
+        st[E.PHASE] = PH_MOVE
+    return plen
+
+
+@njit(cache=True, _nrt=False)
+def _drop_undo(st, ws, t, d):
+    """Undo the type-t drop ``_drop_do`` made at depth d: st is again exactly as before it."""
+    u = W_UNDO + d * U_SIZE
+    cur = st[E.CUR]
+    m = st[E.POS]
+    nfix = ws[u + 5]
+    if nfix > 0:
+        b = E.BOARD + 24 * m + t
+        kb = E.KNOW + 24 * cur + t
+        for pm in range(6):
+            f = ws[u + 6 + pm]
+            if f > 0:
+                st[b + 4 * pm] += f
+                st[kb + 4 * pm] -= f
+        st[E.MCOUNT + m] += nfix
+        st[E.HAVE + 4 * cur + t] -= nfix
+        st[E.ST_FIXED] -= nfix
+    st[E.ST_DECISIONS] -= 1 + nfix
+    st[E.WORK + 4 * m + t] -= 1
+    st[E.HAND + t] += 1
+    st[E.DROPS] -= 1
+    st[E.POS] = ws[u]
+    st[E.PHASE] = ws[u + 1]
+    st[E.LAST_T] = ws[u + 2]
+    st[E.FIX_LEFT] = ws[u + 3]
+    st[E.LASTM] = ws[u + 4]
+
+
+@njit(cache=True, _nrt=False)
+def _pick_do(st, a):
+    """The pick-up a (machine a // 2, clockwise when a is even) from PH_PRE, where the hand is
+    empty: what ``E.apply(st, p, a)`` does, in place. ``_pick_undo`` takes it back."""
+    m = a // 2
+    st[E.ST_DECISIONS] += 1
+    for t in range(4):
+        st[E.HAND + t] = st[E.WORK + 4 * m + t]
+        st[E.WORK + 4 * m + t] = 0
+    st[E.POS] = m
+    st[E.DIR] = 1 if a % 2 == 0 else -1
+    st[E.PHASE] = PH_MOVE
+
+
+@njit(cache=True, _nrt=False)
+def _pick_undo(st, pos, dr):
+    """Undo ``_pick_do`` (every drop undone already): the workers back on their machine, the hand
+    empty, POS and DIR as they were (pos, dr), the phase PH_PRE."""
+    m = st[E.POS]
+    st[E.ST_DECISIONS] -= 1
+    for t in range(4):
+        st[E.WORK + 4 * m + t] = st[E.HAND + t]
+        st[E.HAND + t] = 0
+    st[E.POS] = pos
+    st[E.DIR] = dr
+    st[E.PHASE] = PH_PRE
 
 
 # ---- the evaluation ------------------------------------------------------------------------------------
@@ -549,12 +667,11 @@ def _offer_candidate(ws, st, plen, sc):
 
 
 @njit(cache=True, _nrt=False)
-def _post_stage1(ws, p, theta, e):
-    """Slot e holds the position after the last worker: score it, and after each legal uncover."""
-    st = ws[W_SLOT + (e) * S_SIZE: W_SLOT + (e + 1) * S_SIZE]
-    plen = ws[W_PLEN + e]
+def _post_stage1(ws, p, theta, st, plen, c):
+    """st holds the position after the last worker (path length plen): score it, and after each
+    legal uncover (made in slot c)."""
     _offer_candidate(ws, st, plen, _quant(evaluate(st, p, theta, ws)))
-    if st[E.PHASE] != PH_POST or st[E.LASTM] < 0 or st[E.UNCOVERED] != 0 or e + 1 >= N_SLOTS:
+    if st[E.PHASE] != PH_POST or st[E.LASTM] < 0 or st[E.UNCOVERED] != 0 or c >= N_SLOTS:
         return
     lm = st[E.LASTM]
     if st[E.SPY + lm] == 0 and not (st[E.CHAR + st[E.CUR]] == FARE and st[E.ABIL_USED] == 0
@@ -562,7 +679,7 @@ def _post_stage1(ws, p, theta, e):
         return  # no spy to uncover
     acts = ws[W_ACTS2: W_ACTS2 + N_ACTIONS]
     n = E.legal_actions(st, p, acts)
-    child = ws[W_SLOT + (e + 1) * S_SIZE: W_SLOT + (e + 1 + 1) * S_SIZE]
+    child = ws[W_SLOT + c * S_SIZE: W_SLOT + (c + 1) * S_SIZE]
     for i in range(n):
         a = acts[i]
         if a > A_UNCOVER_FARE_CCW:
@@ -594,42 +711,52 @@ def _section_takes(node, p):
 def _search_moves(ws, p, theta, d0):
     """Depth first over the drops from the MOVE position in slot d0 (its path length at W_PLEN+d0):
     child i < 4 drops a worker of type i, 4 enters the Orphanage (with Nova's entry when the plain
-    one is illegal)."""
+    one is illegal). The drops are made in place in slot d0 (``_drop_do``) and undone on the way
+    back (``_drop_undo``), so slot d0 ends as it began; an entry is played on a copy in slot
+    d0 + 1 (its uncovers in d0 + 2), as are the uncovers after a drop that empties the hand."""
+    st = ws[W_SLOT + d0 * S_SIZE: W_SLOT + (d0 + 1) * S_SIZE]
+    child = ws[W_SLOT + (d0 + 1) * S_SIZE: W_SLOT + (d0 + 2) * S_SIZE]
+    acts = ws[W_ACTS: W_ACTS + N_ACTIONS]
     ws[W_IT + d0] = 0
     d = d0
-    acts = ws[W_ACTS: W_ACTS + N_ACTIONS]
-    while d >= d0:
+    while True:
         it = ws[W_IT + d]
         if it >= 5 or d + 2 >= N_SLOTS:
+            if d == d0:
+                return
             d -= 1
+            _drop_undo(st, ws, ws[W_IT + d] - 1, d)
             continue
         ws[W_IT + d] = it + 1
-        node = ws[W_SLOT + (d) * S_SIZE: W_SLOT + (d + 1) * S_SIZE]
-        a = -1
+        plen = ws[W_PLEN + d]
         if it < 4:
-            if node[E.HAND + it] > 0:
-                a = A_DROP + it
-        elif E.hand_total(node) == 1 and node[E.ORPH + node[E.POS]] < 0 and _section_takes(node, p):
+            if st[E.HAND + it] == 0:
+                continue
+            pl2 = _drop_do(st, p, ws, plen, it, d)
+            if st[E.PHASE] == PH_MOVE:
+                d += 1
+                ws[W_PLEN + d] = pl2
+                ws[W_IT + d] = 0
+            else:
+                _post_stage1(ws, p, theta, st, pl2, d0 + 1)
+                _drop_undo(st, ws, it, d)
+        elif E.hand_total(st) == 1 and st[E.ORPH + st[E.POS]] < 0 and _section_takes(st, p):
             # the entry child: the plain entry, else Nova's (one legal list for both)
-            n = E.legal_actions(node, p, acts)
+            n = E.legal_actions(st, p, acts)
             if _contains(acts, n, A_ENTER):
                 a = A_ENTER
             elif _contains(acts, n, A_ENTER_NOVA):
                 a = A_ENTER_NOVA
-        if a < 0:
-            continue
-        child = ws[W_SLOT + (d + 1) * S_SIZE: W_SLOT + (d + 1 + 1) * S_SIZE]
-        _copy(child, node)
-        plen = ws[W_PLEN + d]
-        if plen < PATH_MAX:
-            ws[W_PATH + plen] = a
-        E.apply(child, p, a)
-        ws[W_PLEN + d + 1] = _settle(child, p, ws, plen + 1)
-        if child[E.PHASE] == PH_MOVE:
-            d += 1
-            ws[W_IT + d] = 0
-        else:
-            _post_stage1(ws, p, theta, d + 1)
+            else:
+                continue
+            _copy(child, st)
+            if plen < PATH_MAX:
+                ws[W_PATH + plen] = a
+            E.apply(child, p, a)
+            pl2 = _settle(child, p, ws, plen + 1)
+            if child[E.PHASE] == PH_MOVE:
+                continue  # (an entry never leaves workers in hand)
+            _post_stage1(ws, p, theta, child, pl2, d0 + 2)
 
 
 @njit(cache=True, _nrt=False)
@@ -731,22 +858,23 @@ def _stage2(ws, p, theta):
 
 @njit(cache=True, _nrt=False)
 def _search_picks(ws, p, theta, d):
-    """Every pick-up (machine with workers, direction) from the PRE position in slot d."""
+    """Every pick-up (machine with workers, direction) from the PRE position in slot d, each made
+    in place on a copy in slot d + 1 (``_pick_do``) and undone after its drops were searched."""
     node = ws[W_SLOT + d * S_SIZE: W_SLOT + (d + 1) * S_SIZE]
     child = ws[W_SLOT + (d + 1) * S_SIZE: W_SLOT + (d + 2) * S_SIZE]
     plen = ws[W_PLEN + d]
+    _copy(child, node)
+    pos = child[E.POS]
+    dr = child[E.DIR]
     for a in range(A_DROP):
         m = a // 2
-        if node[E.WORK + 4 * m] + node[E.WORK + 4 * m + 1] + node[E.WORK + 4 * m + 2] + node[E.WORK + 4 * m + 3] == 0:
+        if child[E.WORK + 4 * m] + child[E.WORK + 4 * m + 1] + child[E.WORK + 4 * m + 2] + child[E.WORK + 4 * m + 3] == 0:
             continue
-        _copy(child, node)
         ws[W_PATH + plen] = a
-        E.apply(child, p, a)
-        ws[W_PLEN + d + 1] = _settle(child, p, ws, plen + 1)
-        if child[E.PHASE] == PH_MOVE:
-            _search_moves(ws, p, theta, d + 1)
-        else:
-            _post_stage1(ws, p, theta, d + 1)
+        _pick_do(child, a)
+        ws[W_PLEN + d + 1] = plen + 1
+        _search_moves(ws, p, theta, d + 1)
+        _pick_undo(child, pos, dr)
 
 
 @njit(cache=True, _nrt=False)
@@ -817,7 +945,7 @@ def _plan(s, p, theta, ws):
         if root[E.PHASE] == PH_MOVE:
             _search_moves(ws, p, theta, 0)
         else:
-            _post_stage1(ws, p, theta, 0)
+            _post_stage1(ws, p, theta, root, ws[W_PLEN], 1)
     _stage2(ws, p, theta)
     n = ws[W_BESTN]
     if n < PATH_MAX:
