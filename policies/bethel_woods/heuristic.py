@@ -415,26 +415,37 @@ def _risk_table(s, p, ws):
 @njit(cache=True, _nrt=False)
 def _reach(s, p):
     """The Orphanage entries one pick-up reaches from today's worker positions: the number of
-    distinct (section, type) entries, and a bit per type that some entry takes."""
+    distinct (section, type) entries, and a bit per type that some entry takes. (Bit 4i + t of
+    the mask: section i takes a type-t worker from a group of g that ends there, g - 1 machines
+    on either way; the bits are counted by clearing the lowest one at a time.)"""
     mask = 0
     for j in range(6):
-        g = s[E.WORK + 4 * j] + s[E.WORK + 4 * j + 1] + s[E.WORK + 4 * j + 2] + s[E.WORK + 4 * j + 3]
+        b = E.WORK + 4 * j
+        g = s[b] + s[b + 1] + s[b + 2] + s[b + 3]
         if g == 0:
             continue
-        for d in range(2):
-            i = (j + (g - 1)) % 6 if d == 0 else (j - (g - 1)) % 6
-            if s[E.ORPH + i] >= 0:
-                continue
-            for side in range(2):
-                t = p[P_SECTION_TYPES + 2 * i + side]
-                if s[E.WORK + 4 * j + t] > 0:
-                    mask |= 1 << (4 * i + t)
+        i = (j + (g - 1)) % 6
+        if s[E.ORPH + i] < 0:
+            t = p[P_SECTION_TYPES + 2 * i]
+            if s[b + t] > 0:
+                mask |= 1 << (4 * i + t)
+            t = p[P_SECTION_TYPES + 2 * i + 1]
+            if s[b + t] > 0:
+                mask |= 1 << (4 * i + t)
+        i2 = (j - (g - 1)) % 6
+        if i2 != i and s[E.ORPH + i2] < 0:
+            t = p[P_SECTION_TYPES + 2 * i2]
+            if s[b + t] > 0:
+                mask |= 1 << (4 * i2 + t)
+            t = p[P_SECTION_TYPES + 2 * i2 + 1]
+            if s[b + t] > 0:
+                mask |= 1 << (4 * i2 + t)
+    types = (mask | (mask >> 4) | (mask >> 8) | (mask >> 12) | (mask >> 16) | (mask >> 20)) & 15
     n = 0
-    types = 0
-    for i in range(24):
-        if (mask >> i) & 1:
-            n += 1
-            types |= 1 << (i % 4)
+    x = mask
+    while x != 0:
+        x &= x - 1
+        n += 1
     return n, types
 
 
@@ -525,8 +536,9 @@ def evaluate(s, p, theta, ws):
     expc = 0.0
     quiet = 1.0  # P(no machine goes critical)
     spread = 0
+    want_spread = theta[T_SPREAD] != 0.0  # a feature whose weight is 0 is left at 0 (same score)
     for m in range(6):
-        if s[E.WORK + 4 * m] + s[E.WORK + 4 * m + 1] + s[E.WORK + 4 * m + 2] + s[E.WORK + 4 * m + 3] > 0:
+        if want_spread and s[E.WORK + 4 * m] + s[E.WORK + 4 * m + 1] + s[E.WORK + 4 * m + 2] + s[E.WORK + 4 * m + 3] > 0:
             spread += 1
         lm = s[E.MCOUNT + m] + s[E.SPY + m]
         spies += s[E.SPY + m]
@@ -546,6 +558,8 @@ def evaluate(s, p, theta, ws):
                 for t in range(4):
                     bm += s[E.BAG + 4 * m + t]
                 r = _binom_tail(draws, bm / bag_n, above + 1 - lm)
+            if r == 0.0:
+                continue  # exact: with r = 0 the updates below leave every product and sum as it is
             quiet *= 1.0 - r
         expc += r
         d4 = d4 + d3 * r
@@ -558,7 +572,7 @@ def evaluate(s, p, theta, ws):
     spots, reach = _reach(s, p)
     nxt = _enters(ws, q1, cost, s[E.CHAR + q1] == NOVA, reach)
     nxt2 = 0
-    if q2 != cur:
+    if q2 != cur and theta[T_NEXT2] != 0.0:
         nxt2 = _enters(ws, q2, cost, s[E.CHAR + q2] == NOVA, reach)
     second = 0
     if b1q >= 0:
@@ -568,7 +582,7 @@ def evaluate(s, p, theta, ws):
         prog += min(b2, cost + 1) / (cost + 1)
     if cost + 2 <= 6 + (cost - built - 1) and np_ > 2:
         prog += min(b3, cost + 2) / (cost + 2)
-    selfe = _enters(ws, cur, cost, s[E.CHAR + cur] == NOVA, reach)
+    selfe = _enters(ws, cur, cost, s[E.CHAR + cur] == NOVA, reach) if theta[T_SELF] != 0.0 else 0
     score = (theta[T_SPYLOSS] * ((1.0 - quiet) if spies >= 5 else 0.0) + theta[T_PSPY] * (1.0 - quiet) + theta[T_SPREAD] * spread + theta[T_MISSING] * max(0, cost - b1) + theta[T_SELF] * selfe + theta[T_SPIES2] * spies * spies + theta[T_PROGRESS] * prog + theta[T_BUILT] * built + theta[T_CRIT] * ncrit + theta[T_EXPCRIT] * expc
              + theta[T_P3] * (d3 + d4) + theta[T_P4] * d4 + theta[T_SPIES] * spies
              + theta[T_BEST] * min(b1, cost) / cost + theta[T_SECOND] * min(second, cost + 1) / (cost + 1)
