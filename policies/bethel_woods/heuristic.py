@@ -207,8 +207,14 @@ def _pay_rule(s, p, ws):
     completed), the one of the type worth least to the payer, then the lowest kind. This is
     the legal PAY action with the smallest (keep value of its type, kind); it is computed per
     type (4 feasibility checks) rather than from the legal list."""
-    q = s[E.PAYER]
     _usable(s, p, ws)
+    return _pay_step(s, ws)
+
+
+@njit(cache=True, _nrt=False)
+def _pay_step(s, ws):
+    """``_pay_rule`` with the usable types already at ws[W_USE:] (``_usable`` of this position)."""
+    q = s[E.PAYER]
     need = (s[E.NEED], s[E.NEED + 1], s[E.NEED + 2], s[E.NEED + 3])
     have = E.have_types(s, q)
     best_k = -1
@@ -235,7 +241,9 @@ def _pay_rule(s, p, ws):
 @njit(cache=True, _nrt=False)
 def _settle(st, p, ws, plen):
     """Play the order-free steps: greedy fixing and canonical payments, appending to the path.
-    Returns the new path length."""
+    Returns the new path length. (The usable types are found once: fixing and paying move no
+    worker, and the payment that places one, an entry's, ends the loop.)"""
+    use = False
     while True:
         ph = st[E.PHASE]
         if ph == PH_FIX:
@@ -247,7 +255,10 @@ def _settle(st, p, ws, plen):
                     a = A_FIX + 4 * pm + t
                     break
         elif ph == PH_PAY:
-            a = _pay_rule(st, p, ws)
+            if not use:
+                _usable(st, p, ws)
+                use = True
+            a = _pay_step(st, ws)
         else:
             return plen
         E.apply(st, p, a)
