@@ -356,6 +356,54 @@ def _drop_undo(st, ws, t, d):
 
 
 @njit(cache=True, _nrt=False)
+def _enter_do(st, ws, plen, t, cost):
+    """The plain entry of the last worker (type t) when the current player holds cost tokens of
+    type t: the same position and path as ``E.apply(st, p, A_ENTER)`` followed by ``_settle``
+    (the canonical payment can only pay type-t tokens here, the lowest printed kind first), then
+    the entry's end (the worker in the section, a win with the sixth). Returns the path length."""
+    cur = st[E.CUR]
+    if plen < PATH_MAX:
+        ws[W_PATH + plen] = A_ENTER
+    plen += 1
+    kb = E.KNOW + 24 * cur + t
+    left = cost
+    for pm in range(6):
+        c = st[kb + 4 * pm]
+        f = c if c < left else left
+        if f > 0:
+            st[kb + 4 * pm] = c - f
+            st[E.DISCARD + 4 * pm + t] += f
+            left -= f
+            for _ in range(f):
+                if plen < PATH_MAX:
+                    ws[W_PATH + plen] = A_PAY + 4 * pm + t
+                plen += 1
+    st[E.HAVE + 4 * cur + t] -= cost
+    st[E.ST_DECISIONS] += 1 + cost
+    # the payment is over: its fields back to their neutral values (engine._clear_payment)
+    st[E.PAYER] = -1
+    for i in range(4):
+        st[E.NEED + i] = 0
+        st[E.PAID + i] = 0
+    st[E.ANY_N] = 0
+    st[E.SUB] = 0
+    st[E.DEST] = -1
+    st[E.PAID_N] = 0
+    st[E.CONT] = -1
+    st[E.CARG] = -1
+    st[E.CARG2] = -1
+    st[E.HAND + t] = 0
+    st[E.ORPH + st[E.POS]] = t
+    st[E.LASTM] = -1
+    if E.orphanage_count(st) == 6:
+        st[E.OUTCOME] = OUT_WIN
+        st[E.PHASE] = PH_TERMINAL
+    else:
+        st[E.PHASE] = PH_POST
+    return plen
+
+
+@njit(cache=True, _nrt=False)
 def _pick_do(st, a):
     """The pick-up a (machine a // 2, clockwise when a is even) from PH_PRE, where the hand is
     empty: what ``E.apply(st, p, a)`` does, in place. ``_pick_undo`` takes it back."""
@@ -766,14 +814,24 @@ def _search_moves(ws, p, theta, d0):
                 _post_stage1(ws, p, theta, st, pl2, d0 + 1)
                 _drop_undo(st, ws, it, d)
         elif E.hand_total(st) == 1 and st[E.ORPH + st[E.POS]] < 0 and _section_takes(st, p):
-            # the entry child: the plain entry, else Nova's (one legal list for both)
-            n = E.legal_actions(st, p, acts)
-            if _contains(acts, n, A_ENTER):
-                a = A_ENTER
-            elif _contains(acts, n, A_ENTER_NOVA):
-                a = A_ENTER_NOVA
-            else:
+            # the entry child: the plain entry (legal iff the player holds the cost in the
+            # worker's type: engine.can_pay with one type and no substitution), else Nova's
+            t = 0
+            for t2 in range(4):
+                if st[E.HAND + t2] > 0:
+                    t = t2
+            cost = E.orphanage_count(st) + 1 + E.effect_active(st, p, E_CONSTRUCT)
+            if st[E.HAVE + 4 * st[E.CUR] + t] >= cost:
+                _copy(child, st)
+                pl2 = _enter_do(child, ws, plen, t, cost)
+                _post_stage1(ws, p, theta, child, pl2, d0 + 2)
                 continue
+            if st[E.CHAR + st[E.CUR]] != NOVA or st[E.ABIL_USED] != 0:
+                continue
+            n = E.legal_actions(st, p, acts)
+            if not _contains(acts, n, A_ENTER_NOVA):
+                continue
+            a = A_ENTER_NOVA
             _copy(child, st)
             if plen < PATH_MAX:
                 ws[W_PATH + plen] = a
