@@ -28,6 +28,11 @@ plans the whole turn and then plays the plan's steps one decision at a time:
    end-of-turn discard; board load and the largest non-critical load; entry spots one pick-up
    reaches; machines with workers; the next placement's draws.
 
+Speed: pick-ups, drops with their greedy fixes and plain entries are made by the planner in place
+(``_pick_do``, ``_drop_do``, ``_enter_do``: the engine's ``apply`` plus the canonical steps, the
+same position and path, tests/test_bw_heuristic.py::test_planner_steps_equal_the_engine), and the
+drop search undoes each drop on the way back instead of copying a position per node.
+
 The plan's actions (and ``end turn``) are kept in the workspace and replayed while the position
 is the expected one (same turn, same decision count, the action legal); otherwise it re-plans.
 
