@@ -93,3 +93,104 @@ def test_section_filter_never_hides_an_entry():
                     entered += 1
             E.apply(s, P, int(acts[rng.integers(n)]))
     assert refused > 0 and entered > 0
+
+
+
+def _engine_then_settle(s, p, a, ws):
+    """The reference for the planner's own steps: the engine's apply, then the planner's
+    canonical order-free steps (greedy fixes, canonical payments) through the engine."""
+    from policies.bethel_woods.heuristic import W_PATH, _settle
+    ws[W_PATH] = a
+    E.apply(s, p, a)
+    return _settle(s, p, ws, 1)
+
+
+def _with(s, i, v):
+    c = s.copy()
+    c[i] = v
+    return c
+
+
+def test_planner_steps_equal_the_engine():
+    """The planner makes pick-ups, drops with their greedy fixes, and plain Orphanage entries
+    itself, in place (heuristic._pick_do, _drop_do, _enter_do), and undoes drops and pick-ups
+    (_drop_undo, _pick_undo). On every such decision of random and heuristic games (both readings
+    of the long_group switch, 2 to 4 players, with spies), the position and the path they make equal
+    the engine's apply followed by the canonical steps, and the undo gives back the position
+    exactly; the planner's plain-entry test agrees with the engine's legal list."""
+    from arena.bethel_woods.batch import STREAM_CHANCE, stream_key
+    from policies.bethel_woods.heuristic import (
+        W_PATH, _drop_do, _drop_undo, _enter_do, _pick_do, _pick_undo, _section_takes, heuristic_action,
+        heuristic_reset)
+    from simcore.bethel_woods.actions import A_DROP, A_ENTER, A_FIX, A_STOP_FIXING, PH_MOVE, PH_PRE
+    from simcore.bethel_woods.rules import E_CONSTRUCT, SWITCHES
+    stops = [0] * len(SWITCHES)
+    stops[list(SWITCHES).index("long_group")] = 1
+    rng = np.random.default_rng(11)
+    acts = np.zeros(N_ACTIONS, np.int32)
+    ws_e = np.zeros(WS_SIZE, np.int32)
+    ws_l = np.zeros(WS_SIZE, np.int32)
+    seen = {"pick": 0, "drop": 0, "fixes": 0, "several_fixes": 0, "enter": 0, "no_enter": 0, "stops_7th_drop": 0}
+    for g, (players, spies, sw) in enumerate([(3, 0, None), (2, 2, None), (4, 1, stops), (3, 5, stops)] * 5):
+        p = P if sw is None else Rules(switches=tuple(sw)).params
+        s = np.zeros(E.S_SIZE, np.int32)
+        ck = np.uint64(stream_key(np.uint64(5), g, STREAM_CHANCE))
+        E.setup(s, p, setup_config(players, spies), ck)
+        hws = np.zeros((4, WS_SIZE), np.int32)
+        for q in range(4):
+            heuristic_reset(hws[q])
+        while not E.is_terminal(s):
+            if E.is_chance(s):
+                E.apply_chance(s, p, E.chance_outcome(s, p, ck))
+                continue
+            n = E.legal_actions(s, p, acts)
+            legal = acts[:n].copy()
+            if s[E.PHASE] == PH_PRE:
+                for a in legal[legal < A_DROP]:
+                    e, l = s.copy(), s.copy()
+                    E.apply(e, p, int(a))
+                    _pick_do(l, int(a))
+                    assert np.array_equal(e, l)
+                    _pick_undo(l, s[E.POS], s[E.DIR])
+                    assert np.array_equal(l, s)
+                    seen["pick"] += 1
+            if s[E.PHASE] == PH_MOVE:
+                # (with long_group "stops", also as if six workers were dropped already: the
+                # seventh stays on the group's machine)
+                for s0 in [s] + ([_with(s, E.DROPS, 6)] if sw is not None else []):
+                    for t in range(4):
+                        if s0[E.HAND + t] == 0:
+                            continue
+                        e, l = s0.copy(), s0.copy()
+                        n_e = _engine_then_settle(e, p, A_DROP + t, ws_e)
+                        n_l = _drop_do(l, p, ws_l, 0, t, 3)
+                        assert np.array_equal(e, l) and n_e == n_l
+                        assert np.array_equal(ws_e[W_PATH:W_PATH + n_e], ws_l[W_PATH:W_PATH + n_l])
+                        _drop_undo(l, ws_l, t, 3)
+                        assert np.array_equal(l, s0)
+                        seen["drop"] += 1
+                        seen["fixes"] += n_e - 1
+                        seen["several_fixes"] += n_e > 2
+                        seen["stops_7th_drop"] += s0[E.DROPS] >= 6 and e[E.POS] == s0[E.POS]
+                if E.hand_total(s) == 1 and s[E.ORPH + s[E.POS]] < 0 and _section_takes(s, p):
+                    t = int(np.flatnonzero(s[E.HAND:E.HAND + 4])[0])
+                    cost = E.orphanage_count(s) + 1 + E.effect_active(s, p, E_CONSTRUCT)
+                    plain = s[E.HAVE + 4 * s[E.CUR] + t] >= cost
+                    assert plain == (A_ENTER in legal)
+                    if plain:
+                        e, l = s.copy(), s.copy()
+                        n_e = _engine_then_settle(e, p, A_ENTER, ws_e)
+                        n_l = _enter_do(l, ws_l, 0, t, cost)
+                        assert np.array_equal(e, l) and n_e == n_l
+                        assert np.array_equal(ws_e[W_PATH:W_PATH + n_e], ws_l[W_PATH:W_PATH + n_l])
+                        seen["enter"] += 1
+                    else:
+                        seen["no_enter"] += 1
+            if g % 2:  # the heuristic's own play (stacks, entries, several fixes in one drop)
+                q = E.current_player(s)
+                a = heuristic_action(s, p, THETA_DEFAULT, q, acts, n, np.uint64(0), hws[q])
+            else:  # random play that enters and fixes whenever it may
+                pick = [a for a in legal if a == A_ENTER or A_FIX <= a < A_STOP_FIXING] or list(legal)
+                a = pick[rng.integers(len(pick))]
+            E.apply(s, p, int(a))
+    assert min(seen.values()) > 0, seen

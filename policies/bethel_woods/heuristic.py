@@ -28,6 +28,11 @@ plans the whole turn and then plays the plan's steps one decision at a time:
    end-of-turn discard; board load and the largest non-critical load; entry spots one pick-up
    reaches; machines with workers; the next placement's draws.
 
+Speed: pick-ups, drops with their greedy fixes and plain entries are made by the planner in place
+(``_pick_do``, ``_drop_do``, ``_enter_do``: the engine's ``apply`` plus the canonical steps, the
+same position and path, tests/test_bw_heuristic.py::test_planner_steps_equal_the_engine), and the
+drop search undoes each drop on the way back instead of copying a position per node.
+
 The plan's actions (and ``end turn``) are kept in the workspace and replayed while the position
 is the expected one (same turn, same decision count, the action legal); otherwise it re-plans.
 
@@ -55,7 +60,7 @@ from simcore.bethel_woods.actions import (
 )
 from simcore.bethel_woods.rules import (
     E_ABILITY, E_CONSTRUCT, E_EXTRA, FARE, HARRIS, NOVA, P_CRIT_ABOVE, P_PER_TURN,
-    P_SECTION_TYPES,
+    P_SECTION_TYPES, P_SW_WRAP,
 )
 
 # ---- the evaluation's weights -------------------------------------------------------------------
@@ -143,7 +148,9 @@ W_TSC = W_TN + 1                     # K_CAND: their scores (x SCORE_SCALE)
 W_TPL = W_TSC + K_CAND               # K_CAND: their lengths
 W_THASH = W_TPL + K_CAND             # K_CAND: a hash of their end positions (duplicates are dropped)
 W_TPATH = W_THASH + K_CAND           # K_CAND * PATH_MAX: their paths
-WS_SIZE = W_TPATH + K_CAND * PATH_MAX
+W_UNDO = W_TPATH + K_CAND * PATH_MAX # N_SLOTS * U_SIZE: what undoes the drop made at each depth
+U_SIZE = 12                          # per depth: pos, phase, last type, fix_left, lastm, fixes, 6 fixes by kind
+WS_SIZE = W_UNDO + N_SLOTS * U_SIZE
 
 NEG_INF_Q = -2_000_000_000
 RISK_SCALE = float(1 << 30)
@@ -205,8 +212,14 @@ def _pay_rule(s, p, ws):
     completed), the one of the type worth least to the payer, then the lowest kind. This is
     the legal PAY action with the smallest (keep value of its type, kind); it is computed per
     type (4 feasibility checks) rather than from the legal list."""
-    q = s[E.PAYER]
     _usable(s, p, ws)
+    return _pay_step(s, ws)
+
+
+@njit(cache=True, _nrt=False)
+def _pay_step(s, ws):
+    """``_pay_rule`` with the usable types already at ws[W_USE:] (``_usable`` of this position)."""
+    q = s[E.PAYER]
     need = (s[E.NEED], s[E.NEED + 1], s[E.NEED + 2], s[E.NEED + 3])
     have = E.have_types(s, q)
     best_k = -1
@@ -233,7 +246,9 @@ def _pay_rule(s, p, ws):
 @njit(cache=True, _nrt=False)
 def _settle(st, p, ws, plen):
     """Play the order-free steps: greedy fixing and canonical payments, appending to the path.
-    Returns the new path length."""
+    Returns the new path length. (The usable types are found once: fixing and paying move no
+    worker, and the payment that places one, an entry's, ends the loop.)"""
+    use = False
     while True:
         ph = st[E.PHASE]
         if ph == PH_FIX:
@@ -245,13 +260,180 @@ def _settle(st, p, ws, plen):
                     a = A_FIX + 4 * pm + t
                     break
         elif ph == PH_PAY:
-            a = _pay_rule(st, p, ws)
+            if not use:
+                _usable(st, p, ws)
+                use = True
+            a = _pay_step(st, ws)
         else:
             return plen
         E.apply(st, p, a)
         if plen < PATH_MAX:
             ws[W_PATH + plen] = a
         plen += 1
+
+
+# ---- the planner's own steps: drops and pick-ups in place, undone on the way back -------------------
+@njit(cache=True, _nrt=False)
+def _drop_do(st, p, ws, plen, t, d):
+    """Drop a type-t worker (st in PH_MOVE, one in hand) and fix greedily: the same position and
+    path as ``E.apply(st, p, A_DROP + t)`` followed by ``_settle`` (each fix takes the lowest
+    printed kind of type t at the machine, while activated workers and fixable malfunctions
+    last), made in place without the engine's dispatch. What it changed is kept at depth d of
+    W_UNDO for ``_drop_undo``. Returns the new path length."""
+    u = W_UNDO + d * U_SIZE
+    ws[u] = st[E.POS]
+    ws[u + 1] = st[E.PHASE]
+    ws[u + 2] = st[E.LAST_T]
+    ws[u + 3] = st[E.FIX_LEFT]
+    ws[u + 4] = st[E.LASTM]
+    cur = st[E.CUR]
+    st[E.HAND + t] -= 1
+    if st[E.DROPS] >= 6 and p[P_SW_WRAP] == 1:
+        m = st[E.POS]
+    else:
+        m = (st[E.POS] + st[E.DIR]) % 6
+    st[E.DROPS] += 1
+    st[E.POS] = m
+    w = st[E.WORK + 4 * m + t] + 1
+    st[E.WORK + 4 * m + t] = w
+    st[E.LAST_T] = t
+    if plen < PATH_MAX:
+        ws[W_PATH + plen] = A_DROP + t
+    plen += 1
+    nfix = 0
+    b = E.BOARD + 24 * m + t
+    kb = E.KNOW + 24 * cur + t
+    for pm in range(6):
+        c = st[b + 4 * pm]
+        f = c if c < w else w
+        ws[u + 6 + pm] = f
+        if f > 0:
+            st[b + 4 * pm] = c - f
+            st[kb + 4 * pm] += f
+            w -= f
+            nfix += f
+            for _ in range(f):
+                if plen < PATH_MAX:
+                    ws[W_PATH + plen] = A_FIX + 4 * pm + t
+                plen += 1
+    ws[u + 5] = nfix
+    if nfix > 0:
+        st[E.MCOUNT + m] -= nfix
+        st[E.HAVE + 4 * cur + t] += nfix
+        st[E.ST_FIXED] += nfix
+    st[E.ST_DECISIONS] += 1 + nfix
+    st[E.FIX_LEFT] = 0
+    if st[E.HAND] + st[E.HAND + 1] + st[E.HAND + 2] + st[E.HAND + 3] == 0:
+        st[E.LASTM] = m
+        st[E.PHASE] = PH_POST
+    else:
+        st[E.PHASE] = PH_MOVE
+    return plen
+
+
+@njit(cache=True, _nrt=False)
+def _drop_undo(st, ws, t, d):
+    """Undo the type-t drop ``_drop_do`` made at depth d: st is again exactly as before it."""
+    u = W_UNDO + d * U_SIZE
+    cur = st[E.CUR]
+    m = st[E.POS]
+    nfix = ws[u + 5]
+    if nfix > 0:
+        b = E.BOARD + 24 * m + t
+        kb = E.KNOW + 24 * cur + t
+        for pm in range(6):
+            f = ws[u + 6 + pm]
+            if f > 0:
+                st[b + 4 * pm] += f
+                st[kb + 4 * pm] -= f
+        st[E.MCOUNT + m] += nfix
+        st[E.HAVE + 4 * cur + t] -= nfix
+        st[E.ST_FIXED] -= nfix
+    st[E.ST_DECISIONS] -= 1 + nfix
+    st[E.WORK + 4 * m + t] -= 1
+    st[E.HAND + t] += 1
+    st[E.DROPS] -= 1
+    st[E.POS] = ws[u]
+    st[E.PHASE] = ws[u + 1]
+    st[E.LAST_T] = ws[u + 2]
+    st[E.FIX_LEFT] = ws[u + 3]
+    st[E.LASTM] = ws[u + 4]
+
+
+@njit(cache=True, _nrt=False)
+def _enter_do(st, ws, plen, t, cost):
+    """The plain entry of the last worker (type t) when the current player holds cost tokens of
+    type t: the same position and path as ``E.apply(st, p, A_ENTER)`` followed by ``_settle``
+    (the canonical payment can only pay type-t tokens here, the lowest printed kind first), then
+    the entry's end (the worker in the section, a win with the sixth). Returns the path length."""
+    cur = st[E.CUR]
+    if plen < PATH_MAX:
+        ws[W_PATH + plen] = A_ENTER
+    plen += 1
+    kb = E.KNOW + 24 * cur + t
+    left = cost
+    for pm in range(6):
+        c = st[kb + 4 * pm]
+        f = c if c < left else left
+        if f > 0:
+            st[kb + 4 * pm] = c - f
+            st[E.DISCARD + 4 * pm + t] += f
+            left -= f
+            for _ in range(f):
+                if plen < PATH_MAX:
+                    ws[W_PATH + plen] = A_PAY + 4 * pm + t
+                plen += 1
+    st[E.HAVE + 4 * cur + t] -= cost
+    st[E.ST_DECISIONS] += 1 + cost
+    # the payment is over: its fields back to their neutral values (engine._clear_payment)
+    st[E.PAYER] = -1
+    for i in range(4):
+        st[E.NEED + i] = 0
+        st[E.PAID + i] = 0
+    st[E.ANY_N] = 0
+    st[E.SUB] = 0
+    st[E.DEST] = -1
+    st[E.PAID_N] = 0
+    st[E.CONT] = -1
+    st[E.CARG] = -1
+    st[E.CARG2] = -1
+    st[E.HAND + t] = 0
+    st[E.ORPH + st[E.POS]] = t
+    st[E.LASTM] = -1
+    if E.orphanage_count(st) == 6:
+        st[E.OUTCOME] = OUT_WIN
+        st[E.PHASE] = PH_TERMINAL
+    else:
+        st[E.PHASE] = PH_POST
+    return plen
+
+
+@njit(cache=True, _nrt=False)
+def _pick_do(st, a):
+    """The pick-up a (machine a // 2, clockwise when a is even) from PH_PRE, where the hand is
+    empty: what ``E.apply(st, p, a)`` does, in place. ``_pick_undo`` takes it back."""
+    m = a // 2
+    st[E.ST_DECISIONS] += 1
+    for t in range(4):
+        st[E.HAND + t] = st[E.WORK + 4 * m + t]
+        st[E.WORK + 4 * m + t] = 0
+    st[E.POS] = m
+    st[E.DIR] = 1 if a % 2 == 0 else -1
+    st[E.PHASE] = PH_MOVE
+
+
+@njit(cache=True, _nrt=False)
+def _pick_undo(st, pos, dr):
+    """Undo ``_pick_do`` (every drop undone already): the workers back on their machine, the hand
+    empty, POS and DIR as they were (pos, dr), the phase PH_PRE."""
+    m = st[E.POS]
+    st[E.ST_DECISIONS] -= 1
+    for t in range(4):
+        st[E.WORK + 4 * m + t] = st[E.HAND + t]
+        st[E.HAND + t] = 0
+    st[E.POS] = pos
+    st[E.DIR] = dr
+    st[E.PHASE] = PH_PRE
 
 
 # ---- the evaluation ------------------------------------------------------------------------------------
@@ -297,26 +479,26 @@ def _risk_table(s, p, ws):
 @njit(cache=True, _nrt=False)
 def _reach(s, p):
     """The Orphanage entries one pick-up reaches from today's worker positions: the number of
-    distinct (section, type) entries, and a bit per type that some entry takes."""
+    distinct (section, type) entries, and a bit per type that some entry takes. (Bit 4i + t of
+    the mask: section i takes a type-t worker from a group of g that ends there, g - 1 machines
+    on either way; set without branches, counted by a bit-parallel popcount.)"""
     mask = 0
     for j in range(6):
-        g = s[E.WORK + 4 * j] + s[E.WORK + 4 * j + 1] + s[E.WORK + 4 * j + 2] + s[E.WORK + 4 * j + 3]
+        b = E.WORK + 4 * j
+        g = s[b] + s[b + 1] + s[b + 2] + s[b + 3]
         if g == 0:
             continue
-        for d in range(2):
-            i = (j + (g - 1)) % 6 if d == 0 else (j - (g - 1)) % 6
-            if s[E.ORPH + i] >= 0:
-                continue
-            for side in range(2):
-                t = p[P_SECTION_TYPES + 2 * i + side]
-                if s[E.WORK + 4 * j + t] > 0:
-                    mask |= 1 << (4 * i + t)
-    n = 0
-    types = 0
-    for i in range(24):
-        if (mask >> i) & 1:
-            n += 1
-            types |= 1 << (i % 4)
+        for i in ((j + (g - 1)) % 6, (j - (g - 1)) % 6):
+            e = 1 if s[E.ORPH + i] < 0 else 0
+            t = p[P_SECTION_TYPES + 2 * i]
+            mask |= (e & (1 if s[b + t] > 0 else 0)) << (4 * i + t)
+            t = p[P_SECTION_TYPES + 2 * i + 1]
+            mask |= (e & (1 if s[b + t] > 0 else 0)) << (4 * i + t)
+    types = (mask | (mask >> 4) | (mask >> 8) | (mask >> 12) | (mask >> 16) | (mask >> 20)) & 15
+    x = mask - ((mask >> 1) & 0x555555)
+    x = (x & 0x333333) + ((x >> 2) & 0x333333)
+    x = (x + (x >> 4)) & 0x0F0F0F
+    n = ((x * 0x010101) >> 16) & 0xFF
     return n, types
 
 
@@ -407,8 +589,9 @@ def evaluate(s, p, theta, ws):
     expc = 0.0
     quiet = 1.0  # P(no machine goes critical)
     spread = 0
+    want_spread = theta[T_SPREAD] != 0.0  # a feature whose weight is 0 is left at 0 (same score)
     for m in range(6):
-        if s[E.WORK + 4 * m] + s[E.WORK + 4 * m + 1] + s[E.WORK + 4 * m + 2] + s[E.WORK + 4 * m + 3] > 0:
+        if want_spread and s[E.WORK + 4 * m] + s[E.WORK + 4 * m + 1] + s[E.WORK + 4 * m + 2] + s[E.WORK + 4 * m + 3] > 0:
             spread += 1
         lm = s[E.MCOUNT + m] + s[E.SPY + m]
         spies += s[E.SPY + m]
@@ -428,6 +611,8 @@ def evaluate(s, p, theta, ws):
                 for t in range(4):
                     bm += s[E.BAG + 4 * m + t]
                 r = _binom_tail(draws, bm / bag_n, above + 1 - lm)
+            if r == 0.0:
+                continue  # exact: with r = 0 the updates below leave every product and sum as it is
             quiet *= 1.0 - r
         expc += r
         d4 = d4 + d3 * r
@@ -440,7 +625,7 @@ def evaluate(s, p, theta, ws):
     spots, reach = _reach(s, p)
     nxt = _enters(ws, q1, cost, s[E.CHAR + q1] == NOVA, reach)
     nxt2 = 0
-    if q2 != cur:
+    if q2 != cur and theta[T_NEXT2] != 0.0:
         nxt2 = _enters(ws, q2, cost, s[E.CHAR + q2] == NOVA, reach)
     second = 0
     if b1q >= 0:
@@ -450,7 +635,7 @@ def evaluate(s, p, theta, ws):
         prog += min(b2, cost + 1) / (cost + 1)
     if cost + 2 <= 6 + (cost - built - 1) and np_ > 2:
         prog += min(b3, cost + 2) / (cost + 2)
-    selfe = _enters(ws, cur, cost, s[E.CHAR + cur] == NOVA, reach)
+    selfe = _enters(ws, cur, cost, s[E.CHAR + cur] == NOVA, reach) if theta[T_SELF] != 0.0 else 0
     score = (theta[T_SPYLOSS] * ((1.0 - quiet) if spies >= 5 else 0.0) + theta[T_PSPY] * (1.0 - quiet) + theta[T_SPREAD] * spread + theta[T_MISSING] * max(0, cost - b1) + theta[T_SELF] * selfe + theta[T_SPIES2] * spies * spies + theta[T_PROGRESS] * prog + theta[T_BUILT] * built + theta[T_CRIT] * ncrit + theta[T_EXPCRIT] * expc
              + theta[T_P3] * (d3 + d4) + theta[T_P4] * d4 + theta[T_SPIES] * spies
              + theta[T_BEST] * min(b1, cost) / cost + theta[T_SECOND] * min(second, cost + 1) / (cost + 1)
@@ -549,12 +734,11 @@ def _offer_candidate(ws, st, plen, sc):
 
 
 @njit(cache=True, _nrt=False)
-def _post_stage1(ws, p, theta, e):
-    """Slot e holds the position after the last worker: score it, and after each legal uncover."""
-    st = ws[W_SLOT + (e) * S_SIZE: W_SLOT + (e + 1) * S_SIZE]
-    plen = ws[W_PLEN + e]
+def _post_stage1(ws, p, theta, st, plen, c):
+    """st holds the position after the last worker (path length plen): score it, and after each
+    legal uncover (made in slot c)."""
     _offer_candidate(ws, st, plen, _quant(evaluate(st, p, theta, ws)))
-    if st[E.PHASE] != PH_POST or st[E.LASTM] < 0 or st[E.UNCOVERED] != 0 or e + 1 >= N_SLOTS:
+    if st[E.PHASE] != PH_POST or st[E.LASTM] < 0 or st[E.UNCOVERED] != 0 or c >= N_SLOTS:
         return
     lm = st[E.LASTM]
     if st[E.SPY + lm] == 0 and not (st[E.CHAR + st[E.CUR]] == FARE and st[E.ABIL_USED] == 0
@@ -562,7 +746,7 @@ def _post_stage1(ws, p, theta, e):
         return  # no spy to uncover
     acts = ws[W_ACTS2: W_ACTS2 + N_ACTIONS]
     n = E.legal_actions(st, p, acts)
-    child = ws[W_SLOT + (e + 1) * S_SIZE: W_SLOT + (e + 1 + 1) * S_SIZE]
+    child = ws[W_SLOT + c * S_SIZE: W_SLOT + (c + 1) * S_SIZE]
     for i in range(n):
         a = acts[i]
         if a > A_UNCOVER_FARE_CCW:
@@ -594,42 +778,62 @@ def _section_takes(node, p):
 def _search_moves(ws, p, theta, d0):
     """Depth first over the drops from the MOVE position in slot d0 (its path length at W_PLEN+d0):
     child i < 4 drops a worker of type i, 4 enters the Orphanage (with Nova's entry when the plain
-    one is illegal)."""
+    one is illegal). The drops are made in place in slot d0 (``_drop_do``) and undone on the way
+    back (``_drop_undo``), so slot d0 ends as it began; an entry is played on a copy in slot
+    d0 + 1 (its uncovers in d0 + 2), as are the uncovers after a drop that empties the hand."""
+    st = ws[W_SLOT + d0 * S_SIZE: W_SLOT + (d0 + 1) * S_SIZE]
+    child = ws[W_SLOT + (d0 + 1) * S_SIZE: W_SLOT + (d0 + 2) * S_SIZE]
+    acts = ws[W_ACTS: W_ACTS + N_ACTIONS]
     ws[W_IT + d0] = 0
     d = d0
-    acts = ws[W_ACTS: W_ACTS + N_ACTIONS]
-    while d >= d0:
+    while True:
         it = ws[W_IT + d]
         if it >= 5 or d + 2 >= N_SLOTS:
+            if d == d0:
+                return
             d -= 1
+            _drop_undo(st, ws, ws[W_IT + d] - 1, d)
             continue
         ws[W_IT + d] = it + 1
-        node = ws[W_SLOT + (d) * S_SIZE: W_SLOT + (d + 1) * S_SIZE]
-        a = -1
-        if it < 4:
-            if node[E.HAND + it] > 0:
-                a = A_DROP + it
-        elif E.hand_total(node) == 1 and node[E.ORPH + node[E.POS]] < 0 and _section_takes(node, p):
-            # the entry child: the plain entry, else Nova's (one legal list for both)
-            n = E.legal_actions(node, p, acts)
-            if _contains(acts, n, A_ENTER):
-                a = A_ENTER
-            elif _contains(acts, n, A_ENTER_NOVA):
-                a = A_ENTER_NOVA
-        if a < 0:
-            continue
-        child = ws[W_SLOT + (d + 1) * S_SIZE: W_SLOT + (d + 1 + 1) * S_SIZE]
-        _copy(child, node)
         plen = ws[W_PLEN + d]
-        if plen < PATH_MAX:
-            ws[W_PATH + plen] = a
-        E.apply(child, p, a)
-        ws[W_PLEN + d + 1] = _settle(child, p, ws, plen + 1)
-        if child[E.PHASE] == PH_MOVE:
-            d += 1
-            ws[W_IT + d] = 0
-        else:
-            _post_stage1(ws, p, theta, d + 1)
+        if it < 4:
+            if st[E.HAND + it] == 0:
+                continue
+            pl2 = _drop_do(st, p, ws, plen, it, d)
+            if st[E.PHASE] == PH_MOVE:
+                d += 1
+                ws[W_PLEN + d] = pl2
+                ws[W_IT + d] = 0
+            else:
+                _post_stage1(ws, p, theta, st, pl2, d0 + 1)
+                _drop_undo(st, ws, it, d)
+        elif E.hand_total(st) == 1 and st[E.ORPH + st[E.POS]] < 0 and _section_takes(st, p):
+            # the entry child: the plain entry (legal iff the player holds the cost in the
+            # worker's type: engine.can_pay with one type and no substitution), else Nova's
+            t = 0
+            for t2 in range(4):
+                if st[E.HAND + t2] > 0:
+                    t = t2
+            cost = E.orphanage_count(st) + 1 + E.effect_active(st, p, E_CONSTRUCT)
+            if st[E.HAVE + 4 * st[E.CUR] + t] >= cost:
+                _copy(child, st)
+                pl2 = _enter_do(child, ws, plen, t, cost)
+                _post_stage1(ws, p, theta, child, pl2, d0 + 2)
+                continue
+            if st[E.CHAR + st[E.CUR]] != NOVA or st[E.ABIL_USED] != 0:
+                continue
+            n = E.legal_actions(st, p, acts)
+            if not _contains(acts, n, A_ENTER_NOVA):
+                continue
+            a = A_ENTER_NOVA
+            _copy(child, st)
+            if plen < PATH_MAX:
+                ws[W_PATH + plen] = a
+            E.apply(child, p, a)
+            pl2 = _settle(child, p, ws, plen + 1)
+            if child[E.PHASE] == PH_MOVE:
+                continue  # (an entry never leaves workers in hand)
+            _post_stage1(ws, p, theta, child, pl2, d0 + 2)
 
 
 @njit(cache=True, _nrt=False)
@@ -731,22 +935,23 @@ def _stage2(ws, p, theta):
 
 @njit(cache=True, _nrt=False)
 def _search_picks(ws, p, theta, d):
-    """Every pick-up (machine with workers, direction) from the PRE position in slot d."""
+    """Every pick-up (machine with workers, direction) from the PRE position in slot d, each made
+    in place on a copy in slot d + 1 (``_pick_do``) and undone after its drops were searched."""
     node = ws[W_SLOT + d * S_SIZE: W_SLOT + (d + 1) * S_SIZE]
     child = ws[W_SLOT + (d + 1) * S_SIZE: W_SLOT + (d + 2) * S_SIZE]
     plen = ws[W_PLEN + d]
+    _copy(child, node)
+    pos = child[E.POS]
+    dr = child[E.DIR]
     for a in range(A_DROP):
         m = a // 2
-        if node[E.WORK + 4 * m] + node[E.WORK + 4 * m + 1] + node[E.WORK + 4 * m + 2] + node[E.WORK + 4 * m + 3] == 0:
+        if child[E.WORK + 4 * m] + child[E.WORK + 4 * m + 1] + child[E.WORK + 4 * m + 2] + child[E.WORK + 4 * m + 3] == 0:
             continue
-        _copy(child, node)
         ws[W_PATH + plen] = a
-        E.apply(child, p, a)
-        ws[W_PLEN + d + 1] = _settle(child, p, ws, plen + 1)
-        if child[E.PHASE] == PH_MOVE:
-            _search_moves(ws, p, theta, d + 1)
-        else:
-            _post_stage1(ws, p, theta, d + 1)
+        _pick_do(child, a)
+        ws[W_PLEN + d + 1] = plen + 1
+        _search_moves(ws, p, theta, d + 1)
+        _pick_undo(child, pos, dr)
 
 
 @njit(cache=True, _nrt=False)
@@ -817,7 +1022,7 @@ def _plan(s, p, theta, ws):
         if root[E.PHASE] == PH_MOVE:
             _search_moves(ws, p, theta, 0)
         else:
-            _post_stage1(ws, p, theta, 0)
+            _post_stage1(ws, p, theta, root, ws[W_PLEN], 1)
     _stage2(ws, p, theta)
     n = ws[W_BESTN]
     if n < PATH_MAX:
