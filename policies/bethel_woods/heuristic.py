@@ -322,12 +322,7 @@ def _drop_do(st, p, ws, plen, t, d):
         st[E.HAVE + 4 * cur + t] += nfix
         st[E.ST_FIXED] += nfix
     st[E.ST_DECISIONS] += 1 + nfix
-    st[E.FIX_LEFT] = 0
-    if st[E.HAND] + st[E.HAND + 1] + st[E.HAND + 2] + st[E.HAND + 3] == 0:
-        st[E.LASTM] = m
-        st[E.PHASE] = PH_POST
-    else:
-        st[E.PHASE] = PH_MOVE
+    E._after_drop(st)
     return plen
 
 
@@ -385,18 +380,7 @@ def _enter_do(st, ws, plen, t, cost):
                 plen += 1
     st[E.HAVE + 4 * cur + t] -= cost
     st[E.ST_DECISIONS] += 1 + cost
-    # the payment is over: its fields back to their neutral values (engine._clear_payment)
-    st[E.PAYER] = -1
-    for i in range(4):
-        st[E.NEED + i] = 0
-        st[E.PAID + i] = 0
-    st[E.ANY_N] = 0
-    st[E.SUB] = 0
-    st[E.DEST] = -1
-    st[E.PAID_N] = 0
-    st[E.CONT] = -1
-    st[E.CARG] = -1
-    st[E.CARG2] = -1
+    E._clear_payment(st)  # the payment is over: its fields back to their neutral values
     st[E.HAND + t] = 0
     st[E.ORPH + st[E.POS]] = t
     st[E.LASTM] = -1

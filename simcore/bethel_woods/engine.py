@@ -533,30 +533,18 @@ def legal_actions(s, p, acts):
         q = s[PAYER]
         have = have_types(s, q)
         need = (s[NEED], s[NEED + 1], s[NEED + 2], s[NEED + 3])
-        ok0 = ok1 = ok2 = ok3 = False
+        ok = 0  # bit t: a token of type t may be paid
         for t in range(N_TYPES):
             if have[t] > 0:
                 h2 = (have[0] - (t == 0), have[1] - (t == 1), have[2] - (t == 2), have[3] - (t == 3))
                 p2 = (s[PAID] + (t == 0), s[PAID + 1] + (t == 1), s[PAID + 2] + (t == 2), s[PAID + 3] + (t == 3))
-                f = feasible(need, s[ANY_N], s[SUB], p2, s[PAID_N] + 1, h2)
-                if t == 0:
-                    ok0 = f
-                elif t == 1:
-                    ok1 = f
-                elif t == 2:
-                    ok2 = f
-                else:
-                    ok3 = f
+                if feasible(need, s[ANY_N], s[SUB], p2, s[PAID_N] + 1, h2):
+                    ok |= 1 << t
         kb = KNOW + N_KINDS * q
         for pm in range(N_MACHINES):
-            if ok0 and s[kb + N_TYPES * pm] > 0:
-                n = _add(acts, n, A_PAY + N_TYPES * pm)
-            if ok1 and s[kb + N_TYPES * pm + 1] > 0:
-                n = _add(acts, n, A_PAY + N_TYPES * pm + 1)
-            if ok2 and s[kb + N_TYPES * pm + 2] > 0:
-                n = _add(acts, n, A_PAY + N_TYPES * pm + 2)
-            if ok3 and s[kb + N_TYPES * pm + 3] > 0:
-                n = _add(acts, n, A_PAY + N_TYPES * pm + 3)
+            for t in range(N_TYPES):
+                if (ok >> t) & 1 and s[kb + N_TYPES * pm + t] > 0:
+                    n = _add(acts, n, A_PAY + N_TYPES * pm + t)
     elif ph == PH_HARRIS_FROM:
         t = s[CARG]
         for m in range(N_MACHINES):
@@ -973,7 +961,7 @@ def chance_outcome(s, p, key):
     of the stack). The n-th event of each kind uses number n of that kind's sub-stream."""
     if s[PHASE] == PH_CHANCE_MALF:
         return kind_at(s, below(substream(key, CH_MALFUNCTION), malfunctions_drawn(s, p), bag_total(s)))
-    return _reveal_outcome(s, key)  # out of line: the malfunction draw stays small enough to inline
+    return _reveal_outcome(s, key)  # out of line: the rare reveals stay out of the play loop's inlined copy
 
 
 @njit(cache=True, _nrt=False)
