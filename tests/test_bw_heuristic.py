@@ -194,3 +194,56 @@ def test_planner_steps_equal_the_engine():
                 a = pick[rng.integers(len(pick))]
             E.apply(s, p, int(a))
     assert min(seen.values()) > 0, seen
+
+
+def test_evaluate_equals_the_plain_reference():
+    """heuristic.evaluate fuses the Orphanage, worker and reach passes into one; on every decision
+    position of random and heuristic games (2 to 4 players, 0 to 5 spies), with the default and
+    with random weights (so features weighted 0 by default count too), with and without the
+    turn's risk table, it gives the plain reference's score bit for bit and leaves the same
+    scratch behind (tests/bw_heuristic_reference.py)."""
+    from arena.bethel_woods.batch import STREAM_CHANCE, stream_key
+    from bw_heuristic_reference import evaluate_plain
+    from policies.bethel_woods.heuristic import (
+        W_HAVE, W_RDRAWS, W_USE, _risk_table, evaluate, heuristic_action, heuristic_reset)
+    rng = np.random.default_rng(3)
+    lo, hi = THETA_BOUNDS[:, 0], THETA_BOUNDS[:, 1]
+    acts = np.zeros(N_ACTIONS, np.int32)
+    ws_a = np.zeros(WS_SIZE, np.int32)
+    ws_b = np.zeros(WS_SIZE, np.int32)
+    seen = {"positions": 0, "critical": 0, "over_limit": 0, "five_spies": 0, "no_table": 0, "built": 0}
+    for g, (players, spies) in enumerate([(3, 0), (2, 2), (4, 5), (3, 3)] * 3):
+        s = np.zeros(E.S_SIZE, np.int32)
+        ck = np.uint64(stream_key(np.uint64(9), g, STREAM_CHANCE))
+        E.setup(s, P, setup_config(players, spies), ck)
+        hws = np.zeros((4, WS_SIZE), np.int32)
+        for q in range(4):
+            heuristic_reset(hws[q])
+        while not E.is_terminal(s):
+            if E.is_chance(s):
+                E.apply_chance(s, P, E.chance_outcome(s, P, ck))
+                continue
+            for theta in (THETA_DEFAULT, lo + (hi - lo) * rng.random(len(lo))):
+                _risk_table(s, P, ws_a)
+                if rng.random() < 0.3:
+                    ws_a[W_RDRAWS] = -1  # as after an ability that changes the draws: no table
+                    seen["no_table"] += 1
+                ws_b[:] = ws_a
+                a, b = evaluate(s, P, theta, ws_a), evaluate_plain(s, P, theta, ws_b)
+                assert a == b, (a, b)
+                assert np.array_equal(ws_a[W_USE:W_USE + 4], ws_b[W_USE:W_USE + 4])
+                np_ = s[E.NP]
+                assert np.array_equal(ws_a[W_HAVE:W_HAVE + 4 * np_], ws_b[W_HAVE:W_HAVE + 4 * np_])
+            seen["positions"] += 1
+            seen["critical"] += E.n_critical(s, P) > 0
+            seen["over_limit"] += max(E.knowledge_total(s, q) for q in range(s[E.NP])) > E.knowledge_limit(s, P)
+            seen["five_spies"] += s[E.SPY:E.SPY + 6].sum() >= 5
+            seen["built"] += E.orphanage_count(s) > 0
+            n = E.legal_actions(s, P, acts)
+            if g % 2:
+                q = E.current_player(s)
+                a = heuristic_action(s, P, THETA_DEFAULT, q, acts, n, np.uint64(0), hws[q])
+            else:
+                a = acts[rng.integers(n)]
+            E.apply(s, P, int(a))
+    assert min(seen.values()) > 0, seen

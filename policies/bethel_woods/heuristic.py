@@ -150,7 +150,8 @@ W_THASH = W_TPL + K_CAND             # K_CAND: a hash of their end positions (du
 W_TPATH = W_THASH + K_CAND           # K_CAND * PATH_MAX: their paths
 W_UNDO = W_TPATH + K_CAND * PATH_MAX # N_SLOTS * U_SIZE: what undoes the drop made at each depth
 U_SIZE = 12                          # per depth: pos, phase, last type, fix_left, lastm, fixes, 6 fixes by kind
-WS_SIZE = W_UNDO + N_SLOTS * U_SIZE
+W_SECB = W_UNDO + N_SLOTS * U_SIZE   # 6: the types Orphanage section i accepts, as bits (set by _plan)
+WS_SIZE = W_SECB + 6
 
 NEG_INF_Q = -2_000_000_000
 RISK_SCALE = float(1 << 30)
@@ -273,7 +274,7 @@ def _settle(st, p, ws, plen):
 
 
 # ---- the planner's own steps: drops and pick-ups in place, undone on the way back -------------------
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _drop_do(st, p, ws, plen, t, d):
     """Drop a type-t worker (st in PH_MOVE, one in hand) and fix greedily: the same position and
     path as ``E.apply(st, p, A_DROP + t)`` followed by ``_settle`` (each fix takes the lowest
@@ -301,21 +302,22 @@ def _drop_do(st, p, ws, plen, t, d):
         ws[W_PATH + plen] = A_DROP + t
     plen += 1
     nfix = 0
-    b = E.BOARD + 24 * m + t
-    kb = E.KNOW + 24 * cur + t
-    for pm in range(6):
-        c = st[b + 4 * pm]
-        f = c if c < w else w
-        ws[u + 6 + pm] = f
-        if f > 0:
-            st[b + 4 * pm] = c - f
-            st[kb + 4 * pm] += f
-            w -= f
-            nfix += f
-            for _ in range(f):
-                if plen < PATH_MAX:
-                    ws[W_PATH + plen] = A_FIX + 4 * pm + t
-                plen += 1
+    if st[E.MCOUNT + m] > 0:  # (no malfunction at m: nothing to fix, and W_UNDO's fixes unread)
+        b = E.BOARD + 24 * m + t
+        kb = E.KNOW + 24 * cur + t
+        for pm in range(6):
+            c = st[b + 4 * pm]
+            f = c if c < w else w
+            ws[u + 6 + pm] = f
+            if f > 0:
+                st[b + 4 * pm] = c - f
+                st[kb + 4 * pm] += f
+                w -= f
+                nfix += f
+                for _ in range(f):
+                    if plen < PATH_MAX:
+                        ws[W_PATH + plen] = A_FIX + 4 * pm + t
+                    plen += 1
     ws[u + 5] = nfix
     if nfix > 0:
         st[E.MCOUNT + m] -= nfix
@@ -326,7 +328,7 @@ def _drop_do(st, p, ws, plen, t, d):
     return plen
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _drop_undo(st, ws, t, d):
     """Undo the type-t drop ``_drop_do`` made at depth d: st is again exactly as before it."""
     u = W_UNDO + d * U_SIZE
@@ -392,7 +394,7 @@ def _enter_do(st, ws, plen, t, cost):
     return plen
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _pick_do(st, a):
     """The pick-up a (machine a // 2, clockwise when a is even) from PH_PRE, where the hand is
     empty: what ``E.apply(st, p, a)`` does, in place. ``_pick_undo`` takes it back."""
@@ -406,7 +408,7 @@ def _pick_do(st, a):
     st[E.PHASE] = PH_MOVE
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _pick_undo(st, pos, dr):
     """Undo ``_pick_do`` (every drop undone already): the workers back on their machine, the hand
     empty, POS and DIR as they were (pos, dr), the phase PH_PRE."""
@@ -448,6 +450,8 @@ def _binom_tail(n, pr, r):
 def _risk_table(s, p, ws):
     """P(machine m goes critical in the next placement | its load l) for the turn's usual number
     of draws: the bag does not change during a turn, so evaluate looks these up."""
+    for i in range(6):
+        ws[W_SECB + i] = (1 << p[P_SECTION_TYPES + 2 * i]) | (1 << p[P_SECTION_TYPES + 2 * i + 1])
     draws = p[P_PER_TURN] - s[E.VIOLET_RED] + E.effect_active(s, p, E_EXTRA)
     bag_n = s[E.BAG_N]
     ws[W_RDRAWS] = draws if bag_n > 0 and p[P_CRIT_ABOVE] == 3 else -1
@@ -501,16 +505,67 @@ def _enters(ws, q, cost, nova, reach):
 
 @njit(cache=True, _nrt=False)
 def evaluate(s, p, theta, ws):
-    """The linear score of a position at the end of a turn's moves (before `end turn`)."""
+    """The linear score of a position at the end of a turn's moves (before `end turn`).
+
+    One pass over the Orphanage and one over the machines give what ``_usable``, ``_reach`` and
+    ``E.orphanage_count`` would (the section type bits at ws[W_SECB:] come from ``_plan``); the
+    same score as tests/bw_heuristic_reference.py::evaluate_plain, bit for bit."""
     ws[W_NEVAL] = (ws[W_NEVAL] + 1) & 0x3FFFFFFF
     if s[E.PHASE] == PH_TERMINAL:
         return WIN_SCORE if s[E.OUTCOME] == OUT_WIN else -WIN_SCORE
     np_ = s[E.NP]
     cur = s[E.CUR]
     above = p[P_CRIT_ABOVE]
-    built = E.orphanage_count(s)
+    # the Orphanage: pieces built, open sections (bits), the types open sections accept (bits)
+    built = 0
+    openm = 0
+    acc = 0
+    for i in range(6):
+        if s[E.ORPH + i] >= 0:
+            built += 1
+        else:
+            openm |= 1 << i
+            acc |= ws[W_SECB + i]
+    # the workers: each machine's group, the types on it; the entries one pick-up reaches
+    # (bit 4i + t: section i takes a type-t worker from a group that ends there)
+    outm = ((1 if s[E.HAND] > 0 else 0) | (2 if s[E.HAND + 1] > 0 else 0)
+            | (4 if s[E.HAND + 2] > 0 else 0) | (8 if s[E.HAND + 3] > 0 else 0))
+    mask = 0
+    spread = 0
+    for j in range(6):
+        b = E.WORK + 4 * j
+        w0 = s[b]
+        w1 = s[b + 1]
+        w2 = s[b + 2]
+        w3 = s[b + 3]
+        g = w0 + w1 + w2 + w3
+        if g == 0:
+            continue
+        spread += 1
+        tm = (1 if w0 > 0 else 0) | (2 if w1 > 0 else 0) | (4 if w2 > 0 else 0) | (8 if w3 > 0 else 0)
+        outm |= tm
+        gm = (g - 1) % 6
+        i1 = j + gm
+        if i1 >= 6:
+            i1 -= 6
+        i2 = j - gm
+        if i2 < 0:
+            i2 += 6
+        if (openm >> i1) & 1 != 0:
+            mask |= (tm & ws[W_SECB + i1]) << (4 * i1)
+        if (openm >> i2) & 1 != 0:
+            mask |= (tm & ws[W_SECB + i2]) << (4 * i2)
+    use = acc & outm  # types some open section accepts, with a worker outside the Orphanage
+    for t in range(4):
+        ws[W_USE + t] = (use >> t) & 1
+    reach = (mask | (mask >> 4) | (mask >> 8) | (mask >> 12) | (mask >> 16) | (mask >> 20)) & 15
+    x = mask - ((mask >> 1) & 0x555555)
+    x = (x & 0x333333) + ((x >> 2) & 0x333333)
+    x = (x + (x >> 4)) & 0x0F0F0F
+    spots = ((x * 0x010101) >> 16) & 0xFF
+    if theta[T_SPREAD] == 0.0:
+        spread = 0  # a feature whose weight is 0 is left at 0 (same score)
     cost = built + 1 + E.effect_active(s, p, E_CONSTRUCT)
-    _usable(s, p, ws)
     lim = E.knowledge_limit(s, p)
     # knowledge after the end-of-turn discard (canonical rule)
     know = 0
@@ -521,30 +576,50 @@ def evaluate(s, p, theta, ws):
     ready = 0
     conc = 0
     for q in range(np_):
-        tot = 0
-        for t in range(4):
-            h = s[E.HAVE + 4 * q + t]
-            ws[W_HAVE + 4 * q + t] = h
-            tot += h
+        hb = E.HAVE + 4 * q
+        h0 = s[hb]
+        h1 = s[hb + 1]
+        h2 = s[hb + 2]
+        h3 = s[hb + 3]
+        tot = h0 + h1 + h2 + h3
         while tot > lim:
+            # drop one of the type worth least (the first such type): _keep_value, inlined
             bt = -1
             bv = 1 << 30
-            for t in range(4):
-                h = ws[W_HAVE + 4 * q + t]
-                if h > 0:
-                    v = _keep_value(h, ws[W_USE + t])
-                    if v < bv:
-                        bv = v
-                        bt = t
-            ws[W_HAVE + 4 * q + bt] -= 1
+            if h0 > 0 and 4 * h0 + 3 * (use & 1) < bv:
+                bv = 4 * h0 + 3 * (use & 1)
+                bt = 0
+            if h1 > 0 and 4 * h1 + 3 * ((use >> 1) & 1) < bv:
+                bv = 4 * h1 + 3 * ((use >> 1) & 1)
+                bt = 1
+            if h2 > 0 and 4 * h2 + 3 * ((use >> 2) & 1) < bv:
+                bv = 4 * h2 + 3 * ((use >> 2) & 1)
+                bt = 2
+            if h3 > 0 and 4 * h3 + 3 * ((use >> 3) & 1) < bv:
+                bt = 3
+            if bt == 0:
+                h0 -= 1
+            elif bt == 1:
+                h1 -= 1
+            elif bt == 2:
+                h2 -= 1
+            else:
+                h3 -= 1
             tot -= 1
+        ws[W_HAVE + 4 * q] = h0
+        ws[W_HAVE + 4 * q + 1] = h1
+        ws[W_HAVE + 4 * q + 2] = h2
+        ws[W_HAVE + 4 * q + 3] = h3
         know += tot
         best = 0
-        for t in range(4):
-            if ws[W_USE + t]:
-                h = ws[W_HAVE + 4 * q + t]
-                if h > best:
-                    best = h
+        if (use & 1) != 0 and h0 > best:
+            best = h0
+        if (use & 2) != 0 and h1 > best:
+            best = h1
+        if (use & 4) != 0 and h2 > best:
+            best = h2
+        if (use & 8) != 0 and h3 > best:
+            best = h3
         conc += best
         if best >= cost:
             ready += 1
@@ -561,6 +636,8 @@ def evaluate(s, p, theta, ws):
     # the next placement: expected critical machines from the bag's odds
     draws = p[P_PER_TURN] - s[E.VIOLET_RED] + E.effect_active(s, p, E_EXTRA)
     bag_n = s[E.BAG_N]
+    table = draws == ws[W_RDRAWS]
+    rone = s[E.RONE_M]
     ncrit = 0
     load = 0
     maxload = 0
@@ -572,13 +649,10 @@ def evaluate(s, p, theta, ws):
     d4 = 0.0  # P(4 or more)
     expc = 0.0
     quiet = 1.0  # P(no machine goes critical)
-    spread = 0
-    want_spread = theta[T_SPREAD] != 0.0  # a feature whose weight is 0 is left at 0 (same score)
     for m in range(6):
-        if want_spread and s[E.WORK + 4 * m] + s[E.WORK + 4 * m + 1] + s[E.WORK + 4 * m + 2] + s[E.WORK + 4 * m + 3] > 0:
-            spread += 1
-        lm = s[E.MCOUNT + m] + s[E.SPY + m]
-        spies += s[E.SPY + m]
+        sp = s[E.SPY + m]
+        lm = s[E.MCOUNT + m] + sp
+        spies += sp
         load += lm
         if lm > above:
             ncrit += 1
@@ -586,9 +660,9 @@ def evaluate(s, p, theta, ws):
         else:
             if lm > maxload:
                 maxload = lm
-            if s[E.RONE_M] == m or bag_n == 0:
-                r = 0.0
-            elif draws == ws[W_RDRAWS] and lm < 4:
+            if rone == m or bag_n == 0:
+                continue  # r = 0: every product and sum below stays as it is
+            elif table and lm < 4:
                 r = ws[W_RISK + 4 * m + lm] / RISK_SCALE
             else:
                 bm = 0
@@ -606,7 +680,6 @@ def evaluate(s, p, theta, ws):
         d0 = d0 * (1.0 - r)
     q1 = (cur + 1) % np_
     q2 = (cur + 2) % np_
-    spots, reach = _reach(s, p)
     nxt = _enters(ws, q1, cost, s[E.CHAR + q1] == NOVA, reach)
     nxt2 = 0
     if q2 != cur and theta[T_NEXT2] != 0.0:
@@ -745,7 +818,7 @@ def _post_stage1(ws, p, theta, st, plen, c):
         _offer_candidate(ws, child, pl2, _quant(evaluate(child, p, theta, ws)))
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, inline="always")
 def _section_takes(node, p):
     """Does the Orphanage section at the group's machine take the type of the last worker in
     hand? (A rule the entry's legality starts with: when it does not, no entry is legal and the
