@@ -151,7 +151,9 @@ W_TPATH = W_THASH + K_CAND           # K_CAND * PATH_MAX: their paths
 W_UNDO = W_TPATH + K_CAND * PATH_MAX # N_SLOTS * U_SIZE: what undoes the drop made at each depth
 U_SIZE = 12                          # per depth: pos, phase, last type, fix_left, lastm, fixes, 6 fixes by kind
 W_SECB = W_UNDO + N_SLOTS * U_SIZE   # 6: the types Orphanage section i accepts, as bits (set by _plan)
-WS_SIZE = W_SECB + 6
+W_ENDS = W_SECB + 6                  # 36: at 6j + (g - 1) % 6, the (section, type) bits (bit 4i + t) a
+                                     # group of g on machine j can enter, either way (set by _plan)
+WS_SIZE = W_ENDS + 36
 
 NEG_INF_Q = -2_000_000_000
 RISK_SCALE = float(1 << 30)
@@ -452,6 +454,11 @@ def _risk_table(s, p, ws):
     of draws: the bag does not change during a turn, so evaluate looks these up."""
     for i in range(6):
         ws[W_SECB + i] = (1 << p[P_SECTION_TYPES + 2 * i]) | (1 << p[P_SECTION_TYPES + 2 * i + 1])
+    for j in range(6):
+        for gm in range(6):
+            i1 = (j + gm) % 6
+            i2 = (j - gm) % 6
+            ws[W_ENDS + 6 * j + gm] = (ws[W_SECB + i1] << (4 * i1)) | (ws[W_SECB + i2] << (4 * i2))
     draws = p[P_PER_TURN] - s[E.VIOLET_RED] + E.effect_active(s, p, E_EXTRA)
     bag_n = s[E.BAG_N]
     ws[W_RDRAWS] = draws if bag_n > 0 and p[P_CRIT_ABOVE] == 3 else -1
@@ -518,13 +525,13 @@ def evaluate(s, p, theta, ws):
     above = p[P_CRIT_ABOVE]
     # the Orphanage: pieces built, open sections (bits), the types open sections accept (bits)
     built = 0
-    openm = 0
+    open4 = 0  # 0xF at bits 4i..4i+3 for an open section i
     acc = 0
     for i in range(6):
         if s[E.ORPH + i] >= 0:
             built += 1
         else:
-            openm |= 1 << i
+            open4 |= 15 << (4 * i)
             acc |= ws[W_SECB + i]
     # the workers: each machine's group, the types on it; the entries one pick-up reaches
     # (bit 4i + t: section i takes a type-t worker from a group that ends there)
@@ -544,17 +551,8 @@ def evaluate(s, p, theta, ws):
         spread += 1
         tm = (1 if w0 > 0 else 0) | (2 if w1 > 0 else 0) | (4 if w2 > 0 else 0) | (8 if w3 > 0 else 0)
         outm |= tm
-        gm = (g - 1) % 6
-        i1 = j + gm
-        if i1 >= 6:
-            i1 -= 6
-        i2 = j - gm
-        if i2 < 0:
-            i2 += 6
-        if (openm >> i1) & 1 != 0:
-            mask |= (tm & ws[W_SECB + i1]) << (4 * i1)
-        if (openm >> i2) & 1 != 0:
-            mask |= (tm & ws[W_SECB + i2]) << (4 * i2)
+        mask |= (tm * 0x111111) & ws[W_ENDS + 6 * j + (g - 1) % 6]  # tm in every section's bits
+    mask &= open4
     use = acc & outm  # types some open section accepts, with a worker outside the Orphanage
     for t in range(4):
         ws[W_USE + t] = (use >> t) & 1
