@@ -31,7 +31,11 @@ plans the whole turn and then plays the plan's steps one decision at a time:
 Speed: pick-ups, drops with their greedy fixes and plain entries are made by the planner in place
 (``_pick_do``, ``_drop_do``, ``_enter_do``: the engine's ``apply`` plus the canonical steps, the
 same position and path, tests/test_bw_heuristic.py::test_planner_steps_equal_the_engine), and the
-drop search undoes each drop on the way back instead of copying a position per node.
+drop search undoes each drop on the way back instead of copying a position per node (the drop and
+pick-up steps are inlined into it). ``evaluate`` makes one pass over the Orphanage and one over the
+machines, with two small tables made once per plan (the types each section accepts, W_SECB, and
+the entries a group of each size on each machine can reach, W_ENDS); it gives the plain
+feature-by-feature score bit for bit (tests/bw_heuristic_reference.py).
 
 The plan's actions (and ``end turn``) are kept in the workspace and replayed while the position
 is the expected one (same turn, same decision count, the action legal); otherwise it re-plans.
