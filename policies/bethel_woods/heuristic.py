@@ -455,7 +455,8 @@ def _binom_tail(n, pr, r):
 @njit(cache=True, _nrt=False)
 def _risk_table(s, p, ws):
     """P(machine m goes critical in the next placement | its load l) for the turn's usual number
-    of draws: the bag does not change during a turn, so evaluate looks these up."""
+    of draws: the bag does not change during a turn, so evaluate looks these up. Also the two
+    tables of the rules that evaluate reads: W_SECB and W_ENDS."""
     for i in range(6):
         ws[W_SECB + i] = (1 << p[P_SECTION_TYPES + 2 * i]) | (1 << p[P_SECTION_TYPES + 2 * i + 1])
     for j in range(6):
@@ -519,8 +520,9 @@ def evaluate(s, p, theta, ws):
     """The linear score of a position at the end of a turn's moves (before `end turn`).
 
     One pass over the Orphanage and one over the machines give what ``_usable``, ``_reach`` and
-    ``E.orphanage_count`` would (the section type bits at ws[W_SECB:] come from ``_plan``); the
-    same score as tests/bw_heuristic_reference.py::evaluate_plain, bit for bit."""
+    ``E.orphanage_count`` would (with the tables W_SECB and W_ENDS that ``_plan`` makes through
+    ``_risk_table``); the same score as tests/bw_heuristic_reference.py::evaluate_plain, bit for
+    bit, and the same scratch left at W_USE and W_HAVE."""
     ws[W_NEVAL] = (ws[W_NEVAL] + 1) & 0x3FFFFFFF
     if s[E.PHASE] == PH_TERMINAL:
         return WIN_SCORE if s[E.OUTCOME] == OUT_WIN else -WIN_SCORE
