@@ -477,6 +477,18 @@ def _risk_table(s, p, ws):
 
 
 @njit(cache=True, _nrt=False)
+def _entry_bits(mask):
+    """The number of (section, type) entries in an entry mask (bit 4i + t), by a bit-parallel
+    popcount, and the bits of the types some entry takes (the OR of its six nibbles)."""
+    types = (mask | (mask >> 4) | (mask >> 8) | (mask >> 12) | (mask >> 16) | (mask >> 20)) & 15
+    x = mask - ((mask >> 1) & 0x555555)
+    x = (x & 0x333333) + ((x >> 2) & 0x333333)
+    x = (x + (x >> 4)) & 0x0F0F0F
+    n = ((x * 0x010101) >> 16) & 0xFF
+    return n, types
+
+
+@njit(cache=True, _nrt=False)
 def _reach(s, p):
     """The Orphanage entries one pick-up reaches from today's worker positions: the number of
     distinct (section, type) entries, and a bit per type that some entry takes. (Bit 4i + t of
@@ -494,12 +506,7 @@ def _reach(s, p):
             mask |= (e & (1 if s[b + t] > 0 else 0)) << (4 * i + t)
             t = p[P_SECTION_TYPES + 2 * i + 1]
             mask |= (e & (1 if s[b + t] > 0 else 0)) << (4 * i + t)
-    types = (mask | (mask >> 4) | (mask >> 8) | (mask >> 12) | (mask >> 16) | (mask >> 20)) & 15
-    x = mask - ((mask >> 1) & 0x555555)
-    x = (x & 0x333333) + ((x >> 2) & 0x333333)
-    x = (x + (x >> 4)) & 0x0F0F0F
-    n = ((x * 0x010101) >> 16) & 0xFF
-    return n, types
+    return _entry_bits(mask)
 
 
 @njit(cache=True, _nrt=False)
@@ -513,6 +520,26 @@ def _enters(ws, q, cost, nova, reach):
             if h >= cost or (nova and h >= cost - 1 and tot >= cost):
                 return 1
     return 0
+
+
+@njit(cache=True, _nrt=False)
+def _discard_to_limit(ws, b, tot, lim, use):
+    """The end-of-turn discard by the canonical rule on one player's stacks at ws[b:b + 4] (tot
+    tokens, use: the usable types as bits): while over the limit, one token of the first type
+    worth least to keep. Returns the tokens kept."""
+    while tot > lim:
+        bt = -1
+        bv = 1 << 30
+        for t in range(4):
+            h = ws[b + t]
+            if h > 0:
+                v = _keep_value(h, (use >> t) & 1)
+                if v < bv:
+                    bv = v
+                    bt = t
+        ws[b + bt] -= 1
+        tot -= 1
+    return tot
 
 
 @njit(cache=True, _nrt=False)
@@ -562,11 +589,7 @@ def evaluate(s, p, theta, ws):
     use = acc & outm  # types some open section accepts, with a worker outside the Orphanage
     for t in range(4):
         ws[W_USE + t] = (use >> t) & 1
-    reach = (mask | (mask >> 4) | (mask >> 8) | (mask >> 12) | (mask >> 16) | (mask >> 20)) & 15
-    x = mask - ((mask >> 1) & 0x555555)
-    x = (x & 0x333333) + ((x >> 2) & 0x333333)
-    x = (x + (x >> 4)) & 0x0F0F0F
-    spots = ((x * 0x010101) >> 16) & 0xFF
+    spots, reach = _entry_bits(mask)
     if theta[T_SPREAD] == 0.0:
         spread = 0  # a feature whose weight is 0 is left at 0 (same score)
     cost = built + 1 + E.effect_active(s, p, E_CONSTRUCT)
@@ -586,34 +609,16 @@ def evaluate(s, p, theta, ws):
         h2 = s[hb + 2]
         h3 = s[hb + 3]
         tot = h0 + h1 + h2 + h3
-        while tot > lim:
-            # drop one of the type worth least (the first such type): _keep_value, inlined
-            bt = -1
-            bv = 1 << 30
-            if h0 > 0 and 4 * h0 + 3 * (use & 1) < bv:
-                bv = 4 * h0 + 3 * (use & 1)
-                bt = 0
-            if h1 > 0 and 4 * h1 + 3 * ((use >> 1) & 1) < bv:
-                bv = 4 * h1 + 3 * ((use >> 1) & 1)
-                bt = 1
-            if h2 > 0 and 4 * h2 + 3 * ((use >> 2) & 1) < bv:
-                bv = 4 * h2 + 3 * ((use >> 2) & 1)
-                bt = 2
-            if h3 > 0 and 4 * h3 + 3 * ((use >> 3) & 1) < bv:
-                bt = 3
-            if bt == 0:
-                h0 -= 1
-            elif bt == 1:
-                h1 -= 1
-            elif bt == 2:
-                h2 -= 1
-            else:
-                h3 -= 1
-            tot -= 1
         ws[W_HAVE + 4 * q] = h0
         ws[W_HAVE + 4 * q + 1] = h1
         ws[W_HAVE + 4 * q + 2] = h2
         ws[W_HAVE + 4 * q + 3] = h3
+        if tot > lim:
+            tot = _discard_to_limit(ws, W_HAVE + 4 * q, tot, lim, use)
+            h0 = ws[W_HAVE + 4 * q]
+            h1 = ws[W_HAVE + 4 * q + 1]
+            h2 = ws[W_HAVE + 4 * q + 2]
+            h3 = ws[W_HAVE + 4 * q + 3]
         know += tot
         best = 0
         if (use & 1) != 0 and h0 > best:
