@@ -247,3 +247,54 @@ def test_evaluate_equals_the_plain_reference():
                 a = acts[rng.integers(n)]
             E.apply(s, P, int(a))
     assert min(seen.values()) > 0, seen
+
+
+def test_exact_payment_step_equals_the_general_one():
+    """The canonical payment step skips engine.feasible for payments of exact types (it compares
+    paid with need instead). At every payment of random and heuristic games (2 to 4 players, 0 to
+    5 spies, random payments too, so not only the canonical ones), with the position's usable
+    types and with random ones (which change the keep values and so the ties), it chooses the
+    token the general step chooses (tests/bw_heuristic_reference.py::pay_step_plain)."""
+    from arena.bethel_woods.batch import STREAM_CHANCE, stream_key
+    from bw_heuristic_reference import pay_step_plain
+    from policies.bethel_woods.heuristic import W_USE, _pay_step, _usable, heuristic_action, heuristic_reset
+    from simcore.bethel_woods.actions import A_PAY, PH_PAY
+    rng = np.random.default_rng(5)
+    acts = np.zeros(N_ACTIONS, np.int32)
+    ws = np.zeros(WS_SIZE, np.int32)
+    seen = {"exact": 0, "general": 0, "two_owed": 0, "not_first_owed": 0, "destination": 0}
+    for g, (players, spies) in enumerate([(3, 0), (2, 2), (4, 5), (3, 3)] * 10):
+        s = np.zeros(E.S_SIZE, np.int32)
+        ck = np.uint64(stream_key(np.uint64(13), g, STREAM_CHANCE))
+        E.setup(s, P, setup_config(players, spies), ck)
+        hws = np.zeros((4, WS_SIZE), np.int32)
+        for q in range(4):
+            heuristic_reset(hws[q])
+        while not E.is_terminal(s):
+            if E.is_chance(s):
+                E.apply_chance(s, P, E.chance_outcome(s, P, ck))
+                continue
+            n = E.legal_actions(s, P, acts)
+            if s[E.PHASE] == PH_PAY:
+                exact = s[E.ANY_N] == 0 and s[E.SUB] == 0
+                for k in range(3):
+                    _usable(s, P, ws)
+                    if k:
+                        ws[W_USE:W_USE + 4] = rng.integers(0, 2, 4)
+                    a = _pay_step(s, ws)
+                    assert a == pay_step_plain(s, ws), (a, pay_step_plain(s, ws))
+                    assert a in acts[:n]
+                seen["exact" if exact else "general"] += 1
+                if exact:
+                    q = s[E.PAYER]
+                    owed = [t for t in range(4) if s[E.PAID + t] < s[E.NEED + t] and s[E.HAVE + 4 * q + t] > 0]
+                    seen["two_owed"] += len(owed) >= 2
+                    seen["not_first_owed"] += (a - A_PAY) % 4 != owed[0]
+                    seen["destination"] += s[E.DEST] >= 0
+            if g % 2:
+                q = E.current_player(s)
+                a = heuristic_action(s, P, THETA_DEFAULT, q, acts, n, np.uint64(0), hws[q])
+            else:
+                a = acts[rng.integers(n)]
+            E.apply(s, P, int(a))
+    assert min(seen.values()) > 0, seen

@@ -227,6 +227,8 @@ def _pay_rule(s, p, ws):
 def _pay_step(s, ws):
     """``_pay_rule`` with the usable types already at ws[W_USE:] (``_usable`` of this position)."""
     q = s[E.PAYER]
+    if s[E.ANY_N] == 0 and s[E.SUB] == 0:
+        return _pay_step_exact(s, ws, q)
     need = (s[E.NEED], s[E.NEED + 1], s[E.NEED + 2], s[E.NEED + 3])
     have = E.have_types(s, q)
     best_k = -1
@@ -247,6 +249,34 @@ def _pay_step(s, ws):
         if E.feasible(need, s[E.ANY_N], s[E.SUB], p2, s[E.PAID_N] + 1, h2):
             best_v = v
             best_k = kmin
+    return A_PAY + best_k
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _pay_step_exact(s, ws, q):
+    """``_pay_step`` for a payment of exact types (no tokens of any type, no substitution: the
+    uncovers, Harris, Junas, Violet and Rone without the ability tax). Of a payment that can be
+    completed, paying a type-t token keeps it completable iff a type-t token is still owed
+    (paid[t] < need[t]), so the feasibility test is that comparison: the same step, without
+    ``E.feasible`` (tests/test_bw_heuristic.py::test_exact_payment_step_equals_the_general_one)."""
+    best_k = -1
+    best_v = 1 << 30
+    for t in range(4):
+        h = s[E.HAVE + 4 * q + t]
+        if h == 0 or s[E.PAID + t] >= s[E.NEED + t]:
+            continue
+        v = _keep_value(h, ws[W_USE + t])
+        if v > best_v:
+            continue
+        kmin = -1
+        for pm in range(6):
+            if s[E.KNOW + 24 * q + 4 * pm + t] > 0:
+                kmin = 4 * pm + t
+                break
+        if v == best_v and kmin > best_k:
+            continue
+        best_v = v
+        best_k = kmin
     return A_PAY + best_k
 
 
