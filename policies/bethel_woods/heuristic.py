@@ -255,10 +255,11 @@ def _pay_step(s, ws):
 @njit(cache=True, _nrt=False, inline="always")
 def _pay_step_exact(s, ws, q):
     """``_pay_step`` for a payment of exact types (no tokens of any type, no substitution: the
-    uncovers, Harris, Junas, Violet and Rone without the ability tax). Of a payment that can be
-    completed, paying a type-t token keeps it completable iff a type-t token is still owed
-    (paid[t] < need[t]), so the feasibility test is that comparison: the same step, without
-    ``E.feasible`` (tests/test_bw_heuristic.py::test_exact_payment_step_equals_the_general_one)."""
+    uncovers, Harris, Junas, Violet and Rone, unless a critical effect adds a token of any type,
+    the ability tax or the uncover's extra token). Of a payment that can be completed, paying a
+    type-t token keeps it completable iff a type-t token is still owed (paid[t] < need[t]), so
+    the feasibility test is that comparison: the same step, without ``E.feasible``
+    (tests/test_bw_heuristic.py::test_exact_payment_step_equals_the_general_one)."""
     best_k = -1
     best_v = 1 << 30
     for t in range(4):
