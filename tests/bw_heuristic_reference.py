@@ -1,5 +1,4 @@
-"""The plain references for the Bethel Woods heuristic's evaluation and payment step
-(tests/test_bw_heuristic.py)."""
+"""The plain reference for the Bethel Woods heuristic's evaluation (tests/test_bw_heuristic.py)."""
 from numba import njit
 
 from policies.bethel_woods.heuristic import (
@@ -9,7 +8,7 @@ from policies.bethel_woods.heuristic import (
     W_USE, WIN_SCORE, _binom_tail, _enters, _keep_value, _reach, _usable,
 )
 from simcore.bethel_woods import engine as E
-from simcore.bethel_woods.actions import A_PAY, OUT_WIN, PH_TERMINAL
+from simcore.bethel_woods.actions import OUT_WIN, PH_TERMINAL
 from simcore.bethel_woods.rules import E_CONSTRUCT, E_EXTRA, NOVA, P_CRIT_ABOVE, P_PER_TURN
 
 
@@ -146,33 +145,3 @@ def evaluate_plain(s, p, theta, ws):
     if ncrit >= E.CRITICAL_LOSS_AT:
         score += LOSS_SCORE
     return score
-
-
-@njit(cache=True, _nrt=False)
-def pay_step_plain(s, ws):
-    """heuristic._pay_step as first written, for every payment: of the types held, the one worth
-    least to keep (then the lowest kind) whose payment leaves the payment completable, by
-    engine.feasible. The compiled step skips the feasibility test for payments of exact types; it
-    must choose the same token."""
-    q = s[E.PAYER]
-    need = (s[E.NEED], s[E.NEED + 1], s[E.NEED + 2], s[E.NEED + 3])
-    have = E.have_types(s, q)
-    best_k = -1
-    best_v = 1 << 30
-    for t in range(4):
-        if have[t] == 0:
-            continue
-        v = _keep_value(have[t], ws[W_USE + t])
-        kmin = -1
-        for pm in range(6):
-            if s[E.KNOW + 24 * q + 4 * pm + t] > 0:
-                kmin = 4 * pm + t
-                break
-        if v > best_v or (v == best_v and kmin > best_k):
-            continue
-        h2 = (have[0] - (t == 0), have[1] - (t == 1), have[2] - (t == 2), have[3] - (t == 3))
-        p2 = (s[E.PAID] + (t == 0), s[E.PAID + 1] + (t == 1), s[E.PAID + 2] + (t == 2), s[E.PAID + 3] + (t == 3))
-        if E.feasible(need, s[E.ANY_N], s[E.SUB], p2, s[E.PAID_N] + 1, h2):
-            best_v = v
-            best_k = kmin
-    return A_PAY + best_k

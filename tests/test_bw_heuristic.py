@@ -196,25 +196,16 @@ def test_planner_steps_equal_the_engine():
     assert min(seen.values()) > 0, seen
 
 
-def test_evaluate_equals_the_plain_reference():
-    """heuristic.evaluate fuses the Orphanage, worker and reach passes into one; on every decision
-    position of random and heuristic games (2 to 4 players, 0 to 5 spies), with the default and
-    with random weights (so features weighted 0 by default count too), with and without the
-    turn's risk table, it gives the plain reference's score bit for bit and leaves the same
-    scratch behind (tests/bw_heuristic_reference.py)."""
+def _decision_positions(seed, games, rng):
+    """Every decision position of `games` games (3p/0s, 2p/2s, 4p/5s, 3p/3s in turn; odd games
+    played by the heuristic, even ones at random with rng): yields (s, acts, n), then plays on."""
     from arena.bethel_woods.batch import STREAM_CHANCE, stream_key
-    from bw_heuristic_reference import evaluate_plain
-    from policies.bethel_woods.heuristic import (
-        W_HAVE, W_RDRAWS, W_USE, _risk_table, evaluate, heuristic_action, heuristic_reset)
-    rng = np.random.default_rng(3)
-    lo, hi = THETA_BOUNDS[:, 0], THETA_BOUNDS[:, 1]
+    from policies.bethel_woods.heuristic import heuristic_action, heuristic_reset
     acts = np.zeros(N_ACTIONS, np.int32)
-    ws_a = np.zeros(WS_SIZE, np.int32)
-    ws_b = np.zeros(WS_SIZE, np.int32)
-    seen = {"positions": 0, "critical": 0, "over_limit": 0, "five_spies": 0, "no_table": 0, "built": 0}
-    for g, (players, spies) in enumerate([(3, 0), (2, 2), (4, 5), (3, 3)] * 3):
+    for g in range(games):
+        players, spies = [(3, 0), (2, 2), (4, 5), (3, 3)][g % 4]
         s = np.zeros(E.S_SIZE, np.int32)
-        ck = np.uint64(stream_key(np.uint64(9), g, STREAM_CHANCE))
+        ck = np.uint64(stream_key(np.uint64(seed), g, STREAM_CHANCE))
         E.setup(s, P, setup_config(players, spies), ck)
         hws = np.zeros((4, WS_SIZE), np.int32)
         for q in range(4):
@@ -223,29 +214,46 @@ def test_evaluate_equals_the_plain_reference():
             if E.is_chance(s):
                 E.apply_chance(s, P, E.chance_outcome(s, P, ck))
                 continue
-            for theta in (THETA_DEFAULT, lo + (hi - lo) * rng.random(len(lo))):
-                _risk_table(s, P, ws_a)
-                if rng.random() < 0.3:
-                    ws_a[W_RDRAWS] = -1  # as after an ability that changes the draws: no table
-                    seen["no_table"] += 1
-                ws_b[:] = ws_a
-                a, b = evaluate(s, P, theta, ws_a), evaluate_plain(s, P, theta, ws_b)
-                assert a == b, (a, b)
-                assert np.array_equal(ws_a[W_USE:W_USE + 4], ws_b[W_USE:W_USE + 4])
-                np_ = s[E.NP]
-                assert np.array_equal(ws_a[W_HAVE:W_HAVE + 4 * np_], ws_b[W_HAVE:W_HAVE + 4 * np_])
-            seen["positions"] += 1
-            seen["critical"] += E.n_critical(s, P) > 0
-            seen["over_limit"] += max(E.knowledge_total(s, q) for q in range(s[E.NP])) > E.knowledge_limit(s, P)
-            seen["five_spies"] += s[E.SPY:E.SPY + 6].sum() >= 5
-            seen["built"] += E.orphanage_count(s) > 0
             n = E.legal_actions(s, P, acts)
+            yield s, acts, n
             if g % 2:
                 q = E.current_player(s)
                 a = heuristic_action(s, P, THETA_DEFAULT, q, acts, n, np.uint64(0), hws[q])
             else:
                 a = acts[rng.integers(n)]
             E.apply(s, P, int(a))
+
+
+def test_evaluate_equals_the_plain_reference():
+    """heuristic.evaluate fuses the Orphanage, worker and reach passes into one; on every decision
+    position of random and heuristic games (2 to 4 players, 0 to 5 spies), with the default and
+    with random weights (so features weighted 0 by default count too), with and without the
+    turn's risk table, it gives the plain reference's score bit for bit and leaves the same
+    scratch behind (tests/bw_heuristic_reference.py)."""
+    from bw_heuristic_reference import evaluate_plain
+    from policies.bethel_woods.heuristic import W_HAVE, W_RDRAWS, W_USE, _risk_table, evaluate
+    rng = np.random.default_rng(3)
+    lo, hi = THETA_BOUNDS[:, 0], THETA_BOUNDS[:, 1]
+    ws_a = np.zeros(WS_SIZE, np.int32)
+    ws_b = np.zeros(WS_SIZE, np.int32)
+    seen = {"positions": 0, "critical": 0, "over_limit": 0, "five_spies": 0, "no_table": 0, "built": 0}
+    for s, _, _ in _decision_positions(9, 12, rng):
+        for theta in (THETA_DEFAULT, lo + (hi - lo) * rng.random(len(lo))):
+            _risk_table(s, P, ws_a)
+            if rng.random() < 0.3:
+                ws_a[W_RDRAWS] = -1  # as after an ability that changes the draws: no table
+                seen["no_table"] += 1
+            ws_b[:] = ws_a
+            a, b = evaluate(s, P, theta, ws_a), evaluate_plain(s, P, theta, ws_b)
+            assert a == b, (a, b)
+            assert np.array_equal(ws_a[W_USE:W_USE + 4], ws_b[W_USE:W_USE + 4])
+            np_ = s[E.NP]
+            assert np.array_equal(ws_a[W_HAVE:W_HAVE + 4 * np_], ws_b[W_HAVE:W_HAVE + 4 * np_])
+        seen["positions"] += 1
+        seen["critical"] += E.n_critical(s, P) > 0
+        seen["over_limit"] += max(E.knowledge_total(s, q) for q in range(s[E.NP])) > E.knowledge_limit(s, P)
+        seen["five_spies"] += s[E.SPY:E.SPY + 6].sum() >= 5
+        seen["built"] += E.orphanage_count(s) > 0
     assert min(seen.values()) > 0, seen
 
 
@@ -254,47 +262,28 @@ def test_exact_payment_step_equals_the_general_one():
     paid with need instead). At every payment of random and heuristic games (2 to 4 players, 0 to
     5 spies, random payments too, so not only the canonical ones), with the position's usable
     types and with random ones (which change the keep values and so the ties), it chooses the
-    token the general step chooses (tests/bw_heuristic_reference.py::pay_step_plain)."""
-    from arena.bethel_woods.batch import STREAM_CHANCE, stream_key
-    from bw_heuristic_reference import pay_step_plain
-    from policies.bethel_woods.heuristic import W_USE, _pay_step, _usable, heuristic_action, heuristic_reset
+    token the general step (heuristic._pay_step_general, with engine.feasible) chooses."""
+    from policies.bethel_woods.heuristic import W_USE, _pay_step, _pay_step_general, _usable
     from simcore.bethel_woods.actions import A_PAY, PH_PAY
     rng = np.random.default_rng(5)
-    acts = np.zeros(N_ACTIONS, np.int32)
     ws = np.zeros(WS_SIZE, np.int32)
     seen = {"exact": 0, "general": 0, "two_owed": 0, "not_first_owed": 0, "destination": 0}
-    for g, (players, spies) in enumerate([(3, 0), (2, 2), (4, 5), (3, 3)] * 10):
-        s = np.zeros(E.S_SIZE, np.int32)
-        ck = np.uint64(stream_key(np.uint64(13), g, STREAM_CHANCE))
-        E.setup(s, P, setup_config(players, spies), ck)
-        hws = np.zeros((4, WS_SIZE), np.int32)
-        for q in range(4):
-            heuristic_reset(hws[q])
-        while not E.is_terminal(s):
-            if E.is_chance(s):
-                E.apply_chance(s, P, E.chance_outcome(s, P, ck))
-                continue
-            n = E.legal_actions(s, P, acts)
-            if s[E.PHASE] == PH_PAY:
-                exact = s[E.ANY_N] == 0 and s[E.SUB] == 0
-                for k in range(3):
-                    _usable(s, P, ws)
-                    if k:
-                        ws[W_USE:W_USE + 4] = rng.integers(0, 2, 4)
-                    a = _pay_step(s, ws)
-                    assert a == pay_step_plain(s, ws), (a, pay_step_plain(s, ws))
-                    assert a in acts[:n]
-                seen["exact" if exact else "general"] += 1
-                if exact:
-                    q = s[E.PAYER]
-                    owed = [t for t in range(4) if s[E.PAID + t] < s[E.NEED + t] and s[E.HAVE + 4 * q + t] > 0]
-                    seen["two_owed"] += len(owed) >= 2
-                    seen["not_first_owed"] += (a - A_PAY) % 4 != owed[0]
-                    seen["destination"] += s[E.DEST] >= 0
-            if g % 2:
-                q = E.current_player(s)
-                a = heuristic_action(s, P, THETA_DEFAULT, q, acts, n, np.uint64(0), hws[q])
-            else:
-                a = acts[rng.integers(n)]
-            E.apply(s, P, int(a))
+    for s, acts, n in _decision_positions(13, 40, rng):
+        if s[E.PHASE] != PH_PAY:
+            continue
+        q = s[E.PAYER]
+        exact = s[E.ANY_N] == 0 and s[E.SUB] == 0
+        for k in range(3):
+            _usable(s, P, ws)
+            if k:
+                ws[W_USE:W_USE + 4] = rng.integers(0, 2, 4)
+            a = _pay_step(s, ws)
+            assert a == _pay_step_general(s, ws, q), (a, _pay_step_general(s, ws, q))
+            assert a in acts[:n]
+        seen["exact" if exact else "general"] += 1
+        if exact:
+            owed = [t for t in range(4) if s[E.PAID + t] < s[E.NEED + t] and s[E.HAVE + 4 * q + t] > 0]
+            seen["two_owed"] += len(owed) >= 2
+            seen["not_first_owed"] += (a - A_PAY) % 4 != owed[0]
+            seen["destination"] += s[E.DEST] >= 0
     assert min(seen.values()) > 0, seen

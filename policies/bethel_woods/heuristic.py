@@ -229,6 +229,22 @@ def _pay_step(s, ws):
     q = s[E.PAYER]
     if s[E.ANY_N] == 0 and s[E.SUB] == 0:
         return _pay_step_exact(s, ws, q)
+    return _pay_step_general(s, ws, q)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _lowest_kind(s, q, t):
+    """The lowest printed kind of type t that player q knows (-1 if none)."""
+    for pm in range(6):
+        if s[E.KNOW + 24 * q + 4 * pm + t] > 0:
+            return 4 * pm + t
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def _pay_step_general(s, ws, q):
+    """The canonical step for any payment: of the types q holds, the one worth least to keep
+    (then the lowest kind) whose payment leaves the payment completable, by ``E.feasible``."""
     need = (s[E.NEED], s[E.NEED + 1], s[E.NEED + 2], s[E.NEED + 3])
     have = E.have_types(s, q)
     best_k = -1
@@ -237,11 +253,7 @@ def _pay_step(s, ws):
         if have[t] == 0:
             continue
         v = _keep_value(have[t], ws[W_USE + t])
-        kmin = -1
-        for pm in range(6):
-            if s[E.KNOW + 24 * q + 4 * pm + t] > 0:
-                kmin = 4 * pm + t
-                break
+        kmin = _lowest_kind(s, q, t)
         if v > best_v or (v == best_v and kmin > best_k):
             continue
         h2 = (have[0] - (t == 0), have[1] - (t == 1), have[2] - (t == 2), have[3] - (t == 3))
@@ -254,12 +266,12 @@ def _pay_step(s, ws):
 
 @njit(cache=True, _nrt=False, inline="always")
 def _pay_step_exact(s, ws, q):
-    """``_pay_step`` for a payment of exact types (no tokens of any type, no substitution: the
-    uncovers, Harris, Junas, Violet and Rone, unless a critical effect adds a token of any type,
-    the ability tax or the uncover's extra token). Of a payment that can be completed, paying a
-    type-t token keeps it completable iff a type-t token is still owed (paid[t] < need[t]), so
-    the feasibility test is that comparison: the same step, without ``E.feasible``
-    (tests/test_bw_heuristic.py::test_exact_payment_step_equals_the_general_one)."""
+    """``_pay_step_general`` for a payment of exact types (no tokens of any type, no
+    substitution: the uncovers, Harris, Junas, Violet and Rone, unless a critical effect adds a
+    token of any type, the ability tax or the uncover's extra token). Of a payment that can be
+    completed, paying a type-t token keeps it completable iff a type-t token is still owed
+    (paid[t] < need[t]), so the feasibility test is that comparison: the same step, without
+    ``E.feasible`` (tests/test_bw_heuristic.py::test_exact_payment_step_equals_the_general_one)."""
     best_k = -1
     best_v = 1 << 30
     for t in range(4):
@@ -269,11 +281,7 @@ def _pay_step_exact(s, ws, q):
         v = _keep_value(h, ws[W_USE + t])
         if v > best_v:
             continue
-        kmin = -1
-        for pm in range(6):
-            if s[E.KNOW + 24 * q + 4 * pm + t] > 0:
-                kmin = 4 * pm + t
-                break
+        kmin = _lowest_kind(s, q, t)
         if v == best_v and kmin > best_k:
             continue
         best_v = v
