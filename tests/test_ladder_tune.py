@@ -88,3 +88,7 @@ def test_tuned_vector_is_read_only_when_confirmed(tmp_path):
     assert t[THETA_NAMES.index("built")] == 50.0 and len(t) == len(THETA_NAMES)
     with pytest.raises(UserError, match="no tuned weights"):
         tuned_theta(tmp_path / "missing.json")
+    del rec["theta"]["spy_loss"]  # a record from an older THETA_NAMES: named, not a KeyError
+    f.write_text(json.dumps(rec))
+    with pytest.raises(UserError, match="no weight 'spy_loss'.*boardsim tune bethel-woods"):
+        tuned_theta(f)
