@@ -28,6 +28,17 @@ def test_simulate_json(capsys):
     assert d["characters"] == ["Nova", "Harris", "Fenn"]
 
 
+def test_character_names_are_matched_without_case(capsys):
+    args = ("bethel-woods", "simulate", "--players", "3", "--games", "200", "--seed", "7", "--threads", "1", "--json")
+    code, out, _ = run(capsys, *args, "--characters", "nova, HARRIS,fenn")
+    code2, out2, _ = run(capsys, *args, "--characters", "Nova,Harris,Fenn")
+    assert code == code2 == 0
+    d, d2 = json.loads(out), json.loads(out2)
+    assert d["characters"] == ["Nova", "Harris", "Fenn"] and d["wins"] == d2["wins"] and d["losses"] == d2["losses"]
+    code, _, err = run(capsys, *args, "--characters", "nova,Nova,Fenn")
+    assert code == 2 and "only once" in err
+
+
 def test_simulate_table_is_reproducible(capsys):
     code, out1, _ = run(capsys, "bethel-woods", "simulate", "--games", "1500", "--seed", "3", "--threads", "1")
     code2, out2, _ = run(capsys, "bethel-woods", "simulate", "--games", "1500", "--seed", "3", "--threads", "2")

@@ -28,13 +28,16 @@ TILE_REVEAL_THEN = ("placement", "spy")   # engine.T_PLACEMENT, engine.T_SPY
 
 
 def parse_characters(spec, n_players):
-    """'Nova,Harris,Fenn' -> character indices; None -> None (dealt at random per game)."""
+    """'Nova,Harris,Fenn' -> character indices; None -> None (dealt at random per game). Names
+    are matched without regard to case ('harris' is Harris)."""
     if spec is None:
         return None
     names = [x.strip() for x in (spec.split(",") if isinstance(spec, str) else spec) if x.strip()]
+    canon = {c.lower(): c for c in CHARACTERS}
     for n in names:
-        if n not in CHARACTERS:
+        if n.lower() not in canon:
             raise UserError(f"unknown character {n!r}; allowed: {', '.join(CHARACTERS)}")
+    names = [canon[n.lower()] for n in names]
     if len(names) != n_players:
         raise UserError(f"--characters names {len(names)} characters for {n_players} players; give exactly {n_players}")
     if len(set(names)) != len(names):
