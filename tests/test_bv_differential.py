@@ -62,7 +62,7 @@ def test_every_switch_flipped(switch):
         H.lockstep(25, g, 2 + g % 3, rules=rules, weights=w if g % 2 else None)
 
 
-@pytest.mark.parametrize("name", ["layout-overlap", "sides-common", "dream-d", "secrets-themed"])
+@pytest.mark.parametrize("name", ["layout-tight", "sides-common", "dream-d", "secrets-themed"])
 def test_alternative_tables(name):
     from simcore.benevolent.rules import load_rules
     rules = load_rules(name)

@@ -102,9 +102,35 @@ def test_switches_and_alternatives_load():
     assert len(ALTERNATIVES) >= 12
     for name in ALTERNATIVES:
         assert load_rules(name) != Rules(source=name)
-    r = load_rules("layout-overlap,dream-b,empty_gift=offered")
+    r = load_rules("layout-tight,dream-b,empty_gift=offered")
     assert r.switch("empty_gift") == "offered" and r.layouts != Rules().layouts and r.arrows != Rules().arrows
     assert rules_from_mapping(r.to_dict()).to_dict() == r.to_dict()
+
+
+def _covered(offsets):
+    """How many hexes each later segment covers of the ones placed before it."""
+    from simcore.benevolent.rules import SEGMENT_SHAPE
+    cells = [{(q + oq, r + orr) for q, r in SEGMENT_SHAPE} for oq, orr in offsets]
+    return [len(cells[k] & set().union(*cells[:k])) for k in range(1, len(cells))]
+
+
+@pytest.mark.parametrize("name", [None] + [n for n in ALTERNATIVES if "layouts" in ALTERNATIVES[n]])
+def test_layouts_keep_the_rulebooks_overlaps(name):
+    """The rulebook's text fixes the overlaps (its pictures, the shapes, are missing): 2 players,
+    two hexes of the upper segment cover two of the lower; 3, side by side; 4, all 3 segments,
+    one hex of the upper covering one of the lower. Every shipped layout keeps them, and its
+    forest is one connected piece."""
+    from simcore.benevolent.rules import _connected, assemble
+    r = Rules() if name is None else load_rules(name)
+    assert _covered(r.layout(2)) == [2]
+    assert _covered(r.layout(3)) == [0]
+    lay4 = r.layout(4)
+    assert len(lay4) == 3 and sum(_covered(lay4)) == 1
+    for n, size in ((2, 8), (3, 10), (4, 14)):
+        hexes, nbrs = assemble(r.layout(n))
+        assert len(hexes) == size and _connected(nbrs)
+    if name is not None:
+        assert all(r.layout(n) != Rules().layout(n) for n in (2, 3, 4))
 
 
 @pytest.mark.parametrize("text,msg", [

@@ -315,10 +315,13 @@ def parse_leaves(spec, n_players):
 # what differs and why it is plausible. Each is a mapping of [benevolent] keys.
 _PERM = list(PERMANENT)
 ALTERNATIVES = {
-    # forest layouts (where the segments lie)
-    "layout-apart": {"layouts": {"2": [[0, 0], [3, 0]], "3": [[0, 0], [-1, 2]], "4": [[0, 0], [3, 0], [2, 1]]}},
-    "layout-overlap": {"layouts": {"2": [[0, 0], [1, 0]], "3": [[0, 0], [1, 1]], "4": [[0, 0], [1, 1], [3, 0]]}},
-    "layout-row": {"layouts": {"2": [[0, 0], [2, 1]], "3": [[0, 0], [3, 0]], "4": [[0, 0], [3, 0], [5, 0]]}},
+    # forest layouts (where the segments lie). Each keeps the rulebook's overlaps, which are in its
+    # text: 2 players, the upper segment covers 2 hexes of the lower; 3, side by side (none
+    # covered); 4, one hex of the upper segment covers one hex of a lower one (14 hexes)
+    # (tests/test_bv_switches.py::test_layouts_keep_the_rulebooks_overlaps).
+    "layout-tight": {"layouts": {"2": [[0, 0], [0, -1]], "3": [[0, 0], [1, -2]], "4": [[0, 0], [0, 2], [2, 0]]}},
+    "layout-stacked": {"layouts": {"2": [[0, 0], [0, 1]], "3": [[0, 0], [0, 2]], "4": [[0, 0], [0, 2], [-2, 3]]}},
+    "layout-row": {"layouts": {"2": [[0, 0], [1, -1]], "3": [[0, 0], [3, 0]], "4": [[0, 0], [3, 0], [5, 0]]}},
     # hex types on the segment sides (and the printed gray Footsteps)
     "sides-shuffled": {"sides": [[HEX_TYPES[(j + 1 + i) % 6] for i in (2, 0, 3, 1, 4)] for j in range(6)]},
     "sides-common": {"sides": [[HEX_TYPES[t] for t in range(6) if t != miss]
