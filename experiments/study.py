@@ -236,6 +236,9 @@ def study_from_dict(raw: dict, name: str, base=None, quick=False, seed=None,
                     raise UserError(f"{where}: only: variant {v!r} is not known for "
                                     f"{GAME_NAMES[game]}; allowed: {', '.join(known)}")
         return st
+    if "characters" in opts:
+        from simcore.bethel_woods.face import canonical_characters
+        opts["characters"] = canonical_characters(opts["characters"])  # 'nova' is Nova (one cell key)
     if "characters" in opts and len(opts["players"]) != 1:
         raise UserError(f"{where}: characters = {opts['characters']!r} needs exactly one player "
                         f"count in players, got {opts['players']}")

@@ -124,6 +124,15 @@ def test_bad_study_files_are_one_line_exit_2_nothing_written(tmp_path, capsys, b
     assert not out.exists()
 
 
+def test_study_character_names_are_matched_without_case(tmp_path):
+    """'nova' in a study file is Nova: the same cell (key, table label) as the rulebook's spelling."""
+    from experiments.study import _chars, load_study
+    body = 'kind = "difficulty"\nplayers = [3]\ncharacters = [%s]\n'
+    low = load_study(write(tmp_path, "low.toml", body % '"nova", "HARRIS", "Fenn"'))
+    std = load_study(write(tmp_path, "std.toml", body % '"Nova", "Harris", "Fenn"'))
+    assert _chars(low) == _chars(std) == ("Nova", "Harris", "Fenn")
+
+
 def test_bad_rules_file_and_bad_out_folder(tmp_path, capsys):
     write(tmp_path, "r.toml", "[bethel_woods]\nknowledge_limit = 99\n")
     f = write(tmp_path, "v.toml", 'kind = "variants"\nvariants = ["r.toml"]\n')

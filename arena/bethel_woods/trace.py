@@ -33,7 +33,7 @@ from simcore.errors import UserError
 
 from .batch import LOG_CHANCE, WS_SIZE, play_game, played_budget, policy_label, seat_policies
 
-MAX_LOG = 1 << 16  # steps a trace can hold (a game ends within 78 turns, far fewer steps)
+MAX_LOG = 1 << 16  # steps a trace can hold (a game ends within 79 turns, far fewer steps)
 
 
 def play_logged(players, spies, chars, policy, seed, game_index, rules, policy_seed=None, budget=None):

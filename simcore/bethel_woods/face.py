@@ -27,17 +27,23 @@ ROUND_THEN = ("begin_placement", "continue_placement", "next_turn")
 TILE_REVEAL_THEN = ("placement", "spy")   # engine.T_PLACEMENT, engine.T_SPY
 
 
+def canonical_characters(names):
+    """The names as the rulebook spells them, matched without regard to case ('harris' is
+    Harris); a name that is no character is left as it was typed (for the error that names it)."""
+    canon = {c.lower(): c for c in CHARACTERS}
+    return [canon.get(str(n).strip().lower(), n) for n in names]
+
+
 def parse_characters(spec, n_players):
     """'Nova,Harris,Fenn' -> character indices; None -> None (dealt at random per game). Names
-    are matched without regard to case ('harris' is Harris)."""
+    are matched without regard to case (``canonical_characters``)."""
     if spec is None:
         return None
-    names = [x.strip() for x in (spec.split(",") if isinstance(spec, str) else spec) if x.strip()]
-    canon = {c.lower(): c for c in CHARACTERS}
-    for n in names:
-        if n.lower() not in canon:
+    typed = [x.strip() for x in (spec.split(",") if isinstance(spec, str) else spec) if x.strip()]
+    for n in typed:
+        if canonical_characters([n])[0] not in CHARACTERS:
             raise UserError(f"unknown character {n!r}; allowed: {', '.join(CHARACTERS)}")
-    names = [canon[n.lower()] for n in names]
+    names = canonical_characters(typed)
     if len(names) != n_players:
         raise UserError(f"--characters names {len(names)} characters for {n_players} players; give exactly {n_players}")
     if len(set(names)) != len(names):
@@ -343,5 +349,5 @@ class Game:
         return outcome, name
 
 
-__all__ = ["Game", "to_dict", "from_dict", "parse_characters", "check_setup_args", "setup_config",
+__all__ = ["Game", "to_dict", "from_dict", "canonical_characters", "parse_characters", "check_setup_args", "setup_config",
            "PH_CHANCE_MALF", "PH_CHANCE_SPY"]
