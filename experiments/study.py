@@ -720,12 +720,32 @@ def run_seats(st: Study, threads=None, progress=None, chart_dir=None, backend=No
                 "balance", "first_seat_edge", "max_gap", "gap_low", "gap_high",
                 "winner_had_extra_turn", "decided"]].copy()
     summ["wins"] = summ["decided"]
-    section = Section(st.title, seats_findings(cdf), tables=[
+    section = Section(st.title, seats_findings(cdf) + assumed_components_note(st.rules), tables=[
         ("Seat win rates (Goodman simultaneous 95% intervals)", show),
         ("Per configuration: chi-square against equal seats, Balance, first seat's edge over the "
          "fair share, largest seat gap (95% interval), games the winner had an extra turn", summ)],
         charts=figs)
     return Result(st, {"cells": cdf, "seats": sdf}, section)
+
+
+# Benevolent component data the rulebook's missing pictures leave assumed (simcore/benevolent/rules.py)
+ASSUMED_COMPONENTS = (("sides", "segment sides"), ("gray", "gray Footsteps"), ("layouts", "forest layouts"),
+                      ("arrows", "Dream Path"), ("secret_pairs", "Secret tiles"))
+
+
+def assumed_components_note(rules) -> str:
+    """A sentence for Benevolent seat and handicap findings: which assumed component tables the
+    figures rest on ('' when a rules file replaced them all). Under the heuristic those tables
+    move the largest seat gap by up to 10 points (docs/sensitivity.md)."""
+    from simcore.benevolent.rules import Rules
+    r, d = rules if rules is not None else Rules(), Rules()
+    kept = [label for attr, label in ASSUMED_COMPONENTS if getattr(r, attr) == getattr(d, attr)]
+    if not kept:
+        return ""
+    return (f" These figures rest on assumed component data ({', '.join(kept)}; the rulebook's "
+            "pictures are missing). Under the heuristic, the alternatives to these tables move the "
+            "largest seat gap by up to 10 points (docs/sensitivity.md): confirm a fairness "
+            "conclusion with the real components in a rules file.")
 
 
 def seats_findings(cdf) -> str:
@@ -804,7 +824,8 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None, backend
     show = show.rename(columns={"decided": "wins"})   # decided games: wins of some seat
     seats_show = conf_seats[["players", "leaves", "seat", "games", "wins", "rate", "ci_low", "ci_high"]].copy()
     seats_show["seat"] += 1
-    section = Section(st.title, handicap_findings(cand, conf, n, o), tables=[
+    section = Section(st.title, handicap_findings(cand, conf, n, o) + assumed_components_note(st.rules),
+                      tables=[
         ("Confirmation on fresh seeds: the fairest candidates of the search and the printed "
          "handicap (wins = decided games)", show),
         ("Confirmation: seat win rates (Goodman simultaneous 95% intervals)", seats_show)],

@@ -197,6 +197,8 @@ def test_report_folder_contents(tiny_report):
         assert png.with_suffix(".svg").is_file() and f"charts/{png.name}" in md
     run = json.loads((out / "run.json").read_text())
     assert [s["study"] for s in run["studies"]] == list(TINY)
+    # the Benevolent seat and handicap findings say they rest on the assumed components
+    assert md.count("These figures rest on assumed component data (segment sides") == 2
 
     t = out / "tables"
     cells = pd.read_csv(t / "difficulty_cells.csv")
@@ -238,6 +240,21 @@ def test_report_folder_contents(tiny_report):
     base = Cell("bethel_woods", 3, spies=0, policies=("heuristic",), seed=15)
     k = run_unit(base, 0, 150)
     assert r.wins_default == k[1]
+
+
+def test_assumed_components_note_names_what_is_still_assumed():
+    from experiments.study import assumed_components_note
+    from simcore.benevolent.rules import ALTERNATIVES, Rules, load_rules, rules_from_mapping
+    note = assumed_components_note(None)
+    assert all(w in note for w in ("segment sides", "gray Footsteps", "forest layouts", "Dream Path",
+                                    "Secret tiles"))
+    assert assumed_components_note(Rules()) == note
+    d = load_rules("dream-b")   # the Dream Path replaced: no longer named
+    assert "Dream Path" not in assumed_components_note(d) and "segment sides" in assumed_components_note(d)
+    every = rules_from_mapping({**ALTERNATIVES["sides-gray3"], **ALTERNATIVES["sides-shuffled"],
+                                **ALTERNATIVES["layout-row"], **ALTERNATIVES["dream-b"],
+                                **ALTERNATIVES["secrets-shift"]})
+    assert assumed_components_note(every) == ""
 
 
 def test_same_seed_same_tables(tiny_studies, tiny_report, tmp_path):
