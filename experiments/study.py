@@ -738,7 +738,8 @@ def assumed_components_note(rules) -> str:
     figures rest on ('' when a rules file replaced them all). Under the heuristic those tables
     move the largest seat gap by up to 10 points (docs/sensitivity.md)."""
     from simcore.benevolent.rules import Rules
-    r, d = rules if rules is not None else Rules(), Rules()
+    d = Rules()
+    r = d if rules is None else rules
     kept = [label for attr, label in ASSUMED_COMPONENTS if getattr(r, attr) == getattr(d, attr)]
     if not kept:
         return ""

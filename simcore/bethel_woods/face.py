@@ -40,10 +40,10 @@ def parse_characters(spec, n_players):
     if spec is None:
         return None
     typed = [x.strip() for x in (spec.split(",") if isinstance(spec, str) else spec) if x.strip()]
-    for n in typed:
-        if canonical_characters([n])[0] not in CHARACTERS:
-            raise UserError(f"unknown character {n!r}; allowed: {', '.join(CHARACTERS)}")
     names = canonical_characters(typed)
+    for t, n in zip(typed, names):
+        if n not in CHARACTERS:
+            raise UserError(f"unknown character {t!r}; allowed: {', '.join(CHARACTERS)}")
     if len(names) != n_players:
         raise UserError(f"--characters names {len(names)} characters for {n_players} players; give exactly {n_players}")
     if len(set(names)) != len(names):
