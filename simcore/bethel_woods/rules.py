@@ -26,6 +26,8 @@ N_MACHINES = 6
 N_KINDS = N_MACHINES * N_TYPES
 N_SPIES = 6
 N_SECTIONS = 6
+# ASSUMPTION player count: the rulebook's text gives none; boardsim studies 2 to 4 players (its
+# brief), and other counts are refused with a one-line error (docs/bethel_woods.md).
 MAX_PLAYERS = 4
 MIN_PLAYERS = 2
 MAX_SPIES_AT_SETUP = 5
