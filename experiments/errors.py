@@ -29,25 +29,16 @@ def user_errors(fn):
     return wrapper
 
 
-
-def check_writable(path):
-    """UserError unless a file can be created at path (its folder exists): checked before a long
-    run, so that nothing is played for a file that cannot be written."""
-    import os
-    d = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(d):
-        raise UserError(f"cannot write {str(path)!r}: the folder {os.path.dirname(str(path)) or '.'!r} does not exist")
+def check_writable(path, what: str = ""):
+    """UserError unless a file can be written at path (arena.outfiles.check_writable): checked
+    before a long run, so that nothing is played for a file that cannot be written."""
+    from arena.outfiles import check_writable as _check
+    _check(path, what)
 
 
 def write_csv(frame, path):
-    """Write a DataFrame to path via a temporary file: nothing half-written if it fails."""
-    check_writable(path)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        frame.to_csv(tmp, index=False)
-        tmp.replace(path)
-    except OSError as e:
-        raise UserError(f"cannot write {str(path)!r}: {e.strerror}") from None
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    """Write a DataFrame to path via a temporary file: nothing half-written if it fails (a link,
+    pipe or device is written through, not replaced)."""
+    from arena.outfiles import atomic_open
+    with atomic_open(path, "w", newline="") as f:
+        frame.to_csv(f, index=False)

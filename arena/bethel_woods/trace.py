@@ -17,8 +17,6 @@ replays the steps on the Python face to write the positions.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 
 import numpy as np
 
@@ -81,23 +79,10 @@ def record_game(players=3, spies=0, characters=None, policy="random", seed=0, ga
 
 def write_trace(lines, path):
     """Write a trace atomically: nothing is left half-written if it fails."""
-    d = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(d):
-        raise UserError(f"cannot write the trace {str(path)!r}: the folder {os.path.dirname(str(path)) or '.'!r} "
-                        f"does not exist")
-    try:
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=".trace-", suffix=".tmp")
-    except OSError as e:
-        raise UserError(f"cannot write the trace {str(path)!r}: {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "w") as f:
-            for line in lines:
-                f.write(json.dumps(line) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from arena.outfiles import atomic_open
+    with atomic_open(path, "w", what="the trace") as f:
+        for line in lines:
+            f.write(json.dumps(line) + "\n")
 
 
 def _who(pos, q):

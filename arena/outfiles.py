@@ -1,0 +1,90 @@
+"""Files a run writes (traces, records, tables, tuned weights): checked before the run, written so
+that nothing is left half-written, and written *through* a symbolic link, a named pipe or a
+device instead of replacing it."""
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+
+from simcore.errors import UserError
+
+
+def _real(path) -> str:
+    return os.path.realpath(os.fspath(path))
+
+
+def _special(real: str) -> bool:
+    """An existing target that is not a regular file (a pipe, a device such as /dev/stdout)."""
+    try:
+        return not stat.S_ISREG(os.stat(real).st_mode) and not os.path.isdir(real)
+    except OSError:
+        return False
+
+
+def check_writable(path, what: str = "") -> None:
+    """UserError unless a file can be written at path: its folder exists and takes a new file,
+    and path is not a folder. Called before a long run, so nothing is played for a file that
+    cannot be written."""
+    shown = f"{what} {str(path)!r}" if what else repr(str(path))
+    real = _real(path)
+    if os.path.isdir(real):
+        raise UserError(f"cannot write {shown}: it is a folder; give a file name")
+    if _special(real):
+        if not os.access(real, os.W_OK):
+            raise UserError(f"cannot write {shown}: permission denied")
+        return
+    folder = os.path.dirname(real)
+    if not os.path.isdir(folder):
+        raise UserError(f"cannot write {shown}: the folder "
+                        f"{os.path.dirname(str(path)) or '.'!r} does not exist")
+    try:  # the only test that holds for every file system (read-only mounts, /proc, root's rights)
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".boardsim-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise UserError(f"cannot write {shown}: {e.strerror or e}") from None
+
+
+@contextlib.contextmanager
+def atomic_open(path, mode: str = "w", what: str = "", **kwargs):
+    """Open path for writing. A regular file (new or old) is written to a temporary file in the
+    same folder and moved into place only when the block ends without an error, so a failed run
+    leaves the old file (or none). A symbolic link is followed (the link stays, its target is
+    replaced); a pipe or device is written directly. An OSError becomes a one-line UserError."""
+    shown = f"{what} {str(path)!r}" if what else repr(str(path))
+    check_writable(path, what)
+    real = _real(path)
+    if _special(real):
+        try:
+            with open(real, mode, **kwargs) as f:
+                yield f
+        except OSError as e:
+            raise UserError(f"cannot write {shown}: {e.strerror or e}") from None
+        return
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(real),
+                                   prefix=f".{os.path.basename(real)}.", suffix=".tmp")
+        with os.fdopen(fd, mode, **kwargs) as f:
+            yield f
+        if os.path.exists(real):  # keep the permissions of the file being replaced
+            os.chmod(tmp, stat.S_IMODE(os.stat(real).st_mode))
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, real)
+        tmp = None
+    except OSError as e:
+        raise UserError(f"cannot write {shown}: {e.strerror or e}") from None
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def write_text(path, text: str, what: str = "") -> None:
+    """Write text to path through atomic_open."""
+    with atomic_open(path, "w", what=what, encoding="utf-8", newline="\n") as f:
+        f.write(text)
