@@ -49,6 +49,14 @@ def check_run(games, seed):
         raise UserError(f"seed {seed} is not allowed; use 0 to 2**63-1")
 
 
+def check_game_index(game_index, seed):
+    """`play --game-index`: one game of a run with this seed, so the index of a game a run can
+    play (0 to 2**62 - 1), and the seed as `check_run` takes it."""
+    check_run(1, seed)
+    if not 0 <= game_index < MAX_GAMES:
+        raise UserError(f"game-index {game_index} is not allowed; use 0 to 2**62-1")
+
+
 def block_size(count, threads):
     """Games per parallel block for a chunk of `count` games on `threads` threads."""
     return int(max(1, min(MAX_BLOCK, count // (threads * BLOCKS_PER_THREAD))))

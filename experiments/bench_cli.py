@@ -54,8 +54,24 @@ def bench(
 ):
     """Benchmark every game and policy: games/s and decisions/s on 1 and 2 threads (also normalised by a calibration kernel, for reading), the reference engine on the same games, compile and start-up times, memory; with --check, compare the speed with a base commit timed side by side on this machine."""
     from benchmarks import ab, suite
+    from simcore.errors import UserError
+
+    from .errors import check_writable
     path = baseline or suite.BASELINE
-    known = suite.load_baseline(path)
+    if baseline is not None and not update_baseline and not Path(baseline).is_file():
+        raise fail(f"--baseline {str(baseline)!r}: no such file (to write one: --update-baseline)")
+    try:
+        known = suite.load_baseline(path)
+        if update_baseline:
+            check_writable(path, "the baseline")
+    except (ValueError, UnicodeDecodeError) as e:  # JSONDecodeError is a ValueError
+        raise fail(f"--baseline {str(path)!r} is not a baseline JSON file ({str(e).splitlines()[0]})") from None
+    except UserError as e:
+        raise fail(str(e)) from None
+    except OSError as e:
+        raise fail(f"--baseline {str(path)!r} cannot be read: {e.strerror or e}") from None
+    if known is not None and not isinstance(known, dict):
+        raise fail(f"--baseline {str(path)!r} is not a baseline JSON file (not an object)")
     if base is not None and not check:
         raise fail(f"--base {base} is only used by --check; add --check")
     if check and known is None:

@@ -8,12 +8,14 @@ from typing import Annotated, Optional
 import typer
 
 from arena.benevolent.batch import simulate as run_simulation
+from arena.runner import check_game_index
 from arena.units import theta_hash
+from simcore.errors import UserError
 from simcore.benevolent.rules import load_rules
 from arena.bethel_woods.trace import write_trace
 from arena.benevolent.trace import record_game
 
-from policies import POLICIES
+from policies import POLICIES, canonical_policy
 
 from .errors import check_writable, user_errors, write_csv
 from .progress import ProgressBar
@@ -23,11 +25,22 @@ app = typer.Typer(no_args_is_help=True, help="Benevolent (competitive, 2-4 playe
 
 Players = Annotated[int, typer.Option(help="Number of players, 2 to 4.")]
 Leaves = Annotated[Optional[str], typer.Option(help="Starting leaves by seat, e.g. 1,3,4,5 (default: the rulebook's 1,3,4,5).")]
-Policy = Annotated[str, typer.Option(help=f"Policy for every seat ({', '.join(POLICIES['benevolent'])})." )]
-Policies = Annotated[Optional[str], typer.Option(help="One policy per seat, e.g. random,random,random,random.")]
+Policy = Annotated[Optional[str], typer.Option(
+    help=f"Policy for every seat ({', '.join(POLICIES['benevolent'])}; default random).")]
+Policies = Annotated[Optional[str], typer.Option(
+    help="One policy per seat, e.g. heuristic,random,random,random (instead of --policy).")]
 RulesFile = Annotated[Optional[Path], typer.Option("--rules", help=(
     "TOML rules file overriding the assumptions, or shipped rules by name: alternative data tables and "
-    "switch=value settings, comma-separated (e.g. machines-b,four_critical=immediate; see the game's docs)."))]
+    "switch=value settings, comma-separated (e.g. layout-tight,gather_tile=optional; see docs/benevolent.md)."))]
+
+
+def seat_policies(policy, policies):
+    """--policy and --policies: one or the other (neither: random at every seat), names in any case."""
+    if policy is not None and policies is not None:
+        raise UserError(f"--policy {policy} and --policies {policies}: give one of them, not both")
+    if policies is not None:
+        return None, ",".join(canonical_policy(x, "benevolent") for x in policies.split(","))
+    return canonical_policy(policy or "random", "benevolent"), None
 
 
 def summary_dict(s, rules):
@@ -64,7 +77,7 @@ def summary_text(d):
 def simulate(
     players: Players = 4,
     leaves: Leaves = None,
-    policy: Policy = "random",
+    policy: Policy = None,
     policies: Policies = None,
     games: Annotated[int, typer.Option(help="Number of games.")] = 100_000,
     seed: Annotated[int, typer.Option(help="Master seed.")] = 7,
@@ -74,9 +87,10 @@ def simulate(
     records: Annotated[Optional[Path], typer.Option(help="Also write one row per game to this CSV file.")] = None,
 ):
     """Play many games and report each seat's win rate (95% Wilson interval), timeouts and speed."""
+    policy, policies = seat_policies(policy, policies)
     r = load_rules(rules)
     if records is not None:
-        check_writable(records)
+        check_writable(records, "the records")
     s = run_simulation(players, leaves, policy, games, seed, threads, r, policies=policies,
                        keep_records=records is not None, progress=ProgressBar())
     d = summary_dict(s, r)
@@ -90,7 +104,7 @@ def simulate(
 def play(
     players: Players = 4,
     leaves: Leaves = None,
-    policy: Policy = "random",
+    policy: Policy = None,
     policies: Policies = None,
     seed: Annotated[int, typer.Option(help="Master seed.")] = 7,
     game_index: Annotated[int, typer.Option(help="Which game of the run with this seed to play.")] = 0,
@@ -98,8 +112,10 @@ def play(
     trace: Annotated[Path, typer.Option(help="Write the game's trace (JSON Lines) here.")] = Path("game.jsonl"),
 ):
     """Play one game (game GAME_INDEX of `simulate` with this seed) and record its trace."""
+    check_game_index(game_index, seed)
+    policy, policies = seat_policies(policy, policies)
     r = load_rules(rules)
-    check_writable(trace)
+    check_writable(trace, "the trace")
     lines = record_game(players, leaves, policy, seed, game_index, r, policies)
     write_trace(lines, trace)
     end = lines[-1]

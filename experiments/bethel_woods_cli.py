@@ -8,12 +8,13 @@ from typing import Annotated, Optional
 import typer
 
 from arena.bethel_woods.batch import SEARCH_POLICIES, policy_label, simulate as run_simulation
+from arena.runner import check_game_index
 from arena.units import theta_hash
 from policies.bethel_woods.search import T_BUDGET
 from simcore.bethel_woods.rules import load_rules
 from arena.bethel_woods.trace import record_game, write_trace
 
-from policies import POLICIES
+from policies import POLICIES, canonical_policy
 
 from .errors import check_writable, user_errors, write_csv
 from .progress import ProgressBar
@@ -29,7 +30,8 @@ Characters = Annotated[Optional[str], typer.Option(
 Policy = Annotated[str, typer.Option(help=f"Policy for every seat ({', '.join(POLICIES['bethel_woods'])})." )]
 Seed = Annotated[int, typer.Option(help="Master seed: the same seed gives the same games.")]
 Budget = Annotated[Optional[int], typer.Option(
-    help="Rollouts per decision of policy search (default 8); the clairvoyant plays each plan once against the known future.")]
+    help="Rollouts per decision of policy search (default 8; 0 or 1: the heuristic's own plan); "
+         "the clairvoyant plays each plan once against the known future.")]
 RulesFile = Annotated[Optional[Path], typer.Option("--rules", help=(
     "TOML rules file overriding the assumptions, or shipped rules by name: alternative data tables and "
     "switch=value settings, comma-separated (e.g. machines-b,four_critical=immediate; see the game's docs)."))]
@@ -89,9 +91,10 @@ def simulate(
     records: Annotated[Optional[Path], typer.Option(help="Also write one row per game to this CSV file.")] = None,
 ):
     """Play many games and report the win rate (95% Wilson interval), losses by reason and speed."""
+    policy = canonical_policy(policy, "bethel_woods")
     r = load_rules(rules)
     if records is not None:
-        check_writable(records)
+        check_writable(records, "the records")
     s = run_simulation(players, spies, characters, policy, games, seed, threads, r,
                        keep_records=records is not None, progress=ProgressBar(), budget=budget)
     d = summary_dict(s, r, budget)
@@ -114,8 +117,10 @@ def play(
     trace: Annotated[Path, typer.Option(help="Write the game's trace (JSON Lines) here.")] = Path("game.jsonl"),
 ):
     """Play one game (the same as game GAME_INDEX of `simulate` with this seed) and record its trace."""
+    check_game_index(game_index, seed)
+    policy = canonical_policy(policy, "bethel_woods")
     r = load_rules(rules)
-    check_writable(trace)
+    check_writable(trace, "the trace")
     lines = record_game(players, spies, characters, policy, seed, game_index, r, budget=budget)
     write_trace(lines, trace)
     end = lines[-1]

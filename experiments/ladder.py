@@ -107,6 +107,17 @@ def _head_to_head(a, b, players, games, seed, threads):
     return a_won, b_won, secs, 2 * games  # the runs' own times (no compile)
 
 
+def _bv_params(name):
+    """A Benevolent policy's parameters as its games play them: the hash of its theta and, for
+    search, its rollouts per decision."""
+    from arena.units import theta_hash
+    from policies import policy_id
+    from policies.benevolent.decide import default_theta
+    from policies.benevolent.search import T_BUDGET
+    th = default_theta(policy_id(name, "benevolent"))
+    return theta_hash(th), (int(th[T_BUDGET]) if name == "search" else None)
+
+
 def ladder_benevolent(players=2, games=1000, seed=7, threads=None, say=None):
     """One dict per rung (see the module doc); policies in the order of bv_rungs()."""
     from simcore.errors import UserError
@@ -114,8 +125,9 @@ def ladder_benevolent(players=2, games=1000, seed=7, threads=None, say=None):
         raise UserError(f"players {players}: the Benevolent ladder is for 2 players (seats rotated); allowed: 2")
     from arena.runner import check_run, check_threads
     check_run(games, seed)
-    check_threads(threads)
+    nthreads = check_threads(threads)
     names = bv_rungs()
+    params = {x: _bv_params(x) for x in names}   # (theta hash, the search's budget or None)
     pair = {}
     for i, a in enumerate(names):
         for b in names[:i + 1]:
@@ -134,10 +146,11 @@ def ladder_benevolent(players=2, games=1000, seed=7, threads=None, say=None):
         opp = names[i - 1] if i > 0 else a
         a_won, b_won, sec, n = pair[(a, opp)]
         w = int(a_won.sum())
-        row = {"policy": a, "against": opp, "games": n, "wins": w, "win_rate": w / n, "ci95": list(wilson(w, n)),
+        row = {"policy": a, "name": a, "budget": params[a][1], "theta_hash": params[a][0],
+               "against": opp, "games": n, "wins": w, "win_rate": w / n, "ci95": list(wilson(w, n)),
                "diff_vs_below": None, "diff_ci95": None, "p_value": None, "only_this": None, "only_below": None,
                "games_per_second": n / sec if sec > 0 else float("nan"), "vs": vs, "players": players,
-               "seed": seed}
+               "seed": seed, "threads": nthreads}
         if i > 0:
             d, ci, p, oa, ob = _diff(a_won, b_won)
             row.update(diff_vs_below=d, diff_ci95=ci, p_value=p, only_this=oa, only_below=ob)
@@ -169,8 +182,11 @@ def ladder_table(rows, game):
     text = tabulate(out, head, tablefmt="simple", disable_numparse=True)
     if game == "benevolent":
         names = [r["policy"] for r in rows]
-        mat = [[a] + [pct(r["vs"][b]["win_rate"]) for b in names] for a, r in zip(names, rows)]
-        text += "\n\nwin rate of the row's policy against the column's (seats rotated, same deals):\n"
+        def cell(v):
+            return f"{pct(v['win_rate'])} ({pct(v['ci95'][0])} to {pct(v['ci95'][1])})"
+        mat = [[a] + [cell(r["vs"][b]) for b in names] for a, r in zip(names, rows)]
+        text += ("\n\nwin rate of the row's policy against the column's, with its 95% Wilson interval "
+                 "(seats rotated, same deals):\n")
         text += tabulate(mat, ["policy"] + names, tablefmt="simple", disable_numparse=True)
     return text
 
@@ -184,7 +200,7 @@ def ladder(
     spies: Annotated[int, typer.Option(help='Bethel Woods: spies at setup, 0 to 5.')] = 0,
     games: Annotated[int, typer.Option(help='Games per rung (Benevolent: deals per pair, each played twice).')] = 500,
     seed: Annotated[int, typer.Option(help='Master seed: every rung plays the same seeds.')] = 7,
-    budgets: Annotated[str, typer.Option(help='Bethel Woods: the search budgets (rollouts per decision), comma-separated.')] = ",".join(map(str, BW_BUDGETS)),
+    budgets: Annotated[Optional[str], typer.Option(help=f'Bethel Woods: the search budgets (rollouts per decision), comma-separated (default {",".join(map(str, BW_BUDGETS))}).')] = None,
     threads: Annotated[Optional[int], typer.Option(help='Worker threads (default: all cores).')] = None,
     json_out: Annotated[bool, typer.Option('--json', help='Print one JSON object per rung.')] = False,
 ):
@@ -202,15 +218,24 @@ def ladder(
             raise UserError(f"unknown game {game!r}; allowed: {', '.join(LADDER_GAMES)}")
         say = (lambda m: typer.echo(m, err=True)) if sys.stderr.isatty() or not json_out else None
         if game == "bethel-woods":
+            if budgets is None:
+                budgets = ",".join(map(str, BW_BUDGETS))
             try:
                 bl = tuple(int(x) for x in budgets.split(","))
             except ValueError:
                 raise UserError(f"--budgets {budgets!r}: give whole numbers separated by commas, e.g. 4,8,16") from None
             if not bl or any(b < 0 for b in bl):
                 raise UserError(f"--budgets {budgets!r}: budgets must be 0 or more")
+            if len(set(bl)) != len(bl):
+                raise UserError(f"--budgets {budgets!r}: give each budget once")
             rows = ladder_bethel_woods(3 if players is None else players, spies, games, seed, threads, bl,
                                        progress_factory=ProgressBar, say=say)
         else:
+            if spies:
+                raise UserError(f"--spies {spies}: Benevolent has no spies; allowed: 0 (leave --spies out)")
+            if budgets is not None:
+                raise UserError(f"--budgets {budgets}: the Benevolent ladder plays search at its own budget; "
+                                "leave --budgets out")
             rows = ladder_benevolent(2 if players is None else players, games, seed, threads, say=say)
     except UserError as e:
         raise fail(str(e).splitlines()[0]) from None

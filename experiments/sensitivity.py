@@ -175,17 +175,33 @@ def _bv(vs, games, seed, policy, threads, progress):
 
 
 def table_text(df: pd.DataFrame) -> str:
-    """The table as plain text, largest effects first."""
+    """The table as plain text, largest effects first. Bethel Woods win rates come with their 95%
+    Wilson intervals; Benevolent's columns are seat gaps (their difference has the interval)."""
     if df.empty:
         return "(no rows)"
     game = df["game"].iloc[0]
-    head = (f"{'variant':<28} {'kind':<6} {'setup':<9} {'default':>8} {'variant':>8} {'diff':>8}  "
-            f"{'95% CI':<19} {'p (Holm)' if game == 'bethel_woods' else 'changed':>8}")
+    bw = game == "bethel_woods"
+    if bw:
+        from .stats import wilson
+
+        def rate(k, n):
+            lo, hi = wilson(int(k), int(n))
+            return f"{100 * k / n:6.2f}% ({100 * lo:5.2f}-{100 * hi:5.2f})"
+        w = 23
+    else:
+        w = 8
+    dh, vh = ("default (95% CI)", "variant (95% CI)") if bw else ("default", "variant")
+    head = (f"{'variant':<28} {'kind':<6} {'setup':<9} {dh:>{w}} {vh:>{w}} {'diff':>8}  "
+            f"{'95% CI':<19} {'p (Holm)' if bw else 'changed':>8}")
     lines = [head, "-" * len(head)]
     for r in df.itertuples():
-        setup = f"{r.spies} spies" if game == "bethel_woods" else f"{r.players} pl."
-        last = f"{r.p_holm:8.3g}" if game == "bethel_woods" else f"{r.changed_games:8d}"
-        lines.append(f"{r.variant:<28} {r.kind:<6} {setup:<9} {100 * r.default:7.2f}% {100 * r.value:7.2f}% "
+        setup = f"{r.spies} spies" if bw else f"{r.players} pl."
+        last = f"{r.p_holm:8.3g}" if bw else f"{r.changed_games:8d}"
+        if bw:
+            cols = f"{rate(r.default_wins, r.games):>{w}} {rate(r.variant_wins, r.games):>{w}}"
+        else:
+            cols = f"{100 * r.default:7.2f}% {100 * r.value:7.2f}%"
+        lines.append(f"{r.variant:<28} {r.kind:<6} {setup:<9} {cols} "
                      f"{100 * r.diff:+7.2f}  [{100 * r.ci_low:+6.2f}, {100 * r.ci_high:+6.2f}] {last}")
     return "\n".join(lines)
 
@@ -197,9 +213,16 @@ def run_command(game: str, games: int, seed: int, policy: str | None, threads: i
     import json
 
     from .errors import check_writable, write_csv
-    for path in (chart, csv):
-        if path is not None:
-            check_writable(path)
+    from simcore.errors import UserError
+    if chart is not None:
+        from pathlib import Path
+        if Path(chart).suffix.lower() not in ("", ".png", ".svg"):
+            raise UserError(f"--chart {str(chart)!r}: give a .png name (an .svg is written beside it)")
+        stem = Path(chart).with_suffix("") if Path(chart).suffix else Path(chart)
+        for path in (stem.with_name(stem.name + ".png"), stem.with_name(stem.name + ".svg")):
+            check_writable(path, "the chart")
+    if csv is not None:
+        check_writable(csv, "the CSV")
     import sys
     df = sensitivity(game, games, seed, policy, threads,
                      progress=None if json_out else (lambda msg: print(f"  playing {msg}", file=sys.stderr)))
@@ -207,7 +230,10 @@ def run_command(game: str, games: int, seed: int, policy: str | None, threads: i
         write_csv(df, csv)
     if chart is not None:
         from .charts import sensitivity_forest
-        sensitivity_forest(df, chart)
+        try:
+            sensitivity_forest(df, chart)
+        except OSError as e:
+            raise UserError(f"cannot write the chart {str(chart)!r}: {e.strerror or e}") from None
     if json_out:
         return json.dumps({"game": game, "games": games, "seed": seed, "policy": df["policy"].iloc[0],
                            "rows": json.loads(df.to_json(orient="records"))})

@@ -164,7 +164,10 @@ def _check_table(where: str, table: dict, kind: str) -> dict:
         if key not in allowed:
             raise UserError(f"{where}: key {key!r} is not known for a {kind} study; allowed: "
                             f"{', '.join(sorted(allowed))}, quick")
-        out[key] = allowed[key](key, v)
+        try:
+            out[key] = allowed[key](key, v)
+        except UserError as e:
+            raise UserError(f"{where}: {e}") from None
     return out
 
 
@@ -186,6 +189,8 @@ def load_study(path, quick: bool = False, seed: int | None = None) -> Study:
 def study_from_dict(raw: dict, name: str, base=None, quick=False, seed=None,
                     where="study") -> Study:
     kind = raw.get("kind")
+    if kind is None:
+        raise UserError(f"{where}: no kind = \"...\" line; allowed kinds: {', '.join(KINDS)}")
     if kind not in KINDS:
         raise UserError(f"{where}: kind = {kind!r} is not known; allowed: {', '.join(KINDS)}")
     opts = dict(DEFAULTS[kind])

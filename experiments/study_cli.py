@@ -51,31 +51,40 @@ def run(file: Annotated[Path, typer.Argument(help="A study file (TOML), e.g. exp
     from .report import _check_out, run_studies
     from .store import Store
     from .study import load_study
+    from arena.runner import check_threads
     check_options(workers, scheduler)
+    if threads is not None:
+        check_threads(threads)
     st = load_study(file, quick=quick, seed=seed)
     out = out or Path(f"study-{st.name}")
     _check_out(out)
     command = f"boardsim experiment run {file}" + (" --quick" if quick else "") + (
         f" --seed {seed}" if seed is not None else "")
     with contextlib.ExitStack() as stack:
-        store = stack.enter_context(Store(store_path(out), fresh=fresh))
-        backend = {"store": store}
-        if workers is not None or scheduler is not None:
+        backend = {}
+        if workers is not None or scheduler is not None:  # first: a cluster that fails writes nothing
             client, per_worker = stack.enter_context(dask_client(workers, scheduler, threads))
             backend["client"] = client
             threads = threads or per_worker
+        backend["store"] = stack.enter_context(Store(store_path(out), fresh=fresh))
         info = run_studies([st], out, threads=threads, show_progress=_progress_wanted(),
                            title=st.title, command=command, backend=backend)
     s = info["studies"][0]
-    typer.echo(f"{st.name}: {s['games']:,} games ({s['played']:,} played now, the rest from "
-               f"{store_path(out)}) in {info['seconds']:.0f} s; wrote {out}/report.md, "
-               f"{out}/report.html, {out}/tables, {out}/charts")
+    if s["played"] == s["games"]:
+        where = "all played now"
+    elif s["played"] == 0:
+        where = f"all read from {store_path(out)}"
+    else:
+        where = f"{s['played']:,} played now, the rest read from {store_path(out)}"
+    typer.echo(f"{st.name}: {s['games']:,} games ({where}) in {info['seconds']:.0f} s; wrote "
+               f"{out}/report.md, {out}/report.html, {out}/tables, {out}/charts")
 
 
 @app.command()
 @user_errors
 def status(file: Annotated[Path, typer.Argument(help="The study file given to `experiment run`.")],
-           out: Out = None):
+           out: Annotated[Optional[Path], typer.Option(
+               help="The folder given to `experiment run` (default: study-NAME); only read.")] = None):
     """How far a study is: per cell, the games recorded of the games asked so far (reads only,
     so it works while the study runs)."""
     from .runwork import study_status
@@ -92,7 +101,7 @@ def status(file: Annotated[Path, typer.Argument(help="The study file given to `e
 
 @user_errors
 def report(out: Out = None, quick: Quick = False, seed: Seed = None, threads: Threads = None):
-    """Run the five standard studies and write report.md and a self-contained report.html."""
+    """Run the seven standard studies and write report.md and a self-contained report.html."""
     from .report import run_studies, standard_studies
     studies = standard_studies(quick=quick, seed=seed)
     out = out or Path("report-quick" if quick else "report")

@@ -107,6 +107,12 @@ def _method(popsize, sigma0):
             f"sigma0 {sigma0}, popsize {popsize}, common random numbers per generation")
 
 
+def _ci(k, n):
+    """'(27.0%, 95% CI 25.1% to 29.0%)': a tally's rate with its Wilson interval."""
+    lo, hi = wilson(k, n)
+    return f"({100 * k / n:.1f}%, 95% CI {100 * lo:.1f}% to {100 * hi:.1f}%)"
+
+
 def tune_bethel_woods(players=3, spies=0, budget_games=100_000, games_per_candidate=500, popsize=None,
                       seed=1, sigma0=0.03, confirm_games=20_000, threads=None, say=print):
     """Run CMA-ES within `budget_games` games of tuning, then confirm; return the record (dict)."""
@@ -151,7 +157,8 @@ def tune_bethel_woods(players=3, spies=0, budget_games=100_000, games_per_candid
                    f"--games-per-candidate {games_per_candidate} --seed {seed} --confirm-games {confirm_games} --sigma0 {sigma0}"
                    + (f" --popsize {popsize}" if popsize else ""),
     }
-    say(f"tuned {a.wins}/{a.games} against defaults {b.wins}/{b.games}: {d.diff * 100:+.2f} pp "
+    say(f"tuned {a.wins}/{a.games} {_ci(a.wins, a.games)} against defaults {b.wins}/{b.games} "
+        f"{_ci(b.wins, b.games)}: {d.diff * 100:+.2f} pp "
         f"(95% CI {d.ci_low * 100:+.2f} to {d.ci_high * 100:+.2f}), McNemar p {d.pvalue:.2g}: "
         + ("confirmed" if confirmed else "NOT confirmed"))
     return rec
@@ -253,10 +260,14 @@ def tune_benevolent(players=2, budget_games=100_000, games_per_candidate=1000, p
                    f"--games-per-candidate {games_per_candidate} --seed {seed} --confirm-games {confirm_games} "
                    f"--sigma0 {sigma0}" + (f" --popsize {popsize}" if popsize else ""),
     }
-    say(f"tuned {ta}/{n} against the defaults (the default in the same seats: {tb}/{n}, fair share "
+    say(f"tuned {ta}/{n} {_ci(ta, n)} against the defaults (the default in the same seats: {tb}/{n} "
+        f"{_ci(tb, n)}, fair share "
         f"{1 / players:.0%}): {d.diff * 100:+.2f} pp (95% CI {d.ci_low * 100:+.2f} to {d.ci_high * 100:+.2f}), "
         f"t-test p {d.pvalue:.2g}: " + ("confirmed" if confirmed else "NOT confirmed"))
     return rec
+
+
+MAX_TUNE_SEED = (2 ** 63 - 1 - 999) // 1000  # the confirmation plays seed * 1000 + 999
 
 
 def tune(
@@ -279,6 +290,8 @@ def tune(
     the other seats, seats rotated over the same deals."""
     from simcore.errors import UserError
 
+    from arena.outfiles import write_text
+
     from .errors import check_writable, fail
     say = lambda m: typer.echo(m, err=True)  # noqa: E731
     try:
@@ -290,12 +303,14 @@ def tune(
             raise UserError(f"sigma0 {sigma0}: allowed above 0 and at most 0.5")
         if popsize is not None and popsize < 2:
             raise UserError(f"popsize {popsize}: allowed 2 or more")
+        if not 0 <= seed <= MAX_TUNE_SEED:  # generation g plays seed*1000+g, the confirmation seed*1000+999
+            raise UserError(f"seed {seed} is not allowed; tune takes 0 to {MAX_TUNE_SEED:,}")
         if game == "bethel-woods":
             from simcore.bethel_woods.face import check_setup_args
             players = 3 if players is None else players
             check_setup_args(players, spies)
-            check_writable(record)
-            rec = tune_bethel_woods(players, spies, budget_games, games_per_candidate or 500, popsize, seed, sigma0,
+            check_writable(record, "the record")
+            rec = tune_bethel_woods(players, spies, budget_games, 500 if games_per_candidate is None else games_per_candidate, popsize, seed, sigma0,
                                     confirm_games=confirm_games, threads=threads, say=say)
         else:
             from simcore.benevolent.face import check_players
@@ -303,19 +318,25 @@ def tune(
                 raise UserError(f"spies {spies}: Benevolent has no spies; allowed: 0 (leave --spies out)")
             players = 2 if players is None else players
             check_players(players)
-            check_writable(record)
-            rec = tune_benevolent(players, budget_games, games_per_candidate or 1000, popsize, seed, sigma0,
+            check_writable(record, "the record")
+            rec = tune_benevolent(players, budget_games, 1000 if games_per_candidate is None else games_per_candidate, popsize, seed, sigma0,
                                   confirm_games=confirm_games, threads=threads, say=say)
     except UserError as e:
         raise fail(str(e).splitlines()[0]) from None
-    Path(record).write_text(json.dumps(rec, indent=1) + "\n")
+    try:
+        write_text(record, json.dumps(rec, indent=1) + "\n", "the record")
+    except UserError as e:
+        raise fail(str(e).splitlines()[0]) from None
     typer.echo(f"record written to {record}")
     if install and rec["confirmed"]:
         if game == "bethel-woods":
             from policies.bethel_woods import tuned as tuned_mod
         else:
             from policies.benevolent import tuned as tuned_mod
-        tuned_mod.TUNED_PATH.write_text(json.dumps(rec, indent=1) + "\n")
+        try:
+            write_text(tuned_mod.TUNED_PATH, json.dumps(rec, indent=1) + "\n", "the tuned weights")
+        except UserError as e:
+            raise fail(str(e).splitlines()[0]) from None
         typer.echo(f"confirmed: installed as {tuned_mod.TUNED_PATH} (--policy tuned)")
     elif not rec["confirmed"]:
         typer.echo("not confirmed on fresh seeds: nothing installed")

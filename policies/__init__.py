@@ -44,3 +44,13 @@ def policy_id(name: str, game: str = "bethel_woods") -> int:
     if name not in known:
         raise UserError(f"unknown policy {name!r}; allowed: {', '.join(known)}")
     return known.index(name)
+
+
+def canonical_policy(name: str, game: str = "bethel_woods") -> str:
+    """A policy name as typed on the command line, in any case (``Search``), as the known name;
+    a name that is not known comes back as typed, for ``policy_id``'s error to name."""
+    t = str(name).strip()
+    for known in POLICIES[game]:
+        if t.lower() == known:
+            return known
+    return t

@@ -6,6 +6,9 @@ import tomllib
 from .errors import UserError
 
 
+GAME_TABLES = ("bethel_woods", "benevolent")  # the tables a rules file may hold, one per game
+
+
 class RulesError(UserError):
     """A rules file or value that cannot be used; the message is one line for the user."""
 
@@ -19,9 +22,20 @@ def read_table(path, table: str) -> dict:
         raise RulesError(f"rules file {str(path)!r} does not exist") from None
     except tomllib.TOMLDecodeError as e:
         raise RulesError(f"rules file {str(path)!r} is not valid TOML: {e}") from None
+    except UnicodeDecodeError:
+        raise RulesError(f"rules file {str(path)!r} is not UTF-8 text (TOML must be)") from None
+    except IsADirectoryError:
+        raise RulesError(f"rules file {str(path)!r} is a folder; give a .toml file") from None
     except OSError as e:
         raise RulesError(f"rules file {str(path)!r} cannot be read: {e.strerror}") from None
-    t = data.get(table, {})
+    unknown = [k for k in data if k not in GAME_TABLES]
+    if unknown:
+        raise RulesError(f"rules file {str(path)!r}: unknown table or key {unknown[0]!r} at the top; "
+                         f"allowed: {', '.join('[' + g + ']' for g in GAME_TABLES)}")
+    if table not in data:
+        raise RulesError(f"rules file {str(path)!r} has no [{table}] table, so nothing in it applies "
+                         f"to this game")
+    t = data[table]
     if not isinstance(t, dict):
         raise RulesError(f"rules file {str(path)!r}: [{table}] must be a table")
     return t
@@ -57,7 +71,13 @@ def spec_mapping(spec: str, table: str, alternatives: dict, switches: dict):
     ``/`` or ends with ``.toml``, or a file of that name exists)."""
     import os
     s = str(spec)
-    if "/" in s or s.endswith(".toml") or os.path.exists(s):
+    if os.path.exists(s):
+        return None
+    items = [x.strip() for x in s.split(",")]
+    if len(items) > 1 and any("/" in x or x.endswith(".toml") for x in items):
+        raise RulesError(f"--rules {s!r}: a rules file cannot be combined with named rules; "
+                         f"put the switches and tables in the file, or give names only")
+    if "/" in s or s.endswith(".toml"):
         return None
     d: dict = {}
     for item in s.split(","):

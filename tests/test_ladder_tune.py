@@ -42,6 +42,10 @@ def test_benevolent_ladder_rotates_seats_over_the_same_deals():
             assert v["games"] == back["games"] == 12
             if opp != r["policy"]:
                 assert v["wins"] + back["wins"] <= 12  # a game has at most one winner (timeouts: none)
+        # the JSON names each policy's parameters as the Bethel Woods ladder's does
+        assert len(r["theta_hash"]) >= 8 and r["threads"] == 2
+        assert (r["budget"] is not None) == (r["policy"] == "search")
+    assert len({r["theta_hash"] for r in rows}) == len(rows)
     with pytest.raises(UserError, match="players 3"):
         ladder_benevolent(3, games=2)
 
@@ -55,7 +59,10 @@ def test_ladder_cli_json_and_errors():
     assert bad.exit_code == 2 and "allowed: bethel-woods, benevolent" in bad.output
     # bad values are refused before any rung plays (no half-printed ladder)
     for args, needle in ((["bethel-woods", "--games", "0"], "games 0"), (["bethel-woods", "--spies", "9"], "spies 9"),
-                         (["benevolent", "--games", "0"], "games 0")):
+                         (["benevolent", "--games", "0"], "games 0"),
+                         (["benevolent", "--spies", "2"], "--spies 2: Benevolent has no spies"),
+                         (["benevolent", "--budgets", "4"], "leave --budgets out"),
+                         (["bethel-woods", "--budgets", "2,2"], "give each budget once")):
         bad = CliRunner().invoke(app, ["ladder", *args])
         assert bad.exit_code == 2 and needle in bad.output and "rung" not in bad.output, bad.output
 

@@ -248,16 +248,32 @@ def _validate(r: Rules):
 _KEYS = {"sides", "gray", "layouts", "dream_path", "exchange_tiles", "timeout_rounds", "secret_pairs", "switches"}
 
 
+_SHAPES = {  # what each key holds, for the error on a malformed value
+    "sides": "6 tiles, each a list of 5 hex types",
+    "gray": "6 tiles, each a list of 5 flags (0 or 1)",
+    "layouts": "a table of player count (\"2\", \"3\", \"4\") to a list of [column, row] offsets",
+    "dream_path": "a list of arrows [from, to, gift or \"\"]",
+    "exchange_tiles": "3 tiles of [gift, gift, gift]",
+    "timeout_rounds": "an integer from 1 to 10000",
+    "secret_pairs": "the 9 permanent Secrets, each once, in tile order",
+    "switches": "a table of switch = \"value\"",
+}
+
+
 def rules_from_mapping(d, source="mapping"):
     unknown = set(d) - _KEYS
     if unknown:
         raise RulesError(f"unknown key {sorted(unknown)[0]!r} in [benevolent]; allowed: {', '.join(sorted(_KEYS))}")
     kw = {"source": source}
+    key = None
     try:
+        key = "sides"
         if "sides" in d:
             kw["sides"] = tuple(tuple(s) for s in d["sides"])
+        key = "gray"
         if "gray" in d:
             kw["gray"] = tuple(tuple(g) for g in d["gray"])
+        key = "layouts"
         if "layouts" in d:
             lay = dict(DEFAULT_LAYOUTS)
             for n, offs in d["layouts"].items():
@@ -265,19 +281,26 @@ def rules_from_mapping(d, source="mapping"):
                     raise RulesError(f"layouts: player count {n!r}; allowed: 2, 3, 4")
                 lay[int(n)] = tuple(tuple(int(x) for x in o) for o in offs)
             kw["layouts"] = tuple(sorted(lay.items()))
+        key = "dream_path"
         if "dream_path" in d:
             kw["arrows"] = tuple((int(a), int(b), g or None) for a, b, g in d["dream_path"])
+        key = "exchange_tiles"
         if "exchange_tiles" in d:
             kw["exchange_tiles"] = tuple(tuple(t) for t in d["exchange_tiles"])
+        key = "timeout_rounds"
         if "timeout_rounds" in d:
             kw["timeout_rounds"] = d["timeout_rounds"]
+        key = "secret_pairs"
         if "secret_pairs" in d:
             kw["secret_pairs"] = tuple(d["secret_pairs"])
+        key = "switches"
         kw["switches"] = parse_switches(d.get("switches"), SWITCHES, "benevolent")
     except (TypeError, ValueError, AttributeError) as e:
         if isinstance(e, RulesError):
             raise
-        raise RulesError(f"[benevolent]: malformed value ({e})") from None
+        shown = repr(d.get(key))
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise RulesError(f"[benevolent] {key} = {shown}: malformed; expected {_SHAPES[key]}") from None
     return Rules(**kw)
 
 
