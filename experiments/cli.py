@@ -32,17 +32,18 @@ app.command(name="tune")(tune.tune)
 @app.command()
 @user_errors
 def replay(trace: Annotated[Path, typer.Argument(help="A trace written by `play --trace`.")]):
-    """Tell a recorded game turn by turn in plain words (checking it against the rules)."""
-    from arena.bethel_woods.trace import read_trace, replay_lines
-    lines = read_trace(trace)
-    game = lines[0].get("game") if lines else None
-    if game == "bethel_woods":
-        story = replay_lines(lines)
-    elif game == "benevolent":
-        from arena.benevolent.trace import replay_lines as bv_replay
-        story = bv_replay(lines)
+    """Tell a recorded game turn by turn in plain words, checking every line against the game
+    replayed from its setup (setup fields and position, each decision's legality, each chance
+    outcome, each position, the end line's result); a trace that does not match is a one-line
+    error naming the line."""
+    from arena.bethel_woods.trace import read_trace, trace_game
+    lines, numbers = read_trace(trace, numbered=True)
+    if trace_game(lines, str(trace), numbers) == "bethel_woods":
+        from arena.bethel_woods.trace import replay_lines
     else:
-        raise UserError(f"{trace}: unknown game {game!r} in the trace's first line")
+        from arena.benevolent.trace import replay_lines
+    # the whole trace is checked before the story is printed: a rejected trace prints only its error
+    story = list(replay_lines(lines, source=str(trace), numbers=numbers))
     for line in story:
         typer.echo(line)
 

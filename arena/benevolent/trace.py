@@ -4,7 +4,8 @@ Lines: {"type": "setup", "game": "benevolent", "seed", "game_index", "players", 
 "rules", "position"}, {"type": "decision", "turn", "player", "action", "name"}, {"type": "position",
 "turn", "position"} after every turn and at the end, {"type": "end", "outcome", "winner", "turns"}.
 There are no chance lines: all chance is in the setup position. The game recorded is game
-`game_index` of `simulate` with the same seed.
+`game_index` of `simulate` with the same seed. ``replay_lines`` sets the game up again from the
+setup line and checks every line against it (see docs/benevolent.md, "Trace format").
 """
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ import numpy as np
 
 from simcore.benevolent import engine as E
 from simcore.benevolent.actions import ACTION_NAMES, N_ACTIONS
-from simcore.benevolent.face import Game, setup_config
-from simcore.benevolent.rules import rules_from_mapping
+from simcore.benevolent.face import Game, check_players, setup_config
+from simcore.benevolent.rules import parse_leaves, rules_from_mapping
 from simcore.errors import UserError
 
+from ..bethel_woods.trace import check_end, first_difference, trace_lines
 from .batch import MAX_PLAYERS, WS_SIZE, parse_policies, play_game
 
 MAX_LOG = 1 << 16  # steps a trace can hold (a 200-round timeout takes far fewer)
@@ -50,10 +52,17 @@ def _gifts(pd):
     return ", ".join(f"{n} {g}" for g, n in pd["gifts"].items() if n) or "no gifts"
 
 
-def replay_lines(lines):
-    head = lines[0]
-    rules = rules_from_mapping(_rules_mapping(head["rules"]), source="trace")
-    g = Game.from_position(head["position"], rules)
+def replay_lines(lines, source="trace", numbers=None):
+    """Re-play a trace on the engine, checking every line against the replayed game, and yield its story.
+
+    ``lines``: the trace's JSON objects (``read_trace``); ``numbers``: their line numbers in the
+    file (default 1, 2, ...); ``source``: the file's name, for the errors. Checked: the setup
+    fields (players, leaves, policies, seed, game index, rules) and the setup position against the
+    one the seed sets up; every decision's turn, seat, legality and name; a position line after
+    every turn, equal to the replayed position; and the end line's fields against the replayed
+    result. Anything else is a UserError naming the file, the line and what is wrong."""
+    tl = trace_lines(lines, source, numbers)
+    g, head = _replay_setup(tl[0])
     pos = head["position"]
     yield (f"Benevolent, {head['players']} players, starting leaves {head['leaves']}, policies "
            f"{','.join(head['policies'])}, seed {head['seed']}, game {head['game_index']}.")
@@ -61,30 +70,97 @@ def replay_lines(lines):
                                  for h in pos["forest"]["hexes"])
     yield "Secret triangle: " + ", ".join(f"slot {t['slot']}: {t['secret']}" for t in pos["triangle"])
     last = None
-    for n, line in enumerate(lines[1:], start=2):
-        kind = line.get("type")
+    pending = None  # the turn that ended with the last decision: its position line comes next
+    for i, line in enumerate(tl[1:], start=1):
+        kind = line.kind
+        if kind not in ("decision", "position", "end"):
+            raise line.error(f"unknown line type {kind!r}; a Benevolent trace has setup, decision, position "
+                             f"and end lines")
+        if pending is not None and kind != "position":
+            raise line.error(f"a {kind} line where the position after turn {pending + 1} is due")
         if kind == "decision":
-            if line["turn"] != last:
-                last = line["turn"]
-                yield f"-- Turn {last + 1}: seat {line['player'] + 1}"
+            turn, q, a, name = line.int("turn"), line.int("player"), line.int("action"), line.str("name")
+            if g.is_terminal():
+                raise line.error(f"a decision after the game has ended ({g.to_dict()['outcome']}; the end line is due)")
+            if turn != int(g.state[E.TURN]):
+                raise line.error(f"turn {turn} in the trace, but the replayed game is at turn {int(g.state[E.TURN])}")
+            if q != g.current_player():
+                raise line.error(f"the trace's player is {q}, but the replayed game waits for player "
+                                 f"{g.current_player()} (seats count from 0)")
+            legal = g.legal_actions()
+            if a not in legal:
+                shown = f"{a} ({ACTION_NAMES[a]})" if 0 <= a < N_ACTIONS else str(a)
+                raise line.error(f"action {shown} is illegal here; legal: {', '.join(ACTION_NAMES[b] for b in legal)}")
+            if name != ACTION_NAMES[a]:
+                raise line.error(f"action {a} is named {name!r}; its name is {ACTION_NAMES[a]!r}")
+            if turn != last:
+                last = turn
+                yield f"-- Turn {last + 1}: seat {q + 1}"
             before = g.to_dict()
-            try:
-                g.apply(int(line["action"]))
-            except UserError as e:
-                raise UserError(f"trace line {n}: {e}") from None
+            g.apply(a)
             after = g.to_dict()
-            me = after["player_state"][line["player"]]
-            yield f"   seat {line['player'] + 1} {_words(before, after, int(line['action']))} (now {me['leaves']} leaves; {_gifts(me)})"
+            me = after["player_state"][q]
+            yield f"   seat {q + 1} {_words(before, after, a)} (now {me['leaves']} leaves; {_gifts(me)})"
+            if g.is_terminal() or int(g.state[E.TURN]) != turn:
+                pending = turn
         elif kind == "position":
-            if g.to_dict() != line["position"]:
-                raise UserError(f"trace line {n}: the recorded position differs from the replayed game")
-        elif kind == "end":
-            if line["outcome"] == "win":
-                yield f"Seat {line['winner'] + 1} WINS with all five gifts after {line['turns']} turns."
+            if pending is None:
+                raise line.error("a position line where no turn has ended")
+            turn = line.int("turn")
+            if turn != pending:
+                raise line.error(f"the position after turn {turn + 1} where the one after turn {pending + 1} is due")
+            diff = first_difference(line.dict("position"), g.to_dict())
+            if diff:
+                raise line.error("the recorded position differs from the replayed game at {}: trace {}, replay {}".format(*diff))
+            pending = None
+        else:  # end
+            d = g.to_dict()
+            if not g.is_terminal():
+                raise line.error(f"the trace ends before the game does (the end line comes at turn {d['turn'] + 1}, "
+                                 f"phase {d['phase']}, of the replayed game)")
+            winner = line.obj.get("winner") if line.obj.get("winner") is None else line.int("winner")
+            check_end(tl, i, (("outcome", line.str("outcome"), d["outcome"]), ("winner", winner, d["winner"]),
+                              ("turns", line.int("turns"), d["turn"] + (d["outcome"] == "win"))))
+            if line.obj["outcome"] == "win":
+                yield f"Seat {line.obj['winner'] + 1} WINS with all five gifts after {line.obj['turns']} turns."
             else:
-                yield f"No winner: the game timed out after {line['turns']} turns."
-        else:
-            raise UserError(f"trace line {n}: unknown line type {kind!r}")
+                yield f"No winner: the game timed out after {line.obj['turns']} turns."
+            return
+    raise tl[-1].error("the trace ends before the game does (no end line)")
+
+
+def _replay_setup(line):
+    """Check a Benevolent setup line; return (the game the seed sets up, the line's dict)."""
+    if line.kind != "setup" or line.obj.get("game") != "benevolent":
+        raise line.error("not a Benevolent trace: the first line must be its setup")
+    seed, gi = line.seed_and_game()
+    players = line.int("players")
+    leaves, policies = line.get("leaves", list), line.get("policies", list)
+    try:
+        check_players(players)
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in leaves):
+            raise UserError(f"leaves {leaves}: expected whole numbers, one per seat")
+        parse_leaves(leaves, players)
+        if not all(isinstance(x, str) for x in policies):
+            raise UserError(f"policies {policies}: expected policy names, one per seat")
+        parse_policies(None, policies, players)
+    except UserError as e:
+        raise line.error(f"setup: {str(e).replace('--', '')}") from None
+    rules = line.rules(lambda d, source: rules_from_mapping(_rules_mapping(d), source=source))
+    pos = line.dict("position")
+    seats = pos.get("player_state")
+    if not isinstance(seats, list) or len(seats) != players:
+        raise line.error(f"setup: players is {players} but the position has "
+                         f"{len(seats) if isinstance(seats, list) else 'no list of'} seats")
+    start = [p.get("starting_leaves") if isinstance(p, dict) else None for p in seats]
+    if start != leaves:
+        raise line.error(f"setup: leaves {leaves} differ from the starting leaves in the position, {start}")
+    g = Game(players, leaves, seed, gi, rules)
+    diff = first_difference(pos, g.to_dict())
+    if diff:
+        raise line.error(f"the setup position is not the one seed {seed}, game {gi} sets up with {players} players "
+                         "and leaves {}: at {} trace {}, replay {}".format(leaves, *diff))
+    return g, line.obj
 
 
 def _words(before, after, a):

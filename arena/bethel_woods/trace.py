@@ -13,6 +13,13 @@ count of unseen spies and the known list of uncovered ones); hidden things appea
 when they are revealed. ``record_game`` plays game ``game_index`` of a batch run with the same
 seed through the same compiled play loop (``batch.play_game``), logging its steps, and then
 replays the steps on the Python face to write the positions.
+
+``replay_lines`` sets the game up again from the setup line (seed, game index, players, spies,
+characters, rules) and checks every line against it: the setup position, each decision's
+legality, each chance outcome against the one the seed draws, each position, and the end line's
+result; anything else is a one-line UserError naming the file and the line. The reading and
+checking helpers at the end of this module (``read_trace``, ``trace_game``, ``TraceLine``,
+``first_difference``, ``check_end``) serve both games.
 """
 from __future__ import annotations
 
@@ -23,12 +30,13 @@ import numpy as np
 from simcore.bethel_woods import engine as E
 from simcore.bethel_woods.actions import (
     A_DROP, A_ENTER, A_FIX, A_PAY, A_PICK, A_SELECT, ACTION_NAMES, N_ACTIONS, PH_CHANCE_MALF, PH_CHANCE_TILE,
-    PHASES, kind_name,
+    PHASES, chance_name, kind_name,
 )
-from simcore.bethel_woods.face import Game, setup_config
-from simcore.bethel_woods.rules import MAX_PLAYERS, TYPES, WORKERS, rules_from_mapping
+from simcore.bethel_woods.face import Game, check_setup_args, setup_config
+from simcore.bethel_woods.rules import CHARACTERS, MAX_PLAYERS, TYPES, WORKERS, rules_from_mapping
 from simcore.errors import UserError
 
+from ..runner import check_game_index
 from .batch import LOG_CHANCE, WS_SIZE, play_game, played_budget, policy_label, seat_policies
 
 MAX_LOG = 1 << 16  # steps a trace can hold (a game ends within 79 turns, far fewer steps)
@@ -120,15 +128,18 @@ def describe_decision(before, after, a):
     return words.get(ACTION_NAMES[a], "uses " + ACTION_NAMES[a])
 
 
-def replay_lines(lines):
-    """Re-play a trace on the engine, checking every recorded position, and yield its story.
+def replay_lines(lines, source="trace", numbers=None):
+    """Re-play a trace on the engine, checking every line against the replayed game, and yield its story.
 
-    Raises UserError if the trace is malformed or does not match the rules it names."""
-    if not lines or lines[0].get("type") != "setup" or lines[0].get("game") != "bethel_woods":
-        raise UserError("not a Bethel Woods trace: the first line must be its setup")
-    head = lines[0]
-    rules = rules_from_mapping(head["rules"], source="trace")
-    g = Game.from_position(head["position"], rules)
+    ``lines``: the trace's JSON objects (``read_trace``); ``numbers``: their line numbers in the
+    file (default 1, 2, ...); ``source``: the file's name, for the errors. Checked: the setup
+    fields (players, spies, seed, game index, policy and budget, rules) and the setup position
+    against the one the seed sets up; every decision's turn, seat, legality and name; every
+    chance outcome against the one the seed draws; a position line after every turn, equal to the
+    replayed position; and the end line's fields against the replayed result. Anything else is a
+    UserError naming the file, the line and what is wrong."""
+    tl = trace_lines(lines, source, numbers)
+    g, head = _replay_setup(tl[0])
     pos = head["position"]
     yield (f"Bethel Woods, {head['players']} players ({', '.join(pos['characters'])}), {head['spies']} spies "
            f"at setup, policy {head.get('policy_label', head['policy'])}, seed {head['seed']}, game {head['game_index']}.")
@@ -138,37 +149,119 @@ def replay_lines(lines):
            + f". Player {pos['first_player'] + 1} starts.")
     yield _board_line(pos)
     last_turn = None
-    for n, line in enumerate(lines[1:], start=2):
-        kind = line.get("type")
-        if kind in ("decision", "chance") and line["turn"] != last_turn:
-            last_turn = line["turn"]
-            q = int(g.state[E.CUR])
-            yield f"-- Turn {last_turn + 1}: {_who(pos, q)}"
+    pending = None  # the turn that ended with the last step: its position line comes next
+    seed, gi = head["seed"], head["game_index"]
+    for i, line in enumerate(tl[1:], start=1):
+        kind = line.kind
+        if kind not in ("decision", "chance", "position", "end"):
+            raise line.error(f"unknown line type {kind!r}; a Bethel Woods trace has setup, decision, chance, "
+                             f"position and end lines")
+        if pending is not None and kind != "position":
+            raise line.error(f"a {kind} line where the position after turn {pending + 1} is due")
+        if kind in ("decision", "chance"):
+            turn = line.int("turn")
+            if g.is_terminal():
+                raise line.error(f"a {kind} line after the game has ended ({g.outcome}; the end line is due)")
+            if turn != int(g.state[E.TURN]):
+                raise line.error(f"turn {turn} in the trace, but the replayed game is at turn {int(g.state[E.TURN])}")
+            if kind == "decision" and g.is_chance():
+                raise line.error(f"a decision where the replayed game draws a chance event ({g.phase})")
+            if kind == "chance" and not g.is_chance():
+                raise line.error(f"a chance line where the replayed game waits for a decision ({g.phase})")
+            if turn != last_turn:
+                last_turn = turn
+                yield f"-- Turn {last_turn + 1}: {_who(pos, int(g.state[E.CUR]))}"
         if kind == "decision":
+            q, a, name = line.int("player"), line.int("action"), line.str("name")
+            if q != g.current_player():
+                raise line.error(f"the trace's player is {q}, but the replayed game waits for player "
+                                 f"{g.current_player()} (seats count from 0)")
+            legal = g.legal_actions()
+            if a not in legal:
+                shown = f"{a} ({ACTION_NAMES[a]})" if 0 <= a < N_ACTIONS else str(a)
+                raise line.error(f"action {shown} is illegal here; legal: {', '.join(ACTION_NAMES[b] for b in legal)}")
+            if name != ACTION_NAMES[a]:
+                raise line.error(f"action {a} is named {name!r}; its name is {ACTION_NAMES[a]!r}")
             before = g.to_dict()
-            try:
-                g.apply(int(line["action"]))
-            except UserError as e:
-                raise UserError(f"trace line {n}: {e}") from None
-            yield f"   {_who(pos, line['player'])} {describe_decision(before, g.to_dict(), int(line['action']))}"
+            g.apply(a)
+            yield f"   {_who(pos, q)} {describe_decision(before, g.to_dict(), a)}"
         elif kind == "chance":
+            o, name = line.int("outcome"), line.str("name")
+            probs = g.chance_probabilities()
+            if not 0 <= o < len(probs) or probs[o] <= 0:
+                raise line.error(f"chance outcome {o} is impossible here ({g.phase})")
+            phase = int(g.state[E.PHASE])
+            drawn = g.sample_chance()
+            if o != drawn:
+                raise line.error(f"chance outcome {o} ({chance_name(phase, o)}) is not what seed {seed}, game {gi} "
+                                 f"draws here: {drawn} ({chance_name(phase, drawn)})")
+            if name != chance_name(phase, o):
+                raise line.error(f"chance outcome {o} is named {name!r}; its name is {chance_name(phase, o)!r}")
             before = g.to_dict()
-            try:
-                g.apply_chance(int(line["outcome"]))
-            except UserError as e:
-                raise UserError(f"trace line {n}: {e}") from None
-            after = g.to_dict()
-            yield "   " + _chance_words(before, after, int(line["outcome"]))
+            g.apply_chance(o)
+            yield "   " + _chance_words(before, g.to_dict(), o)
         elif kind == "position":
-            if g.to_dict() != line["position"]:
-                raise UserError(f"trace line {n}: the recorded position differs from the replayed game")
-            yield "   " + _board_line(line["position"])
+            if pending is None:
+                raise line.error("a position line where no turn has ended")
+            turn = line.int("turn")
+            if turn != pending:
+                raise line.error(f"the position after turn {turn + 1} where the one after turn {pending + 1} is due")
+            diff = first_difference(line.dict("position"), g.to_dict())
+            if diff:
+                raise line.error("the recorded position differs from the replayed game at {}: trace {}, replay {}".format(*diff))
+            pending = None
+            yield "   " + _board_line(line.obj["position"])
         elif kind == "end":
-            won = line["outcome"] == "win"
-            yield (f"The players {'WIN' if won else 'LOSE (' + line['outcome'].replace('_', ' ') + ')'} "
-                   f"after {line['turns']} turns with {line['daydreamer_built']} of 6 Daydreamer pieces.")
-        else:
-            raise UserError(f"trace line {n}: unknown line type {kind!r}")
+            if not g.is_terminal():
+                raise line.error(f"the trace ends before the game does (the end line comes at turn "
+                                 f"{int(g.state[E.TURN]) + 1}, phase {g.phase}, of the replayed game)")
+            check_end(tl, i, (("outcome", line.str("outcome"), g.outcome),
+                              ("turns", line.int("turns"), int(g.state[E.TURN]) + 1),
+                              ("daydreamer_built", line.int("daydreamer_built"), int(E.orphanage_count(g.state)))))
+            won = line.obj["outcome"] == "win"
+            yield (f"The players {'WIN' if won else 'LOSE (' + line.obj['outcome'].replace('_', ' ') + ')'} "
+                   f"after {line.obj['turns']} turns with {line.obj['daydreamer_built']} of 6 Daydreamer pieces.")
+            return
+        if kind in ("decision", "chance") and (g.is_terminal() or int(g.state[E.TURN]) != turn):
+            pending = turn
+    raise tl[-1].error("the trace ends before the game does (no end line)")
+
+
+def _replay_setup(line):
+    """Check a Bethel Woods setup line; return (the game the seed sets up, the line's dict)."""
+    if line.kind != "setup" or line.obj.get("game") != "bethel_woods":
+        raise line.error("not a Bethel Woods trace: the first line must be its setup")
+    seed, gi = line.seed_and_game()
+    players, spies, policy = line.int("players"), line.int("spies"), line.str("policy")
+    budget = line.obj.get("budget")
+    try:
+        check_setup_args(players, spies)
+        seat_policies(policy, players, budget=None if budget is None else line.int("budget"))
+    except UserError as e:
+        raise line.error(f"setup: {e}") from None
+    label = policy_label(policy, budget)
+    if "policy_label" in line.obj and line.str("policy_label") != label:
+        raise line.error(f"setup: policy_label {line.obj['policy_label']!r} is not policy {policy!r} with "
+                         f"budget {budget}, which is {label!r}")
+    if "theta_hash" in line.obj:
+        line.str("theta_hash")
+    rules = line.rules(rules_from_mapping)
+    pos = line.dict("position")
+    chars = pos.get("characters")
+    if not isinstance(chars, list) or not all(isinstance(c, str) for c in chars):
+        raise line.error("setup: the position's characters must be a list of names")
+    if len(chars) != players:
+        raise line.error(f"setup: players is {players} but the position lists {len(chars)} characters")
+    bad = [c for c in chars if c not in CHARACTERS]
+    if bad or len(set(chars)) != len(chars):
+        raise line.error(f"setup: characters {', '.join(chars)}: each must be one of {', '.join(CHARACTERS)}, "
+                         f"dealt once")
+    g = Game(players, spies, [CHARACTERS.index(c) for c in chars], seed, gi, rules)
+    diff = first_difference(pos, g.to_dict())
+    if diff:
+        raise line.error(f"the setup position is not the one seed {seed}, game {gi} sets up with {players} players "
+                         "and {} spies: at {} trace {}, replay {}".format(spies, *diff))
+    return g, line.obj
 
 
 def _chance_words(before, after, o):
@@ -207,18 +300,158 @@ def _board_line(pos):
             f"| knowledge {know}")
 
 
-def read_trace(path):
-    """The lines of a trace file (either game); UserError for a missing or malformed file."""
-    lines = []
+# ---- reading and checking trace lines (both games) --------------------------------------------------
+def read_trace(path, numbered=False):
+    """The lines of a trace file (either game) as parsed JSON, and with ``numbered`` also their line
+    numbers in the file (blank lines are skipped). UserError naming the file (and the line) for a
+    missing or unreadable file, a folder, text that is not UTF-8, or a line that is not JSON."""
+    lines, numbers = [], []
     try:
-        with open(path) as f:
+        with open(path, "rb") as f:
             for n, raw in enumerate(f, start=1):
-                if raw.strip():
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise UserError(f"{path} line {n}: not UTF-8 text, so not a trace") from None
+                if text.strip():
                     try:
-                        lines.append(json.loads(raw))
+                        lines.append(json.loads(text, parse_constant=_no_constant))
                     except json.JSONDecodeError as e:
-                        raise UserError(f"{path} line {n} is not JSON: {e.msg}") from None
+                        raise UserError(f"{path} line {n}: not JSON: {e.msg}") from None
+                    except (ValueError, RecursionError) as e:
+                        raise UserError(f"{path} line {n}: not JSON: {e}") from None
+                    numbers.append(n)
     except OSError as e:
-        raise UserError(f"cannot read the trace {str(path)!r}: {e.strerror}") from None
-    return lines
+        raise UserError(f"cannot read the trace {str(path)!r}: {e.strerror or e}") from None
+    return (lines, numbers) if numbered else lines
 
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def trace_game(lines, source="trace", numbers=None):
+    """The game a trace is of ('bethel_woods' or 'benevolent'), from its first line."""
+    if not lines:
+        raise UserError(f"{source}: the trace is empty (no setup line)")
+    head = TraceLine(lines[0], numbers[0] if numbers else 1, source)
+    game = head.obj.get("game") if isinstance(head.obj, dict) else None
+    if head.kind != "setup" or game not in ("bethel_woods", "benevolent"):
+        raise head.error(f"not a trace: the first line must be a setup line naming the game "
+                         f"('bethel_woods' or 'benevolent'), found {_show(head.obj)}")
+    return game
+
+
+_KINDS = {int: "a whole number", str: "a string", dict: "a JSON object", list: "a list"}
+
+
+def _json_kind(v):
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true/false"
+    if isinstance(v, (int, float)):
+        return "a number"
+    return {str: "a string", dict: "a JSON object", list: "a list"}.get(type(v), type(v).__name__)
+
+
+def _show(v, width=40):
+    s = json.dumps(v)
+    return s if len(s) <= width else s[:width - 3] + "..."
+
+
+class TraceLine:
+    """One line of a trace with its number in the file: typed access to its fields, and one-line
+    errors naming the file and the line."""
+
+    def __init__(self, obj, n, source):
+        self.obj, self.n, self.source = obj, n, source
+
+    def error(self, msg) -> UserError:
+        return UserError(f"{self.source} line {self.n}: {msg}")
+
+    @property
+    def kind(self):
+        return self.obj.get("type") if isinstance(self.obj, dict) else None
+
+    def get(self, key, typ):
+        if key not in self.obj:
+            raise self.error(f"the {self.kind} line has no {key!r}")
+        v = self.obj[key]
+        if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
+            raise self.error(f"{key} is {_show(v)} ({_json_kind(v)}); expected {_KINDS[typ]}")
+        return v
+
+    def int(self, key):
+        return self.get(key, int)
+
+    def str(self, key):
+        return self.get(key, str)
+
+    def dict(self, key):
+        return self.get(key, dict)
+
+    def seed_and_game(self):
+        """The setup's seed and game index, checked as `play` takes them."""
+        seed, gi = self.int("seed"), self.int("game_index")
+        try:
+            check_game_index(gi, seed)
+        except UserError as e:
+            raise self.error(f"setup: {e}") from None
+        return seed, gi
+
+    def rules(self, from_mapping):
+        """The rules the setup line names, through the game's ``rules_from_mapping``."""
+        d = self.dict("rules")
+        try:
+            return from_mapping(d, source="trace")
+        except UserError as e:
+            raise self.error(f"setup rules: {e}") from None
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
+            raise self.error(f"setup rules are malformed ({type(e).__name__} {e})") from None
+
+
+def trace_lines(lines, source="trace", numbers=None):
+    """The lines as TraceLine objects; UserError for an empty trace or a line that is not an object."""
+    if not lines:
+        raise UserError(f"{source}: the trace is empty (no setup line)")
+    out = [TraceLine(obj, n, source) for obj, n in zip(lines, numbers or range(1, len(lines) + 1))]
+    for line in out:
+        if not isinstance(line.obj, dict):
+            raise line.error(f"expected a JSON object, found {_json_kind(line.obj)}")
+    return out
+
+
+def first_difference(a, b, path=""):
+    """(where, a's value, b's value) shown briefly, at the first place two JSON values differ (a
+    whole number and true, or 1 and 1.0, differ); None when they are equal."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in list(b) + [k for k in a if k not in b]:
+            where = f"{path}.{k}" if path else str(k)
+            if k not in a or k not in b:
+                return where, "(missing)" if k not in a else _show(a[k]), "(missing)" if k not in b else _show(b[k])
+            d = first_difference(a[k], b[k], where)
+            if d:
+                return d
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return path or "(top)", _show(a), _show(b)
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = first_difference(x, y, f"{path}[{i}]")
+            if d:
+                return d
+        return None
+    if _json_kind(a) != _json_kind(b) or isinstance(a, float) != isinstance(b, float) or a != b:
+        return path or "(top)", _show(a), _show(b)
+    return None
+
+
+def check_end(lines, i, fields):
+    """UserError unless the end line lines[i] is the last and each (field, the trace's value, the
+    replayed value) agrees."""
+    for key, theirs, ours in fields:
+        if first_difference(theirs, ours):
+            raise lines[i].error(f"the end line's {key} is {_show(theirs)} but the replayed game's is {_show(ours)}")
+    if i + 1 < len(lines):
+        raise lines[i + 1].error("a line after the end line")
