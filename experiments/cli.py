@@ -14,7 +14,6 @@ except ImportError:  # pragma: no cover
     from click.exceptions import UsageError
 
 from . import bench_cli, benevolent_cli, bethel_woods_cli, ladder, study_cli, tune
-from simcore.errors import UserError
 
 from .errors import user_errors
 
@@ -48,12 +47,25 @@ def replay(trace: Annotated[Path, typer.Argument(help="A trace written by `play 
         typer.echo(line)
 
 
+INTERRUPTED = 130  # the shell's code for a process ended by Ctrl-C (128 + SIGINT)
+
+
+def _interrupted() -> int:
+    typer.echo("\ninterrupted (Ctrl-C): the run did not finish; its results were not written "
+               "(`experiment run` keeps what it recorded: the same command resumes it)", err=True)
+    return INTERRUPTED
+
+
 def main(argv=None) -> int:
     """Entry point: usage errors become one line on stderr with exit code 2."""
     try:
         rv = app(args=argv, standalone_mode=False)
+        if rv == INTERRUPTED:  # typer's answer to Ctrl-C (KeyboardInterrupt) inside a command
+            return _interrupted()
         if isinstance(rv, int):  # an Exit raised inside a command comes back as its code
             return rv
+    except KeyboardInterrupt:
+        return _interrupted()
     except UsageError as e:
         typer.echo(f"error: {e.format_message()}", err=True)
         return 2
@@ -67,3 +79,7 @@ def main(argv=None) -> int:
 
 def _entry():
     sys.exit(main())
+
+
+if __name__ == "__main__":  # python -m experiments.cli ...
+    _entry()
