@@ -39,7 +39,14 @@ def check_writable(path, what: str = "") -> None:
     if not os.path.isdir(folder):
         raise UserError(f"cannot write {shown}: the folder "
                         f"{os.path.dirname(str(path)) or '.'!r} does not exist")
-    try:  # the only test that holds for every file system (read-only mounts, /proc, root's rights)
+    takes_a_file(folder, shown)
+
+
+def takes_a_file(folder, shown: str) -> None:
+    """UserError ("cannot write {shown}: ...") unless a new file can be made in the existing
+    `folder`: by making one, the only test that holds on every file system (read-only mounts,
+    /proc, root's rights)."""
+    try:
         fd, probe = tempfile.mkstemp(dir=folder, prefix=".boardsim-probe-")
         os.close(fd)
         os.unlink(probe)

@@ -71,12 +71,18 @@ def _figure(figsize) -> Figure:
     return fig
 
 
-def _paths(out) -> tuple[Path, Path]:
+def chart_paths(out) -> tuple[Path, Path]:
+    """The PNG and SVG a chart named `out` is written to (`x`, `x.png` or `x.svg`: x.png and x.svg)."""
     p = Path(out)
     if p.suffix.lower() in (".png", ".svg"):
         p = p.with_suffix("")
-    p.parent.mkdir(parents=True, exist_ok=True)
     return p.with_name(p.name + ".png"), p.with_name(p.name + ".svg")
+
+
+def _paths(out) -> tuple[Path, Path]:
+    png, svg = chart_paths(out)
+    png.parent.mkdir(parents=True, exist_ok=True)
+    return png, svg
 
 
 def _require(df: pd.DataFrame, cols, what: str) -> None:

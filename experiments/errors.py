@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import typer
 
+from arena.outfiles import check_writable  # noqa: F401  (the commands check output paths through here)
 from simcore.errors import UserError
 
 
@@ -27,13 +28,6 @@ def user_errors(fn):
             msg = str(e).splitlines()[0] if str(e) else type(e).__name__
             raise fail(msg) from None
     return wrapper
-
-
-def check_writable(path, what: str = ""):
-    """UserError unless a file can be written at path (arena.outfiles.check_writable): checked
-    before a long run, so that nothing is played for a file that cannot be written."""
-    from arena.outfiles import check_writable as _check
-    _check(path, what)
 
 
 def write_csv(frame, path):

@@ -26,18 +26,13 @@ STANDARD = ("difficulty", "characters", "seats", "handicap", "variants", "sensit
 def _check_out(out: Path) -> None:
     """UserError unless the folder `out` can be written (made if missing): checked before anything
     is played, so a long run is not lost to a folder it cannot write."""
-    import tempfile
+    from arena.outfiles import takes_a_file
     parent = out.resolve().parent
     if not parent.is_dir():
         raise UserError(f"cannot write {str(out)!r}: the folder {str(parent)!r} does not exist")
     if out.exists() and not out.is_dir():
         raise UserError(f"cannot write {str(out)!r}: it is a file, not a folder")
-    try:  # the one test that holds on every file system (read-only mounts, /proc, root's rights)
-        fd, probe = tempfile.mkstemp(dir=out if out.is_dir() else parent, prefix=".boardsim-probe-")
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as e:
-        raise UserError(f"cannot write {str(out)!r}: {e.strerror or e}") from None
+    takes_a_file(out if out.is_dir() else parent, repr(str(out)))
 
 
 def run_studies(studies, out, threads=None, show_progress=True, title="boardsim balance report",

@@ -218,8 +218,8 @@ def run_command(game: str, games: int, seed: int, policy: str | None, threads: i
         from pathlib import Path
         if Path(chart).suffix.lower() not in ("", ".png", ".svg"):
             raise UserError(f"--chart {str(chart)!r}: give a .png name (an .svg is written beside it)")
-        stem = Path(chart).with_suffix("") if Path(chart).suffix else Path(chart)
-        for path in (stem.with_name(stem.name + ".png"), stem.with_name(stem.name + ".svg")):
+        from .charts import chart_paths
+        for path in chart_paths(chart):
             check_writable(path, "the chart")
     if csv is not None:
         check_writable(csv, "the CSV")

@@ -44,6 +44,7 @@ import numpy as np
 import typer
 
 from .stats import paired_difference, paired_difference_by_deal, wilson
+from .errors import user_errors
 
 TUNE_GAMES = ("bethel-woods", "benevolent")
 
@@ -270,6 +271,7 @@ def tune_benevolent(players=2, budget_games=100_000, games_per_candidate=1000, p
 MAX_TUNE_SEED = (2 ** 63 - 1 - 999) // 1000  # the confirmation plays seed * 1000 + 999
 
 
+@user_errors
 def tune(
     game: Annotated[str, typer.Argument(help="bethel-woods or benevolent.")],
     players: Annotated[Optional[int], typer.Option(help="Players, 2 to 4 (default: Bethel Woods 3, Benevolent 2).")] = None,
@@ -292,51 +294,42 @@ def tune(
 
     from arena.outfiles import write_text
 
-    from .errors import check_writable, fail
+    from .errors import check_writable
     say = lambda m: typer.echo(m, err=True)  # noqa: E731
-    try:
-        if game not in TUNE_GAMES:
-            raise UserError(f"unknown game {game!r} for tune; allowed: {', '.join(TUNE_GAMES)}")
-        if budget_games < 1 or confirm_games < 2:
-            raise UserError(f"budget-games {budget_games} / confirm-games {confirm_games}: allowed 1+ / 2+")
-        if not 0 < sigma0 <= 0.5:
-            raise UserError(f"sigma0 {sigma0}: allowed above 0 and at most 0.5")
-        if popsize is not None and popsize < 2:
-            raise UserError(f"popsize {popsize}: allowed 2 or more")
-        if not 0 <= seed <= MAX_TUNE_SEED:  # generation g plays seed*1000+g, the confirmation seed*1000+999
-            raise UserError(f"seed {seed} is not allowed; tune takes 0 to {MAX_TUNE_SEED:,}")
-        if game == "bethel-woods":
-            from simcore.bethel_woods.face import check_setup_args
-            players = 3 if players is None else players
-            check_setup_args(players, spies)
-            check_writable(record, "the record")
-            rec = tune_bethel_woods(players, spies, budget_games, 500 if games_per_candidate is None else games_per_candidate, popsize, seed, sigma0,
-                                    confirm_games=confirm_games, threads=threads, say=say)
-        else:
-            from simcore.benevolent.face import check_players
-            if spies:
-                raise UserError(f"spies {spies}: Benevolent has no spies; allowed: 0 (leave --spies out)")
-            players = 2 if players is None else players
-            check_players(players)
-            check_writable(record, "the record")
-            rec = tune_benevolent(players, budget_games, 1000 if games_per_candidate is None else games_per_candidate, popsize, seed, sigma0,
-                                  confirm_games=confirm_games, threads=threads, say=say)
-    except UserError as e:
-        raise fail(str(e).splitlines()[0]) from None
-    try:
-        write_text(record, json.dumps(rec, indent=1) + "\n", "the record")
-    except UserError as e:
-        raise fail(str(e).splitlines()[0]) from None
+    if game not in TUNE_GAMES:
+        raise UserError(f"unknown game {game!r} for tune; allowed: {', '.join(TUNE_GAMES)}")
+    if budget_games < 1 or confirm_games < 2:
+        raise UserError(f"budget-games {budget_games} / confirm-games {confirm_games}: allowed 1+ / 2+")
+    if not 0 < sigma0 <= 0.5:
+        raise UserError(f"sigma0 {sigma0}: allowed above 0 and at most 0.5")
+    if popsize is not None and popsize < 2:
+        raise UserError(f"popsize {popsize}: allowed 2 or more")
+    if not 0 <= seed <= MAX_TUNE_SEED:  # generation g plays seed*1000+g, the confirmation seed*1000+999
+        raise UserError(f"seed {seed} is not allowed; tune takes 0 to {MAX_TUNE_SEED:,}")
+    if game == "bethel-woods":
+        from simcore.bethel_woods.face import check_setup_args
+        players = 3 if players is None else players
+        check_setup_args(players, spies)
+        check_writable(record, "the record")
+        rec = tune_bethel_woods(players, spies, budget_games, 500 if games_per_candidate is None else games_per_candidate, popsize, seed, sigma0,
+                                confirm_games=confirm_games, threads=threads, say=say)
+    else:
+        from simcore.benevolent.face import check_players
+        if spies:
+            raise UserError(f"spies {spies}: Benevolent has no spies; allowed: 0 (leave --spies out)")
+        players = 2 if players is None else players
+        check_players(players)
+        check_writable(record, "the record")
+        rec = tune_benevolent(players, budget_games, 1000 if games_per_candidate is None else games_per_candidate, popsize, seed, sigma0,
+                              confirm_games=confirm_games, threads=threads, say=say)
+    write_text(record, json.dumps(rec, indent=1) + "\n", "the record")
     typer.echo(f"record written to {record}")
     if install and rec["confirmed"]:
         if game == "bethel-woods":
             from policies.bethel_woods import tuned as tuned_mod
         else:
             from policies.benevolent import tuned as tuned_mod
-        try:
-            write_text(tuned_mod.TUNED_PATH, json.dumps(rec, indent=1) + "\n", "the tuned weights")
-        except UserError as e:
-            raise fail(str(e).splitlines()[0]) from None
+        write_text(tuned_mod.TUNED_PATH, json.dumps(rec, indent=1) + "\n", "the tuned weights")
         typer.echo(f"confirmed: installed as {tuned_mod.TUNED_PATH} (--policy tuned)")
     elif not rec["confirmed"]:
         typer.echo("not confirmed on fresh seeds: nothing installed")

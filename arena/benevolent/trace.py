@@ -17,7 +17,7 @@ from simcore.benevolent.face import Game, check_players, setup_config
 from simcore.benevolent.rules import parse_leaves, rules_from_mapping
 from simcore.errors import UserError
 
-from ..bethel_woods.trace import check_end, first_difference, trace_lines
+from ..bethel_woods.trace import check_decision, check_end, first_difference, trace_lines
 from .batch import MAX_PLAYERS, WS_SIZE, parse_policies, play_game
 
 MAX_LOG = 1 << 16  # steps a trace can hold (a 200-round timeout takes far fewer)
@@ -84,15 +84,7 @@ def replay_lines(lines, source="trace", numbers=None):
                 raise line.error(f"a decision after the game has ended ({g.to_dict()['outcome']}; the end line is due)")
             if turn != int(g.state[E.TURN]):
                 raise line.error(f"turn {turn} in the trace, but the replayed game is at turn {int(g.state[E.TURN])}")
-            if q != g.current_player():
-                raise line.error(f"the trace's player is {q}, but the replayed game waits for player "
-                                 f"{g.current_player()} (seats count from 0)")
-            legal = g.legal_actions()
-            if a not in legal:
-                shown = f"{a} ({ACTION_NAMES[a]})" if 0 <= a < N_ACTIONS else str(a)
-                raise line.error(f"action {shown} is illegal here; legal: {', '.join(ACTION_NAMES[b] for b in legal)}")
-            if name != ACTION_NAMES[a]:
-                raise line.error(f"action {a} is named {name!r}; its name is {ACTION_NAMES[a]!r}")
+            check_decision(line, g, q, a, name, ACTION_NAMES)
             if turn != last:
                 last = turn
                 yield f"-- Turn {last + 1}: seat {q + 1}"

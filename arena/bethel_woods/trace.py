@@ -173,15 +173,7 @@ def replay_lines(lines, source="trace", numbers=None):
                 yield f"-- Turn {last_turn + 1}: {_who(pos, int(g.state[E.CUR]))}"
         if kind == "decision":
             q, a, name = line.int("player"), line.int("action"), line.str("name")
-            if q != g.current_player():
-                raise line.error(f"the trace's player is {q}, but the replayed game waits for player "
-                                 f"{g.current_player()} (seats count from 0)")
-            legal = g.legal_actions()
-            if a not in legal:
-                shown = f"{a} ({ACTION_NAMES[a]})" if 0 <= a < N_ACTIONS else str(a)
-                raise line.error(f"action {shown} is illegal here; legal: {', '.join(ACTION_NAMES[b] for b in legal)}")
-            if name != ACTION_NAMES[a]:
-                raise line.error(f"action {a} is named {name!r}; its name is {ACTION_NAMES[a]!r}")
+            check_decision(line, g, q, a, name, ACTION_NAMES)
             before = g.to_dict()
             g.apply(a)
             yield f"   {_who(pos, q)} {describe_decision(before, g.to_dict(), a)}"
@@ -445,6 +437,20 @@ def first_difference(a, b, path=""):
     if _json_kind(a) != _json_kind(b) or isinstance(a, float) != isinstance(b, float) or a != b:
         return path or "(top)", _show(a), _show(b)
     return None
+
+
+def check_decision(line, g, q, a, name, names):
+    """A decision line against the replayed game `g` (either game's face): the seat to play, the
+    action's legality and its name (`names`: the game's ACTION_NAMES)."""
+    if q != g.current_player():
+        raise line.error(f"the trace's player is {q}, but the replayed game waits for player "
+                         f"{g.current_player()} (seats count from 0)")
+    legal = g.legal_actions()
+    if a not in legal:
+        shown = f"{a} ({names[a]})" if 0 <= a < len(names) else str(a)
+        raise line.error(f"action {shown} is illegal here; legal: {', '.join(names[b] for b in legal)}")
+    if name != names[a]:
+        raise line.error(f"action {a} is named {name!r}; its name is {names[a]!r}")
 
 
 def check_end(lines, i, fields):
