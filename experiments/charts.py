@@ -598,7 +598,7 @@ def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
     if title is None:
         title = ("Bethel Woods: how much each reading moves the win rate (3 players)" if game == "bethel_woods"
                  else "Benevolent: how much each reading moves the largest seat gap")
-    interval = ("paired 95% intervals (Wald on per-game differences)" if game == "bethel_woods"
+    interval = ("paired 95% intervals (Newcombe square-and-add)" if game == "bethel_woods"
                 else "paired 95% bootstrap intervals")
     per = df.groupby(facet)["games"].first()
     played = int(per.sum() * (len(order) + 1))   # every variant's arm and the defaults' once per panel

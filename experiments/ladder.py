@@ -7,8 +7,8 @@ help?), then the clairvoyant bound (the search handed the chance key: not a play
 plays games 0..N-1 of the same seed, so game i of every rung faces the same chance key (common
 random numbers; chance is keyed by event, so the draws agree as long as the bag does). A rung's
 ``diff_vs_below`` is its win rate minus the rung below's, on the same games:
-``experiments.stats.paired_difference`` (Wald interval of the mean per-game difference, exact
-McNemar test on the discordant games).
+``experiments.stats.paired_difference`` (Newcombe's square-and-add interval for paired
+proportions, exact McNemar test on the discordant games).
 
 Benevolent (competitive, 2 players): rungs random, heuristic, tuned (when a confirmed tuned
 vector is in the package), search (``bv_rungs``). Each pair of policies plays the same N deals twice, seats swapped. A rung's ``wins`` /

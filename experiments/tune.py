@@ -148,7 +148,7 @@ def tune_bethel_woods(players=3, spies=0, budget_games=100_000, games_per_candid
             "default_wins": b.wins, "default_win_rate": b.win_rate, "default_ci95": list(wilson(b.wins, b.games)),
             "diff": d.diff, "diff_ci95": [d.ci_low, d.ci_high], "p_value": d.pvalue,
             "only_tuned": d.only_a, "only_default": d.only_b,
-            "test": "paired Wald interval of the per-game differences, exact McNemar test",
+            "test": "Newcombe square-and-add interval for paired proportions, exact McNemar test",
         },
         "confirmed": bool(confirmed),
         "theta": {n: float(v) for n, v in zip(THETA_NAMES, tuned)},

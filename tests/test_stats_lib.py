@@ -8,7 +8,7 @@ from scipy import stats as st
 
 from experiments.stats import (adjust_pvalues, balance, chi2_equal, logit_effects,
                                pair_table, paired_difference, seat_intervals, sequential_plan,
-                               wilson)
+                               square_and_add, wilson)
 
 
 @pytest.mark.parametrize("k,n,lo,hi", [
@@ -71,18 +71,38 @@ def test_balance():
         balance([0.5, 1.2])
 
 
+def _games(both, only_a, only_b, neither):
+    a = np.array([1] * both + [1] * only_a + [0] * only_b + [0] * neither, dtype=bool)
+    b = np.array([1] * both + [0] * only_a + [1] * only_b + [0] * neither, dtype=bool)
+    return a, b
+
+
+def test_square_and_add_published_value():
+    # Fagerland, Lydersen & Laake, Statistical Analysis of Contingency Tables (2017), section 8:
+    # complete response before and after consolidation therapy (Cavo et al. 2012), the table
+    # [[59, 6], [16, 80]]: Newcombe square-and-add -0.0621 (95% CI -0.1186 to -0.0046)
+    lo, hi = square_and_add(59, 6, 16, 80)
+    assert (round(lo, 4), round(hi, 4)) == (-0.1186, -0.0046)
+    r = paired_difference(*_games(59, 6, 16, 80))
+    assert round(r.diff, 4) == -0.0621 and (r.ci_low, r.ci_high) == (lo, hi)
+
+
 def test_paired_difference_by_hand_and_mcnemar_exact():
     # 40 games: 12 both win, 9 only a wins, 2 only b wins, 17 neither
-    a = np.array([1] * 12 + [1] * 9 + [0] * 2 + [0] * 17, dtype=bool)
-    b = np.array([1] * 12 + [0] * 9 + [1] * 2 + [0] * 17, dtype=bool)
+    a, b = _games(12, 9, 2, 17)
     r = paired_difference(a, b)
     n = 40
     assert (r.only_a, r.only_b, r.n) == (9, 2, 40)
     assert r.diff == pytest.approx(7 / 40) and r.rate_a == pytest.approx(21 / 40)
-    # Wald on the per-game differences: var = ((b + c)/n - diff^2) * n / (n - 1)
-    se = math.sqrt((11 / n - (7 / n) ** 2) * n / (n - 1) / n)
-    assert r.ci_low == pytest.approx(7 / 40 - 1.959964 * se, abs=1e-6)
-    assert r.ci_high == pytest.approx(7 / 40 + 1.959964 * se, abs=1e-6)
+    # square and add by hand: Wilson intervals of 21/40 and 14/40, psi from the table with
+    # Newcombe's adjustment ((12 * 17 - 9 * 2 - n / 2) / sqrt(21 * 19 * 14 * 26))
+    l1, u1 = wilson(21, n)
+    l2, u2 = wilson(14, n)
+    p1, p2 = 21 / n, 14 / n
+    psi = (12 * 17 - 9 * 2 - n / 2) / math.sqrt(21 * 19 * 14 * 26)
+    lo = 7 / n - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2 - 2 * psi * (p1 - l1) * (u2 - p2))
+    hi = 7 / n + math.sqrt((p2 - l2) ** 2 + (u1 - p1) ** 2 - 2 * psi * (p2 - l2) * (u1 - p1))
+    assert r.ci_low == pytest.approx(lo, abs=1e-12) and r.ci_high == pytest.approx(hi, abs=1e-12)
     # exact McNemar: 2 * P(X <= 2), X ~ Bin(11, 1/2) = 2 * (1 + 11 + 55) / 2048
     assert r.pvalue == pytest.approx(134 / 2048)
     # chi-square with continuity correction: (|9 - 2| - 1)^2 / 11
@@ -90,10 +110,41 @@ def test_paired_difference_by_hand_and_mcnemar_exact():
     # symmetric
     s = paired_difference(b, a)
     assert s.diff == -r.diff and s.ci_low == pytest.approx(-r.ci_high)
-    same = paired_difference(a, a)
-    assert (same.diff, same.ci_low, same.ci_high, same.pvalue) == (0, 0, 0, 1)
     with pytest.raises(ValueError, match="same length"):
         paired_difference(a, b[:-1])
+    with pytest.raises(ValueError, match="whole numbers"):
+        square_and_add(1, -1, 0, 3)
+
+
+def test_paired_interval_has_width_at_the_edges():
+    # the Wald interval of the per-game differences is a point here; this one is not
+    same = paired_difference(*_games(540, 0, 0, 1460))  # no discordant game in 2,000
+    assert same.diff == 0 and same.pvalue == 1
+    assert -0.003 < same.ci_low < 0 < same.ci_high < 0.003  # about the rule of three, 3 / 2000
+    one_way = paired_difference(*_games(0, 20, 0, 0))  # a won all 20 games, b none
+    assert one_way.diff == 1 and one_way.ci_high == 1
+    # the bound is Wilson's lower bound of 20/20 and upper of 0/20, added in squares
+    lo20, hi0 = wilson(20, 20)[0], wilson(0, 20)[1]
+    assert one_way.ci_low == pytest.approx(1 - math.hypot(1 - lo20, hi0))
+    assert 0.7 < one_way.ci_low < 0.8
+
+
+def test_paired_interval_covers_where_wald_does_not():
+    # few discordant games (about 4 in 100): the square-and-add interval holds its 95% coverage
+    # (98% here), the Wald interval of the per-game differences falls short of it (94%)
+    rng = np.random.default_rng(5)
+    probs = [0.20, 0.03, 0.01, 0.76]  # both, only a, only b, neither
+    true = probs[1] - probs[2]
+    n, reps = 100, 3000
+    cover_sa = cover_wald = 0
+    for both, oa, ob, nei in rng.multinomial(n, probs, size=reps):
+        lo, hi = square_and_add(both, oa, ob, nei)
+        cover_sa += lo <= true <= hi
+        d = (oa - ob) / n
+        se = math.sqrt(max(0.0, ((oa + ob) / n - d * d) / (n - 1)))
+        cover_wald += d - 1.959964 * se <= true <= d + 1.959964 * se
+    assert cover_sa / reps > 0.93
+    assert cover_wald / reps < 0.95 and cover_wald / reps < cover_sa / reps - 0.03
 
 
 def test_paired_interval_is_narrower_than_independent_when_arms_agree():

@@ -70,7 +70,12 @@ def test_paired_difference_by_deal_takes_the_deal_as_the_unit():
     assert g.diff == pytest.approx(d.diff)
     assert (d.ci_high - d.ci_low) < (g.ci_high - g.ci_low)
     same = paired_difference_by_deal(b, b)
-    assert (same.diff, same.ci_low, same.ci_high, same.pvalue) == (0, 0, 0, 1.0)
+    assert (same.diff, same.pvalue) == (0, 1.0) and same.ci_low < 0 < same.ci_high
+    # every deal the same difference (a wins every game, b none): not a point interval; the
+    # deals are the sample size (10 here), and the sign test on them gives p = 2 / 2^10
+    tiny = paired_difference_by_deal(np.ones((10, 2), bool), np.zeros((10, 2), bool))
+    assert tiny.diff == 1 and tiny.ci_high == 1 and 0.5 < tiny.ci_low < 0.7
+    assert tiny.pvalue == pytest.approx(2 / 2 ** 10)
     with pytest.raises(ValueError):
         paired_difference_by_deal(a.ravel(), b.ravel())
 
