@@ -30,11 +30,14 @@ app.command(name="tune")(tune.tune)
 
 @app.command()
 @user_errors
-def replay(trace: Annotated[Path, typer.Argument(help="A trace written by `play --trace`.")]):
+def replay(trace: Annotated[Path, typer.Argument(help="A trace written by `play --trace`.")],
+           legal_only: Annotated[bool, typer.Option(
+               "--legal-only", help="Accept any legal decision, not only the one the setup's policy makes "
+                                    "(a trace edited by hand, or played with other weights).")] = False):
     """Tell a recorded game turn by turn in plain words, checking every line against the game
-    replayed from its setup (setup fields and position, each decision's legality, each chance
-    outcome, each position, the end line's result); a trace that does not match is a one-line
-    error naming the line."""
+    replayed from its setup (setup fields and position, each decision's legality and that the
+    setup's policy makes it, each chance outcome, each position, the end line's result); a trace
+    that does not match is a one-line error naming the line."""
     from arena.bethel_woods.trace import read_trace, trace_game
     lines, numbers = read_trace(trace, numbered=True)
     if trace_game(lines, str(trace), numbers) == "bethel_woods":
@@ -42,7 +45,7 @@ def replay(trace: Annotated[Path, typer.Argument(help="A trace written by `play 
     else:
         from arena.benevolent.trace import replay_lines
     # the whole trace is checked before the story is printed: a rejected trace prints only its error
-    story = list(replay_lines(lines, source=str(trace), numbers=numbers))
+    story = list(replay_lines(lines, source=str(trace), numbers=numbers, legal_only=legal_only))
     for line in story:
         typer.echo(line)
 

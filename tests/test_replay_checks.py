@@ -276,3 +276,48 @@ def test_positions_are_checked(capsys, tmp_path, request, game):
              f"{orig[i]['turn'] + 1} is due", i + 1)
     rejected(capsys, write(tmp_path, orig[:i + 1] + [orig[i]] + orig[i + 1:]), "a position line where no turn "
              "has ended", i + 2)
+
+
+# ---- the decisions are the setup's policy's -----------------------------------------------------------
+def _first_decision_not(lines, policy_lines):
+    """The line number (1-based) of the first decision of `lines` that differs from `policy_lines`'s."""
+    mine = [(i, x["action"]) for i, x in enumerate(lines) if x["type"] == "decision"]
+    theirs = [x["action"] for x in policy_lines if x["type"] == "decision"]
+    return next(i for (i, a), b in zip(mine, theirs) if a != b) + 1
+
+
+def test_bw_a_policy_trace_replays_and_a_relabelled_one_does_not(capsys, tmp_path, bw):
+    heur = bw_record(3, 1, None, "heuristic", 7, 0, None)
+    good = write(tmp_path, heur)
+    assert replay(capsys, good)[0] == 0
+    write_trace(bw_record(3, 1, None, "search", 7, 0, None, budget=2), tmp_path / "s.jsonl")
+    assert replay(capsys, tmp_path / "s.jsonl")[0] == 0
+    # the random game with its setup claiming the heuristic: every decision is legal, but the first
+    # one the heuristic would not make is named
+    lines = copy.deepcopy(bw[1])
+    for key in ("policy", "policy_label", "budget", "theta_hash"):
+        lines[0][key] = heur[0][key]
+    path = write(tmp_path, lines)
+    err = rejected(capsys, path, "heuristic plays", _first_decision_not(lines, heur))
+    assert "not the one the setup's policy makes" in err
+    code = main(["replay", "--legal-only", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == "" and "LOSE" in out
+
+
+def test_bw_other_weights_are_named(capsys, tmp_path, bw):
+    lines = copy.deepcopy(bw[1])
+    lines[0]["theta_hash"] = "0123456789abcdef"
+    path = write(tmp_path, lines)
+    rejected(capsys, path, "theta_hash '0123456789abcdef', but this package's random has", 1)
+    assert main(["replay", "--legal-only", str(path)]) == 0
+
+
+def test_bv_a_relabelled_seat_is_named(capsys, tmp_path, bv):
+    heur = bv_record(2, None, "random", 3, 0, None, ["heuristic", "random"])
+    assert replay(capsys, write(tmp_path, heur))[0] == 0
+    lines = copy.deepcopy(bv[1])
+    lines[0]["policies"] = ["heuristic", "random"]
+    path = write(tmp_path, lines)
+    rejected(capsys, path, "seat 1's policy heuristic plays", _first_decision_not(lines, heur))
+    assert main(["replay", "--legal-only", str(path)]) == 0

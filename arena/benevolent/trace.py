@@ -17,22 +17,29 @@ from simcore.benevolent.face import Game, check_players, setup_config
 from simcore.benevolent.rules import parse_leaves, rules_from_mapping
 from simcore.errors import UserError
 
-from ..bethel_woods.trace import check_decision, check_end, first_difference, trace_lines
+from ..bethel_woods.trace import check_decision, check_end, check_policy_decision, first_difference, trace_lines
 from .batch import MAX_PLAYERS, WS_SIZE, parse_policies, play_game
 
 MAX_LOG = 1 << 16  # steps a trace can hold (a 200-round timeout takes far fewer)
 
 
-def record_game(players=4, leaves=None, policy="random", seed=0, game_index=0, rules=None, policies=None):
-    g = Game(players, leaves, seed, game_index, rules)
-    names, pols, thetas = parse_policies(policy, policies, players)
+def _play_logged(g, seed, game_index, pols, thetas):
+    """Play the game set up in `g` through the arena's loop; return (its steps (k, 3), final state)."""
     s = np.zeros(E.S_SIZE, dtype=np.int32)
     log = np.zeros((MAX_LOG, 3), dtype=np.int32)
-    n = play_game(s, g.params, setup_config(players, g.leaves), np.uint64(seed), np.uint64(seed), game_index,
+    n = play_game(s, g.params, setup_config(len(g.leaves), g.leaves), np.uint64(seed), np.uint64(seed), game_index,
                   pols, thetas, np.zeros((MAX_PLAYERS, WS_SIZE), np.int32), np.zeros(N_ACTIONS, np.int32),
                   np.zeros(MAX_PLAYERS, np.uint64), np.zeros(MAX_PLAYERS, np.int64), log)
     if n >= MAX_LOG:
         raise RuntimeError("the game is longer than a trace can hold")
+    return log[:n], s
+
+
+def record_game(players=4, leaves=None, policy="random", seed=0, game_index=0, rules=None, policies=None):
+    g = Game(players, leaves, seed, game_index, rules)
+    names, pols, thetas = parse_policies(policy, policies, players)
+    log, s = _play_logged(g, seed, game_index, pols, thetas)
+    n = len(log)
     lines = [{"type": "setup", "game": "benevolent", "seed": seed, "game_index": game_index, "players": players,
               "leaves": list(g.leaves), "policies": names, "rules": g.rules.to_dict(), "position": g.to_dict()}]
     for _, q, a in log[:n].tolist():
@@ -52,18 +59,25 @@ def _gifts(pd):
     return ", ".join(f"{n} {g}" for g, n in pd["gifts"].items() if n) or "no gifts"
 
 
-def replay_lines(lines, source="trace", numbers=None):
+def replay_lines(lines, source="trace", numbers=None, legal_only=False):
     """Re-play a trace on the engine, checking every line against the replayed game, and yield its story.
 
     ``lines``: the trace's JSON objects (``read_trace``); ``numbers``: their line numbers in the
     file (default 1, 2, ...); ``source``: the file's name, for the errors. Checked: the setup
     fields (players, leaves, policies, seed, game index, rules) and the setup position against the
-    one the seed sets up; every decision's turn, seat, legality and name; a position line after
-    every turn, equal to the replayed position; and the end line's fields against the replayed
+    one the seed sets up; every decision's turn, seat, legality and name, and that it is the one
+    the seat's policy makes there (``legal_only`` skips this and accepts any legal decision); a
+    position line after every turn, equal to the replayed position; and the end line's fields against the replayed
     result. Anything else is a UserError naming the file, the line and what is wrong."""
     tl = trace_lines(lines, source, numbers)
     g, head = _replay_setup(tl[0])
     pos = head["position"]
+    moves = None
+    if not legal_only:  # the decisions the seats' policies make in this game, played again from the seed
+        _, pols, thetas = parse_policies(None, head["policies"], head["players"])
+        log, _ = _play_logged(g, head["seed"], head["game_index"], pols, thetas)
+        moves = [a for _, _, a in log.tolist()]
+    k = 0  # decisions checked so far
     yield (f"Benevolent, {head['players']} players, starting leaves {head['leaves']}, policies "
            f"{','.join(head['policies'])}, seed {head['seed']}, game {head['game_index']}.")
     yield "Forest: " + ", ".join(f"hex {h['hex']} {h['type']}{' (gray)' if h['gray_footstep'] else ''}"
@@ -85,6 +99,9 @@ def replay_lines(lines, source="trace", numbers=None):
             if turn != int(g.state[E.TURN]):
                 raise line.error(f"turn {turn} in the trace, but the replayed game is at turn {int(g.state[E.TURN])}")
             check_decision(line, g, q, a, name, ACTION_NAMES)
+            if moves is not None:
+                check_policy_decision(line, moves, k, a, ACTION_NAMES, f"seat {q + 1}'s policy {head['policies'][q]}")
+                k += 1
             if turn != last:
                 last = turn
                 yield f"-- Turn {last + 1}: seat {q + 1}"

@@ -128,19 +128,23 @@ def describe_decision(before, after, a):
     return words.get(ACTION_NAMES[a], "uses " + ACTION_NAMES[a])
 
 
-def replay_lines(lines, source="trace", numbers=None):
+def replay_lines(lines, source="trace", numbers=None, legal_only=False):
     """Re-play a trace on the engine, checking every line against the replayed game, and yield its story.
 
     ``lines``: the trace's JSON objects (``read_trace``); ``numbers``: their line numbers in the
     file (default 1, 2, ...); ``source``: the file's name, for the errors. Checked: the setup
     fields (players, spies, seed, game index, policy and budget, rules) and the setup position
-    against the one the seed sets up; every decision's turn, seat, legality and name; every
-    chance outcome against the one the seed draws; a position line after every turn, equal to the
-    replayed position; and the end line's fields against the replayed result. Anything else is a
-    UserError naming the file, the line and what is wrong."""
+    against the one the seed sets up; every decision's turn, seat, legality and name, and that it
+    is the decision the setup's policy makes there (its ``theta_hash`` must be this package's;
+    ``legal_only`` skips these two checks and accepts any legal decision); every chance outcome
+    against the one the seed draws; a position line after every turn, equal to the replayed
+    position; and the end line's fields against the replayed result. Anything else is a UserError
+    naming the file, the line and what is wrong."""
     tl = trace_lines(lines, source, numbers)
     g, head = _replay_setup(tl[0])
     pos = head["position"]
+    policy_moves = None if legal_only else _policy_decisions(tl[0], g)
+    k = 0  # decisions checked so far
     yield (f"Bethel Woods, {head['players']} players ({', '.join(pos['characters'])}), {head['spies']} spies "
            f"at setup, policy {head.get('policy_label', head['policy'])}, seed {head['seed']}, game {head['game_index']}.")
     st = pos["spy_stack"]
@@ -174,6 +178,9 @@ def replay_lines(lines, source="trace", numbers=None):
         if kind == "decision":
             q, a, name = line.int("player"), line.int("action"), line.str("name")
             check_decision(line, g, q, a, name, ACTION_NAMES)
+            if policy_moves is not None:
+                check_policy_decision(line, policy_moves, k, a, ACTION_NAMES, head.get("policy_label", head["policy"]))
+                k += 1
             before = g.to_dict()
             g.apply(a)
             yield f"   {_who(pos, q)} {describe_decision(before, g.to_dict(), a)}"
@@ -254,6 +261,34 @@ def _replay_setup(line):
         raise line.error(f"the setup position is not the one seed {seed}, game {gi} sets up with {players} players "
                          "and {} spies: at {} trace {}, replay {}".format(spies, *diff))
     return g, line.obj
+
+
+def _policy_decisions(line, g):
+    """The decisions the setup line's policy makes in its game (the arena plays it again from the
+    seed), as a list of actions; a UserError when the trace's theta_hash is not this package's."""
+    from ..units import theta_hash
+    head = line.obj
+    players, policy, budget = head["players"], head["policy"], head.get("budget")
+    _, thetas = seat_policies(policy, players, budget=budget)
+    ours = theta_hash(thetas[0])
+    if "theta_hash" in head and head["theta_hash"] != ours:
+        raise line.error(f"setup: theta_hash {head['theta_hash']!r}, but this package's "
+                         f"{policy_label(policy, budget)} has {ours!r}: the trace was played with other "
+                         f"weights (replay --legal-only checks everything else)")
+    chars = [int(c) for c in g.state[E.CHAR:E.CHAR + players]]
+    steps, _ = play_logged(players, head["spies"], chars, policy, head["seed"], head["game_index"], g.rules,
+                           budget=budget)
+    return [a for kind, _, a in steps.tolist() if kind != LOG_CHANCE]
+
+
+def check_policy_decision(line, moves, k, a, names, label):
+    """The trace's k-th decision `a` against `moves`, the decisions its policy makes in that game
+    (either game): a UserError where they part."""
+    if k >= len(moves):
+        raise line.error(f"{label} has no decision left here (the trace goes on past its game)")
+    if a != moves[k]:
+        raise line.error(f"{label} plays {names[moves[k]]} here, not {names[a]}: the decision is legal but not "
+                         f"the one the setup's policy makes (replay --legal-only accepts any legal decision)")
 
 
 def _chance_words(before, after, o):
