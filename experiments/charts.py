@@ -570,7 +570,6 @@ def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
     facet = "spies" if game == "bethel_woods" else "players"
     setups = sorted(df[facet].unique())
     order = (df.assign(a=df["diff"].abs()).groupby("variant")["a"].max().sort_values().index.tolist())
-    kinds = df.drop_duplicates("variant").set_index("variant")["kind"]
     fig, axes = _grid(len(setups), len(setups), 2.15, 0.3 * len(order) + 1.3, sharey=True)
     y = {v: i for i, v in enumerate(order)}
     lim = float(max(df["ci_high"].abs().max(), df["ci_low"].abs().max(), 0.005)) * 100 * 1.08
