@@ -318,6 +318,18 @@ def test_bv_a_relabelled_seat_is_named(capsys, tmp_path, bv):
     assert replay(capsys, write(tmp_path, heur))[0] == 0
     lines = copy.deepcopy(bv[1])
     lines[0]["policies"] = ["heuristic", "random"]
+    lines[0]["theta_hashes"] = heur[0]["theta_hashes"]
     path = write(tmp_path, lines)
     rejected(capsys, path, "seat 1's policy heuristic plays", _first_decision_not(lines, heur))
     assert main(["replay", "--legal-only", str(path)]) == 0
+
+
+def test_bv_other_weights_are_named(capsys, tmp_path, bv):
+    lines = copy.deepcopy(bv[1])
+    assert len(lines[0]["theta_hashes"]) == 2
+    lines[0]["theta_hashes"][1] = "0123456789abcdef"
+    path = write(tmp_path, lines)
+    rejected(capsys, path, "seat 2's theta hash is '0123456789abcdef', but this package's random has", 1)
+    assert main(["replay", "--legal-only", str(path)]) == 0
+    del lines[0]["theta_hashes"]  # a trace from before the field: the decisions are still checked
+    assert replay(capsys, write(tmp_path, lines))[0] == 0

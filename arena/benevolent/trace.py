@@ -1,7 +1,7 @@
 """Benevolent: recording one game as JSON Lines, and telling it back in plain words.
 
 Lines: {"type": "setup", "game": "benevolent", "seed", "game_index", "players", "leaves", "policies",
-"rules", "position"}, {"type": "decision", "turn", "player", "action", "name"}, {"type": "position",
+"theta_hashes", "rules", "position"}, {"type": "decision", "turn", "player", "action", "name"}, {"type": "position",
 "turn", "position"} after every turn and at the end, {"type": "end", "outcome", "winner", "turns"}.
 There are no chance lines: all chance is in the setup position. The game recorded is game
 `game_index` of `simulate` with the same seed. ``replay_lines`` sets the game up again from the
@@ -40,8 +40,11 @@ def record_game(players=4, leaves=None, policy="random", seed=0, game_index=0, r
     names, pols, thetas = parse_policies(policy, policies, players)
     log, s = _play_logged(g, seed, game_index, pols, thetas)
     n = len(log)
+    from ..units import theta_hash
     lines = [{"type": "setup", "game": "benevolent", "seed": seed, "game_index": game_index, "players": players,
-              "leaves": list(g.leaves), "policies": names, "rules": g.rules.to_dict(), "position": g.to_dict()}]
+              "leaves": list(g.leaves), "policies": names,
+              "theta_hashes": [theta_hash(thetas[q]) for q in range(players)],
+              "rules": g.rules.to_dict(), "position": g.to_dict()}]
     for _, q, a in log[:n].tolist():
         turn = int(g.state[E.TURN])
         g.apply(a)  # checked: the arena's action must be legal on the Python face too
@@ -75,6 +78,7 @@ def replay_lines(lines, source="trace", numbers=None, legal_only=False):
     moves = None
     if not legal_only:  # the decisions the seats' policies make in this game, played again from the seed
         _, pols, thetas = parse_policies(None, head["policies"], head["players"])
+        _check_theta_hashes(tl[0], thetas)
         log, _ = _play_logged(g, head["seed"], head["game_index"], pols, thetas)
         moves = [a for _, _, a in log.tolist()]
     k = 0  # decisions checked so far
@@ -136,6 +140,22 @@ def replay_lines(lines, source="trace", numbers=None, legal_only=False):
                 yield f"No winner: the game timed out after {line.obj['turns']} turns."
             return
     raise tl[-1].error("the trace ends before the game does (no end line)")
+
+
+def _check_theta_hashes(line, thetas):
+    """The setup's theta_hashes (one per seat; traces before 2026-11-30 have none) against this
+    package's weights for the same policies."""
+    if "theta_hashes" not in line.obj:
+        return
+    from ..units import theta_hash
+    theirs = line.get("theta_hashes", list)
+    for q, (name, h) in enumerate(zip(line.obj["policies"], theirs)):
+        ours = theta_hash(thetas[q])
+        if h != ours:
+            raise line.error(f"setup: seat {q + 1}'s theta hash is {h!r}, but this package's {name} has {ours!r}: "
+                             f"the trace was played with other weights (replay --legal-only checks everything else)")
+    if len(theirs) != len(line.obj["policies"]):
+        raise line.error(f"setup: {len(theirs)} theta_hashes for {len(line.obj['policies'])} seats")
 
 
 def _replay_setup(line):
