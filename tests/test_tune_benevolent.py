@@ -71,11 +71,22 @@ def test_paired_difference_by_deal_takes_the_deal_as_the_unit():
     assert (d.ci_high - d.ci_low) < (g.ci_high - g.ci_low)
     same = paired_difference_by_deal(b, b)
     assert (same.diff, same.pvalue) == (0, 1.0) and same.ci_low < 0 < same.ci_high
-    # every deal the same difference (a wins every game, b none): not a point interval; the
-    # deals are the sample size (10 here), and the sign test on them gives p = 2 / 2^10
-    tiny = paired_difference_by_deal(np.ones((10, 2), bool), np.zeros((10, 2), bool))
-    assert tiny.diff == 1 and tiny.ci_high == 1 and 0.5 < tiny.ci_low < 0.7
-    assert tiny.pvalue == pytest.approx(2 / 2 ** 10)
+    # every deal the same difference (a wins every game, b none): not a point interval, and it
+    # agrees with the sign test on the deals (p = 2 / 2^deals): 0 is excluded from 6 deals on
+    for deals in (2, 5, 6, 10):
+        tiny = paired_difference_by_deal(np.ones((deals, 2), bool), np.zeros((deals, 2), bool))
+        assert tiny.diff == 1 and tiny.ci_high == 1 and tiny.ci_low < 1
+        assert tiny.pvalue == pytest.approx(2 / 2 ** deals)
+        assert (tiny.ci_low > 0) == (tiny.pvalue < 0.05) == (deals >= 6)
+    # the bound at 10 deals: the Clopper-Pearson lower bound s of 10/10, the rest of the deals at -1
+    s = 0.025 ** (1 / 10)
+    assert paired_difference_by_deal(np.ones((10, 2), bool), np.zeros((10, 2), bool)).ci_low == pytest.approx(2 * s - 1)
+    # equal differences that are not equal floats (1 - 1/3 and 2/3 - 0) are still found equal
+    a3 = np.array([[1, 1, 1], [1, 1, 0]] * 5, bool)
+    b3 = np.array([[1, 0, 0], [0, 0, 0]] * 5, bool)
+    odd = paired_difference_by_deal(a3, b3)
+    assert odd.diff == pytest.approx(2 / 3) and odd.ci_high - odd.ci_low > 0.5
+    assert odd.pvalue == pytest.approx(2 / 2 ** 10)
     with pytest.raises(ValueError):
         paired_difference_by_deal(a.ravel(), b.ravel())
 
