@@ -4,7 +4,8 @@ Every deal (game index i of the seed: the same forest, Secret tiles and policy k
 once with policy A in seat 1 and once with A in seat 2 (2 players), so seat luck and deal luck
 cancel in pairs. Reported: A's wins over all games with a Wilson interval, and the interval of A's
 mean score per deal (the two games of a deal are one unit: a t interval of the per-deal means,
-statsmodels DescrStatsW), which is the honest one when the two games of a deal are correlated.
+statsmodels DescrStatsW), which is the honest one when the two games of a deal are correlated;
+when every deal has the same score, stats.constant_mean_interval instead of a point.
 
     python -m experiments.benevolent_match --a heuristic --b random --deals 2000
     python -m experiments.benevolent_match --a search --b heuristic --deals 200 --set budget=64
@@ -25,7 +26,7 @@ from simcore.benevolent.face import setup_config
 from simcore.benevolent.rules import Rules
 from simcore.errors import UserError
 
-from .stats import wilson
+from .stats import constant_mean_interval, wilson
 
 
 @dataclass
@@ -104,7 +105,10 @@ def match(a, b, deals, seed=1, threads=None, theta_a=None, theta_b=None, rules=N
     cpu = time.process_time() - c0
     from statsmodels.stats.weightstats import DescrStatsW
     per_deal = score / 2
-    lo, hi = DescrStatsW(per_deal).tconfint_mean(alpha=0.05) if per_deal.std() > 0 else (per_deal[0], per_deal[0])
+    if np.all(score == score[0]):  # (score is a whole number of half points: compared exactly)
+        lo, hi = constant_mean_interval(float(per_deal[0]), deals, 0.0, 1.0)  # a t interval would be a point
+    else:
+        lo, hi = DescrStatsW(per_deal).tconfint_mean(alpha=0.05)
     games = 2 * deals
     lo, hi = max(float(lo), 0.0), min(float(hi), 1.0)
     return Match(a, b, deals, games, wa, wb, to, wa / games, tuple(wilson(wa, games)), (lo, hi),

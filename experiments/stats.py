@@ -207,6 +207,18 @@ def paired_difference(a, b, *, exact: bool = True) -> PairedDifference:
                             float(b.mean()), n, only_a, only_b, p)
 
 
+def constant_mean_interval(value: float, n: int, low: float, high: float, alpha: float = 0.05):
+    """A 95% interval for the mean of a quantity bounded in [low, high] when all n observations
+    equal `value` (where a t interval would be a point). Nothing is assumed about the spread: at
+    least a share s of the population equals `value`, s the exact (Clopper-Pearson, statsmodels)
+    lower bound for n out of n, and the rest could lie anywhere in [low, high], so the mean lies
+    in [s value + (1 - s) low, s value + (1 - s) high]. Its lower end is above 0 for value = high
+    = 1 and low = -1 exactly when the sign test rejects (p = 2 / 2^n < alpha: n >= 6 at 95%)."""
+    from statsmodels.stats.proportion import proportion_confint
+    s = float(proportion_confint(n, n, alpha=alpha, method="beta")[0])
+    return (s * value + (1 - s) * low, s * value + (1 - s) * high)
+
+
 def paired_difference_by_deal(a, b) -> PairedDifference:
     """The difference of two win rates measured on the same deals when every deal is several
     paired games: ``a`` and ``b`` are 0/1 arrays of shape (deals, games per deal), entry (d, k)
@@ -222,10 +234,8 @@ def paired_difference_by_deal(a, b) -> PairedDifference:
     When every deal shows the same difference d (a tiny run: 10 deals all won by a) the t
     interval is a point. Then: p is 1 when d is 0, else the exact sign test's on the deals
     (2 / 2^deals); and the interval bounds the mean per-deal difference without assuming its
-    spread: at least a share s of deals show d, s the exact (Clopper-Pearson) lower bound for
-    deals out of deals, and the rest lie anywhere in [-1, 1], so the mean lies in
-    [s d - (1 - s), s d + (1 - s)]. It agrees with the sign test: with d = 1 it excludes 0
-    exactly when p < 0.05 (6 deals or more)."""
+    spread (``constant_mean_interval`` on [-1, 1]). It agrees with the sign test: with d = 1 it
+    excludes 0 exactly when p < 0.05 (6 deals or more)."""
     from statsmodels.stats.weightstats import DescrStatsW
 
     a = np.asarray(a)
@@ -241,11 +251,9 @@ def paired_difference_by_deal(a, b) -> PairedDifference:
     whole = a.sum(axis=1, dtype=np.int64) - b.sum(axis=1, dtype=np.int64)  # compared exactly, unlike the means
     if np.all(whole == whole[0]):
         # every deal shows the same difference d: the t interval would be a point
-        from statsmodels.stats.proportion import proportion_confint
         deals = a.shape[0]
         d = whole[0] / a.shape[1]
-        s = float(proportion_confint(deals, deals, alpha=0.05, method="beta")[0])
-        lo, hi = s * d - (1 - s), s * d + (1 - s)
+        lo, hi = constant_mean_interval(d, deals, -1.0, 1.0)
         p = 1.0 if d == 0 else float(_scipy_stats().binomtest(deals, deals).pvalue)
     else:
         ds = DescrStatsW(per_deal)

@@ -130,6 +130,9 @@ def test_heuristic_beats_random_by_a_margin():
     m = match("heuristic", "random", 40, seed=3, threads=2)
     assert m.games == 80 and m.wins_a + m.wins_b + m.timeouts == 80
     assert m.wins_a >= 76
+    # the by-deal interval of the mean score is never a point, even when every deal is won
+    lo, hi = m.deal_ci95
+    assert 0 <= lo < hi <= 1 and lo <= m.rate_a <= hi
 
 
 def test_search_beats_the_heuristic():

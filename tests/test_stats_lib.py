@@ -8,7 +8,7 @@ from scipy import stats as st
 
 from experiments.stats import (adjust_pvalues, balance, chi2_equal, logit_effects,
                                pair_table, paired_difference, seat_intervals, sequential_plan,
-                               square_and_add, wilson)
+                               constant_mean_interval, square_and_add, wilson)
 
 
 @pytest.mark.parametrize("k,n,lo,hi", [
@@ -114,6 +114,18 @@ def test_paired_difference_by_hand_and_mcnemar_exact():
         paired_difference(a, b[:-1])
     with pytest.raises(ValueError, match="whole numbers"):
         square_and_add(1, -1, 0, 3)
+
+
+def test_constant_mean_interval_by_hand():
+    # the Clopper-Pearson lower bound for n of n is (alpha / 2)^(1 / n)
+    s = 0.025 ** (1 / 40)
+    lo, hi = constant_mean_interval(1.0, 40, 0.0, 1.0)
+    assert lo == pytest.approx(s) and hi == 1.0
+    lo, hi = constant_mean_interval(0.0, 10, -1.0, 1.0)
+    assert hi == pytest.approx(1 - 0.025 ** 0.1) and lo == pytest.approx(-hi)
+    # with d = 1 on [-1, 1] the lower end is above 0 exactly when the sign test rejects
+    for n in range(2, 12):
+        assert (constant_mean_interval(1.0, n, -1.0, 1.0)[0] > 0) == (2 / 2 ** n < 0.05)
 
 
 def test_paired_interval_has_width_at_the_edges():
