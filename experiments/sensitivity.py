@@ -10,7 +10,9 @@ keyed by event), and the comparison is paired. Only the rules differ between the
   default with the paired 95% interval and McNemar's p (experiments/stats.paired_difference).
 - Benevolent: the largest seat gap (highest seat win rate - lowest) for each player count 2-4 at
   the printed leaves; the difference variant - default with a paired 95% bootstrap interval
-  (scipy.stats.bootstrap, paired=True: the same games resampled in both arms).
+  (scipy.stats.bootstrap, paired=True: the same games resampled in both arms). When the variant
+  changes no game the bootstrap has nothing to resample (it would print [0, 0]); the interval is
+  then +-2u (``unchanged_gap_bound``).
 
 It returns one row per (variant, setup), sorted by the size of the effect (|diff|, largest
 first), with the counts it rests on (wins, or seat wins and timeouts, of both arms). The
@@ -132,6 +134,16 @@ def seat_gap(winners, players: int, axis: int = -1):
     return rates.max(axis=0) - rates.min(axis=0)
 
 
+def unchanged_gap_bound(games: int) -> float:
+    """The 95% bound on the change of the largest seat gap when a variant changed none of `games`
+    paired games: the share of games it changes is at most u, the exact (Clopper-Pearson,
+    statsmodels) upper bound for 0 of `games`; each changed game moves a seat's win rate by at
+    most 1/games, so every seat's rate moves by at most u and the gap (a maximum minus a minimum)
+    by at most 2u."""
+    from statsmodels.stats.proportion import proportion_confint
+    return 2 * float(proportion_confint(0, games, alpha=0.05, method="beta")[1])
+
+
 def _bv(vs, games, seed, policy, threads, progress):
     from scipy.stats import bootstrap
 
@@ -154,8 +166,9 @@ def _bv(vs, games, seed, policy, threads, progress):
 
             diff = float(stat(a, b))
             same = bool(np.array_equal(a, b))
-            if same:
-                lo = hi = 0.0
+            if same:  # nothing to resample: the bound on what an unseen changed game could do
+                hi = unchanged_gap_bound(len(a))
+                lo = -hi
             else:
                 res = bootstrap((a, b), stat, paired=True, vectorized=True, n_resamples=BOOTSTRAP_RESAMPLES,
                                 batch=100, method="percentile", confidence_level=0.95,

@@ -64,6 +64,18 @@ def test_bv_rows_agree_with_the_arena_units():
         assert r.ci_low <= r.diff <= r.ci_high and r.changed_games > 0
 
 
+def test_bv_a_variant_that_changes_no_game_is_not_a_point():
+    # under the heuristic `empty_gift=offered` changes no game (none of 20,000 in docs/sensitivity.md)
+    df = S.sensitivity("benevolent", games=120, seed=4, only=["empty_gift=offered"], policy="heuristic")
+    bound = S.unchanged_gap_bound(120)
+    # 0 of 120 changed: the Clopper-Pearson upper bound 1 - 0.025^(1/120) for the share changed,
+    # twice that for a gap (a maximum minus a minimum)
+    assert bound == pytest.approx(2 * (1 - 0.025 ** (1 / 120)))
+    for r in df.itertuples():
+        assert r.changed_games == 0 and r.diff == 0
+        assert (r.ci_low, r.ci_high) == (-bound, bound)
+
+
 def test_seat_gap_is_vectorized():
     w = np.array([[0, 0, 1, -1], [1, 1, 1, 0]])
     assert S.seat_gap(w, 2).tolist() == [0.25, 0.5]
