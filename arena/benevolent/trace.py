@@ -17,7 +17,8 @@ from simcore.benevolent.face import Game, check_players, setup_config
 from simcore.benevolent.rules import parse_leaves, rules_from_mapping
 from simcore.errors import UserError
 
-from ..bethel_woods.trace import check_decision, check_end, check_policy_decision, first_difference, trace_lines
+from ..bethel_woods.trace import (check_decision, check_end, check_policy_decision, check_position, check_weights,
+                                  first_difference, trace_lines)
 from .batch import MAX_PLAYERS, WS_SIZE, parse_policies, play_game
 
 MAX_LOG = 1 << 16  # steps a trace can hold (a 200-round timeout takes far fewer)
@@ -117,14 +118,7 @@ def replay_lines(lines, source="trace", numbers=None, legal_only=False):
             if g.is_terminal() or int(g.state[E.TURN]) != turn:
                 pending = turn
         elif kind == "position":
-            if pending is None:
-                raise line.error("a position line where no turn has ended")
-            turn = line.int("turn")
-            if turn != pending:
-                raise line.error(f"the position after turn {turn + 1} where the one after turn {pending + 1} is due")
-            diff = first_difference(line.dict("position"), g.to_dict())
-            if diff:
-                raise line.error("the recorded position differs from the replayed game at {}: trace {}, replay {}".format(*diff))
+            check_position(line, pending, g)
             pending = None
         else:  # end
             d = g.to_dict()
@@ -150,10 +144,7 @@ def _check_theta_hashes(line, thetas):
     from ..units import theta_hash
     theirs = line.get("theta_hashes", list)
     for q, (name, h) in enumerate(zip(line.obj["policies"], theirs)):
-        ours = theta_hash(thetas[q])
-        if h != ours:
-            raise line.error(f"setup: seat {q + 1}'s theta hash is {h!r}, but this package's {name} has {ours!r}: "
-                             f"the trace was played with other weights (replay --legal-only checks everything else)")
+        check_weights(line, f"seat {q + 1}'s theta hash is", h, name, theta_hash(thetas[q]))
     if len(theirs) != len(line.obj["policies"]):
         raise line.error(f"setup: {len(theirs)} theta_hashes for {len(line.obj['policies'])} seats")
 

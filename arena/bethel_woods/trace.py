@@ -19,7 +19,8 @@ characters, rules) and checks every line against it: the setup position, each de
 legality, each chance outcome against the one the seed draws, each position, and the end line's
 result; anything else is a one-line UserError naming the file and the line. The reading and
 checking helpers at the end of this module (``read_trace``, ``trace_game``, ``TraceLine``,
-``first_difference``, ``check_end``) serve both games.
+``first_difference``, ``check_decision``, ``check_policy_decision``, ``check_position``,
+``check_weights``, ``check_end``) serve both games.
 """
 from __future__ import annotations
 
@@ -200,14 +201,7 @@ def replay_lines(lines, source="trace", numbers=None, legal_only=False):
             g.apply_chance(o)
             yield "   " + _chance_words(before, g.to_dict(), o)
         elif kind == "position":
-            if pending is None:
-                raise line.error("a position line where no turn has ended")
-            turn = line.int("turn")
-            if turn != pending:
-                raise line.error(f"the position after turn {turn + 1} where the one after turn {pending + 1} is due")
-            diff = first_difference(line.dict("position"), g.to_dict())
-            if diff:
-                raise line.error("the recorded position differs from the replayed game at {}: trace {}, replay {}".format(*diff))
+            check_position(line, pending, g)
             pending = None
             yield "   " + _board_line(line.obj["position"])
         elif kind == "end":
@@ -270,11 +264,8 @@ def _policy_decisions(line, g):
     head = line.obj
     players, policy, budget = head["players"], head["policy"], head.get("budget")
     _, thetas = seat_policies(policy, players, budget=budget)
-    ours = theta_hash(thetas[0])
-    if "theta_hash" in head and head["theta_hash"] != ours:
-        raise line.error(f"setup: theta_hash {head['theta_hash']!r}, but this package's "
-                         f"{policy_label(policy, budget)} has {ours!r}: the trace was played with other "
-                         f"weights (replay --legal-only checks everything else)")
+    if "theta_hash" in head:
+        check_weights(line, "theta_hash", head["theta_hash"], policy_label(policy, budget), theta_hash(thetas[0]))
     chars = [int(c) for c in g.state[E.CHAR:E.CHAR + players]]
     steps, _ = play_logged(players, head["spies"], chars, policy, head["seed"], head["game_index"], g.rules,
                            budget=budget)
@@ -486,6 +477,27 @@ def check_decision(line, g, q, a, name, names):
         raise line.error(f"action {shown} is illegal here; legal: {', '.join(names[b] for b in legal)}")
     if name != names[a]:
         raise line.error(f"action {a} is named {name!r}; its name is {names[a]!r}")
+
+
+def check_position(line, pending, g):
+    """A position line against the replayed game `g` (either game's face): it must come after the
+    turn that just ended (`pending`, None when none has) and equal the replayed position."""
+    if pending is None:
+        raise line.error("a position line where no turn has ended")
+    turn = line.int("turn")
+    if turn != pending:
+        raise line.error(f"the position after turn {turn + 1} where the one after turn {pending + 1} is due")
+    diff = first_difference(line.dict("position"), g.to_dict())
+    if diff:
+        raise line.error("the recorded position differs from the replayed game at {}: trace {}, replay {}".format(*diff))
+
+
+def check_weights(line, what, theirs, label, ours):
+    """The setup's hash of a policy's weights (`what` names it) against this package's: a trace
+    played with other weights is a UserError (either game)."""
+    if theirs != ours:
+        raise line.error(f"setup: {what} {theirs!r}, but this package's {label} has {ours!r}: the trace was "
+                         f"played with other weights (replay --legal-only checks everything else)")
 
 
 def check_end(lines, i, fields):
