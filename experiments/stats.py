@@ -148,16 +148,10 @@ def square_and_add(both, only_a, only_b, neither, *, alpha: float = 0.05) -> tup
         cross = float(both) * neither - float(only_a) * only_b
         root = math.sqrt(float(a_won) * a_lost * b_won * b_lost)
         psi = (cross - n / 2) / root if cross > n / 2 else (0.0 if cross >= 0 else cross / root)
-    return _mover_wilson(a_won, b_won, n, psi, alpha)
-
-
-def _mover_wilson(a_won, b_won, n, psi: float, alpha: float) -> tuple[float, float]:
-    """rate_a - rate_b = a_won/n - b_won/n with its interval from the two rates' Wilson intervals
-    and their correlation psi (the square-and-add step; counts may be fractional)."""
-    z = float(_scipy_stats().norm.isf(alpha / 2))
+    # square and add: each rate's distance to its Wilson bound, combined with the correlation
     p1, p2 = a_won / n, b_won / n
-    l1, u1 = wilson(a_won, n, z)
-    l2, u2 = wilson(b_won, n, z)
+    l1, u1 = wilson(a_won, n, alpha=alpha)
+    l2, u2 = wilson(b_won, n, alpha=alpha)
     dl = math.sqrt(max(0.0, (p1 - l1) ** 2 + (u2 - p2) ** 2 - 2 * psi * (p1 - l1) * (u2 - p2)))
     du = math.sqrt(max(0.0, (p2 - l2) ** 2 + (u1 - p1) ** 2 - 2 * psi * (p2 - l2) * (u1 - p1)))
     d = p1 - p2
