@@ -18,7 +18,7 @@ from policies import POLICIES, canonical_policy
 
 from .errors import check_writable, user_errors, write_csv
 from .progress import ProgressBar
-from .stats import pct, wilson
+from .stats import pct, spies_label, wilson
 
 app = typer.Typer(no_args_is_help=True, help="Bethel Woods (cooperative, 2-4 players).")
 
@@ -57,7 +57,7 @@ def summary_dict(s, rules, budget=None):
 def summary_text(d):
     chars = d["characters"] if d["characters"] == "random" else ",".join(d["characters"])
     lines = [
-        f"Bethel Woods: {d['players']} players, {d['spies']} spies, characters {chars}, "
+        f"Bethel Woods: {d['players']} players, {spies_label(d['spies'])}, characters {chars}, "
         f"policy {d['policy_label']} (theta {d['theta_hash']}), seed {d['seed']}, rules {d['rules']}",
         f"games        {d['games']:,}",
         f"wins         {d['wins']:,}   win rate {pct(d['win_rate'])}  "

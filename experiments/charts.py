@@ -20,7 +20,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from .stats import pair_table, wilson
+from .stats import pair_table, spies_label, wilson
 
 # The rulebook's difficulty levels by spies added at setup (Bethel Woods, "Increasing the
 # Difficulty"); the rulebook names no level for 0 spies, "Normal" is ours for the base game.
@@ -107,10 +107,6 @@ def _games_phrase(games: pd.Series, unit: str) -> str:
     else:
         each = f"{_n(g.min())} to {_n(g.max())} games per {unit}"
     return f"{each}, {_n(total)} in all" if len(g) > 1 else f"{_n(total)} games"
-
-
-def _spies(n) -> str:
-    return f"{int(n)} spy" if int(n) == 1 else f"{int(n)} spies"
 
 
 def _policy_phrase(policies) -> str:
@@ -277,7 +273,7 @@ def game_length(hist: pd.DataFrame, out, title: str = "Bethel Woods: how long ga
             share = 100 * gs["games"] / gs["games"].sum()
             colour = cmap(spies_all.index(s) / max(1, len(spies_all) - 1) * 0.82)
             ax.plot(gs["turns"], share, color=colour, lw=1.8,
-                    label=f"{_spies(s)} ({DIFFICULTY.get(int(s), '')})")
+                    label=f"{spies_label(s)} ({DIFFICULTY.get(int(s), '')})")
         ax.set_title(f"{pl} players" + (f", {pol}" if multi_policy else ""), loc="left")
         ax.set_xlabel("Game length (turns)")
         ax.set_ylabel("Share of games (%)")
@@ -363,7 +359,7 @@ def character_heatmap(sets: pd.DataFrame, out,
         for side in ("left", "bottom"):
             ax.spines[side].set_visible(False)
         ax.tick_params(length=0)
-        ax.set_title(f"{pl} players, {_spies(sp)} ({DIFFICULTY.get(int(sp), '')})\n"
+        ax.set_title(f"{pl} players, {spies_label(sp)} ({DIFFICULTY.get(int(sp), '')})\n"
                      f"overall {100 * overall:.1f}%", loc="left", fontsize=10.5)
     cbar = fig.colorbar(image, ax=list(axes), shrink=0.8, pad=0.02)
     cbar.set_label("Difference from the panel's overall rate (percentage points)")
@@ -583,7 +579,7 @@ def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
             sig = r.ci_low > 0 or r.ci_high < 0
             ax.scatter([100 * r.diff], [yi], s=30, zorder=3, color=c if sig else "white", edgecolor=c, lw=1.4)
         ax.set_xlim(-lim, lim)
-        ax.set_title(_spies(st) if facet == "spies" else f"{int(st)} players", fontsize=10.5)
+        ax.set_title(spies_label(st) if facet == "spies" else f"{int(st)} players", fontsize=10.5)
         ax.set_xlabel("points")
         ax.grid(axis="y", visible=False)
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4, symmetric=True))

@@ -74,7 +74,7 @@ def _cell(v) -> str:
     if isinstance(v, (int, np.integer)):
         return f"{int(v):,}"
     if isinstance(v, (float, np.floating)):
-        return f"{float(v):.4g}"
+        return f"{float(v) + 0.0:.4g}"   # + 0.0: a rounded -0.0 prints as 0, not -0
     return str(v)
 
 
@@ -140,6 +140,7 @@ figure { margin: 1.5rem 0; }
 figure img { max-width: 100%; height: auto; }
 figcaption { color: #444; font-size: .9rem; }
 .wide { overflow-x: auto; }
+.wide td { white-space: nowrap; }
 """
 
 

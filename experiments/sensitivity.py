@@ -30,7 +30,7 @@ import pandas as pd
 
 from simcore.errors import UserError
 
-from .stats import paired_difference
+from .stats import paired_difference, spies_label
 
 GAMES = ("bethel_woods", "benevolent")
 BW_PLAYERS = 3
@@ -108,12 +108,12 @@ def _bw(vs, games, seed, policy, threads, progress):
     rows = []
     for spies in BW_SPIES:
         if progress:
-            progress(f"defaults, {spies} spies")
+            progress(f"defaults, {spies_label(spies)}")
         base = simulate(BW_PLAYERS, spies, None, policy, games, seed, threads, Rules(), keep_records=True)
         b = base.records["won"].to_numpy()
         for name, kind, rules in vs:
             if progress:
-                progress(f"{name}, {spies} spies")
+                progress(f"{name}, {spies_label(spies)}")
             run = simulate(BW_PLAYERS, spies, None, policy, games, seed, threads, rules, keep_records=True)
             a = run.records["won"].to_numpy()
             pd_ = paired_difference(a, b)
@@ -208,7 +208,7 @@ def table_text(df: pd.DataFrame) -> str:
             f"{'95% CI':<19} {'p (Holm)' if bw else 'changed':>8}")
     lines = [head, "-" * len(head)]
     for r in df.itertuples():
-        setup = f"{r.spies} spies" if bw else f"{r.players} pl."
+        setup = spies_label(r.spies) if bw else f"{r.players} pl."
         last = f"{r.p_holm:8.3g}" if bw else f"{r.changed_games:8d}"
         if bw:
             cols = f"{rate(r.default_wins, r.games):>{w}} {rate(r.variant_wins, r.games):>{w}}"

@@ -59,6 +59,11 @@ def pct(x: float) -> str:
     return f"{v:.3f}%" if v >= 0.1 else f"{v:.3g}%"
 
 
+def spies_label(n) -> str:
+    """'1 spy', '2 spies': a Bethel Woods spy count as the report's text and charts name it."""
+    return f"{int(n)} spy" if int(n) == 1 else f"{int(n)} spies"
+
+
 def _counts(counts) -> np.ndarray:
     c = np.asarray(counts)
     if c.ndim != 1 or c.size < 2:

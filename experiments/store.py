@@ -440,7 +440,7 @@ def _short(key) -> str:
         return f"{_short(a)}, rules {a['rules'][:6]} vs {b['rules'][:6]}"
     bits = [d["game"], f"{len(d['policies'])}p"]
     if d.get("spies") is not None:
-        bits.append(f"{d['spies']} spies")
+        bits.append(f"{d['spies']} {'spy' if d['spies'] == 1 else 'spies'}")
     if d.get("characters"):
         bits.append("+".join(map(str, d["characters"])))
     if d.get("leaves"):

@@ -35,7 +35,7 @@ from . import charts
 from .execute import execute
 from .render import Section, rate_table
 from .stats import (adjust_pvalues, balance, chi2_equal, paired_difference, pct,
-                    seat_intervals, sequential_plan, wilson)
+                    seat_intervals, sequential_plan, spies_label, wilson)
 
 # The policy a study plays when it names none: the strongest honest policy of each game. Change
 # it here (and only here) when a stronger one lands, e.g. a Benevolent heuristic.
@@ -479,8 +479,8 @@ def difficulty_findings(df: pd.DataFrame, seq=False) -> str:
             continue
         parts.append(
             f"With {pl} players and the {pol} policy the win rate goes from {pct(first.win_rate)} "
-            f"({int(first.spies)} spies, {first.difficulty}; 95% CI {pct(first.ci_low)} to "
-            f"{pct(first.ci_high)}) to {pct(last.win_rate)} ({int(last.spies)} spies, "
+            f"({spies_label(first.spies)}, {first.difficulty}; 95% CI {pct(first.ci_low)} to "
+            f"{pct(first.ci_high)}) to {pct(last.win_rate)} ({spies_label(last.spies)}, "
             f"{last.difficulty}; {pct(last.ci_low)} to {pct(last.ci_high)}); "
             + ("the difference is significant" if p < 0.05 else "the difference is NOT significant")
             + f" (chi-square p = {p:.2g})"
@@ -629,7 +629,7 @@ def characters_findings(sets, effects) -> str:
     for (pol, pl), g in sets.groupby(["policy", "players"], sort=True):
         for sp, gs in g.groupby("spies"):
             w = gs.sort_values("win_rate").iloc[0]
-            parts.append(f"{pl} players, {int(sp)} spies: weakest set {w.characters} "
+            parts.append(f"{pl} players, {spies_label(sp)}: weakest set {w.characters} "
                          f"({pct(w.win_rate)} of {int(w.games):,} games, "
                          + ("significantly below the rest" if w.significant else
                             "not significantly different from the rest") + ").")
@@ -717,18 +717,19 @@ def run_seats(st: Study, threads=None, progress=None, chart_dir=None, backend=No
         figs = [("Win rate by seat with simultaneous 95% (Goodman) intervals",
                  charts.seat_bars(sdf.replace({"leaves": {"printed": "1,3,4,5"}}),
                                   chart_dir / "seat_bars")[0])]
-    show = sdf[["policy", "players", "leaves", "seat", "games", "wins", "rate", "ci_low", "ci_high"]].copy()
-    show["seat"] = show["seat"] + 1
-    show = show.rename(columns={"rate": "win rate", "ci_low": "simultaneous CI low",
-                                "ci_high": "simultaneous CI high"})
-    summ = cdf[["policy", "players", "leaves", "leaves_by_seat", "games", "timeouts", "chi2", "chi2_p",
-                "balance", "first_seat_edge", "max_gap", "gap_low", "gap_high",
-                "winner_had_extra_turn", "decided"]].copy()
-    summ["wins"] = summ["decided"]
+    show = _seat_table(sdf, ["policy", "players", "leaves"])
+    summ = cdf[["policy", "players", "leaves", "leaves_by_seat", "games", "timeouts", "decided",
+                "chi2", "chi2_p", "balance"]].copy()
+    summ = summ.rename(columns={"decided": "wins"})   # decided games: wins of some seat
+    summ["first seat's edge (pp)"] = (100 * cdf["first_seat_edge"]).round(2)
+    summ = pd.concat([summ, _gap_columns(cdf)], axis=1)
+    summ["winner had an extra turn"] = [pct(w / d) if d else "n/a"
+                                        for w, d in zip(cdf["winner_had_extra_turn"], cdf["decided"])]
     section = Section(st.title, seats_findings(cdf) + assumed_components_note(st.rules), tables=[
         ("Seat win rates (Goodman simultaneous 95% intervals)", show),
         ("Per configuration: chi-square against equal seats, Balance, first seat's edge over the "
-         "fair share, largest seat gap (95% interval), games the winner had an extra turn", summ)],
+         "fair share, largest seat gap (95% interval), share of decided games the winner had an "
+         "extra turn (wins = decided games)", summ)],
         charts=figs)
     return Result(st, {"cells": cdf, "seats": sdf}, section)
 
@@ -752,6 +753,24 @@ def assumed_components_note(rules) -> str:
             "pictures are missing). Under the heuristic, the alternatives to these tables move the "
             "largest seat gap by up to 10 points (docs/sensitivity.md): confirm a fairness "
             "conclusion with the real components in a rules file.")
+
+
+def _seat_table(sdf, keys) -> pd.DataFrame:
+    """The seat rows as the report prints them: seat numbered from 1, the rate and its
+    simultaneous (Goodman) interval as percentages beside the counts."""
+    show = sdf[[*keys, "seat", "games", "wins"]].copy()
+    show["seat"] = show["seat"] + 1
+    show["win rate"] = [pct(r) for r in sdf["rate"]]
+    show["simultaneous 95% CI"] = [f"{pct(a)} to {pct(b)}" for a, b in zip(sdf["ci_low"], sdf["ci_high"])]
+    return show
+
+
+def _gap_columns(df) -> pd.DataFrame:
+    """The largest seat gap and its 95% interval, in percentage points, as the report prints them."""
+    return pd.DataFrame({"largest gap (pp)": (100 * df["max_gap"]).round(2),
+                         "95% CI (pp)": [f"{100 * a:.2f} to {100 * b:.2f}"
+                                         for a, b in zip(df["gap_low"], df["gap_high"])]},
+                        index=df.index)
 
 
 def seats_findings(cdf) -> str:
@@ -825,11 +844,10 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None, backend
         figs = [("Every candidate handicap on common random numbers, ranked by its largest seat gap in the "
                  "search (best: the fairest on the fresh confirmation seeds)",
                  charts.handicap_landscape(cand, chart_dir / "handicap_landscape")[0])]
-    show = conf[["policy", "players", "leaves", "printed", "best", "games", "decided", "max_gap",
-                 "gap_low", "gap_high", "chi2_p", "balance"]].copy()
+    show = conf[["policy", "players", "leaves", "printed", "best", "games", "decided"]].copy()
     show = show.rename(columns={"decided": "wins"})   # decided games: wins of some seat
-    seats_show = conf_seats[["players", "leaves", "seat", "games", "wins", "rate", "ci_low", "ci_high"]].copy()
-    seats_show["seat"] += 1
+    show = pd.concat([show, _gap_columns(conf), conf[["chi2_p", "balance"]]], axis=1)
+    seats_show = _seat_table(conf_seats, ["players", "leaves"])
     section = Section(st.title, handicap_findings(cand, conf, n, o) + assumed_components_note(st.rules),
                       tables=[
         ("Confirmation on fresh seeds: the fairest candidates of the search and the printed "
@@ -951,7 +969,7 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
     df = pd.DataFrame(rows)
     df["p_holm"] = adjust_pvalues(df["mcnemar_p"].to_numpy())
     outcome = "win rate" if st.game == "bethel_woods" else "seat 1's win rate"
-    df["label"] = [f"{r.players} players, " + (f"{int(r.spies)} spies" if st.game == "bethel_woods"
+    df["label"] = [f"{r.players} players, " + (spies_label(r.spies) if st.game == "bethel_woods"
                    else f"leaves {r.leaves}") + (f", {r.policy}" if len(o["policy"]) > 1 else "")
                    for r in df.itertuples()]
     df["significant"] = df["p_holm"] < 0.05
@@ -968,7 +986,7 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
     show = show.drop(columns=["diff", "diff_low", "diff_high", "label"])
     parts = []
     for _, r in df.iterrows():
-        where = (f"{r.players} players, {int(r.spies)} spies" if st.game == "bethel_woods"
+        where = (f"{r.players} players, {spies_label(r.spies)}" if st.game == "bethel_woods"
                  else f"{r.players} players, leaves {r.leaves}")
         parts.append(f"{r.variant} ({where}, {r.policy}): {outcome} {pct(r.wins_variant / r.games)} "
                      f"against {pct(r.wins_default / r.games)} with the defaults, a difference of "
@@ -1022,7 +1040,7 @@ def run_sensitivity(st: Study, threads=None, progress=None, chart_dir=None, back
                  charts.sensitivity_forest(df, chart_dir / f"sensitivity_{st.game}")[0])]
     bw = st.game == "bethel_woods"
     show = df.copy()
-    show["setup"] = [f"{int(s)} spies" if bw else f"{int(p)} players"
+    show["setup"] = [spies_label(s) if bw else f"{int(p)} players"
                      for s, p in zip(df["spies"] if bw else df["players"], df["players"])]
     show["default"] = [pct(x) for x in df["default"]]
     show["variant"] = df["variant"]
@@ -1039,7 +1057,7 @@ def run_sensitivity(st: Study, threads=None, progress=None, chart_dir=None, back
     metric = "win rate" if bw else "largest seat gap"
     section = Section(st.title, sensitivity_findings(df), tables=[
         (f"Every reading against the defaults ({metric}; variant minus default, largest effect "
-         "first; wins = the variant's)", show[cols])], charts=figs)
+         "first" + ("; wins = the variant's)" if bw else ")"), show[cols])], charts=figs)
     return Result(st, {"rows": df}, section)
 
 
@@ -1049,7 +1067,7 @@ def sensitivity_findings(df: pd.DataFrame) -> str:
     bw = df["game"].iloc[0] == "bethel_woods"
     metric = "the win rate (3 players)" if bw else "the largest seat gap (printed leaves)"
     d = df.assign(excl=(df["ci_low"] > 0) | (df["ci_high"] < 0), a=df["diff"].abs())
-    where = (lambda r: f"{int(r.spies)} spies") if bw else (lambda r: f"{int(r.players)} players")
+    where = (lambda r: spies_label(r.spies)) if bw else (lambda r: f"{int(r.players)} players")
     matter, dont = [], []
     for v, g in d.groupby("variant", sort=False):   # df is sorted largest |diff| first
         ex = g[g["excl"]]

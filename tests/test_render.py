@@ -4,6 +4,7 @@ import os
 import re
 from html.parser import HTMLParser
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -153,3 +154,11 @@ def test_charts_show_at_their_printed_size(tmp_path, chart_pngs):
     for img, png in zip(parser.imgs, chart_pngs):
         px = int.from_bytes(png.read_bytes()[16:20], "big")
         assert int(img["width"]) == round(px * 96 / charts.DPI)
+
+
+def test_cells_print_no_negative_zero_and_spies_are_counted_in_words():
+    from experiments.render import _cell
+    from experiments.stats import spies_label
+    # a difference rounded to -0.0 (12.000% against 12.000%) prints as 0, as the CSV means it
+    assert _cell(-0.0) == "0" and _cell(np.float64(-0.0)) == "0" and _cell(-0.25) == "-0.25"
+    assert [spies_label(n) for n in (0, 1, 2, np.int64(1))] == ["0 spies", "1 spy", "2 spies", "1 spy"]

@@ -121,7 +121,7 @@ def test_bw_bad_setup_fields_are_rejected(capsys, tmp_path, bw, edit, reason):
 def test_bw_an_edited_setup_position_is_rejected(capsys, tmp_path, bw):
     lines = copy.deepcopy(bw[1])
     lines[0]["position"]["first_player"] = (lines[0]["position"]["first_player"] + 1) % 3
-    rejected(capsys, write(tmp_path, lines), "is not the one seed 7, game 0 sets up with 3 players and 1 spies: "
+    rejected(capsys, write(tmp_path, lines), "is not the one seed 7, game 0 sets up with 3 players and 1 spy: "
              "at first_player", 1)
     lines = copy.deepcopy(bw[1])
     lines[0]["position"]["characters"][0] = "Gandalf"

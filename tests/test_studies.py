@@ -13,7 +13,7 @@ from experiments.progress import StudyProgress
 from experiments.report import STANDARD, STUDIES_DIR, run_studies
 from experiments.study import (candidates, character_effects, fixed_games, leaves_for,
                                load_study)
-from experiments.stats import wilson
+from experiments.stats import pct, wilson
 from simcore.errors import UserError
 from test_browser import chromium  # noqa: F401  (a fixture)
 
@@ -225,6 +225,10 @@ def test_report_folder_contents(tiny_report):
         assert wins + r.timeouts == r.games == 400
     sw = pd.read_csv(t / "seats_seats.csv")
     assert (sw["ci_low"] <= sw["rate"]).all() and (sw["rate"] <= sw["ci_high"]).all()
+    # the report prints each seat's rate and simultaneous interval as percentages, as the Bethel
+    # Woods tables do (not as fractions)
+    for r in sw.itertuples():
+        assert f"| {pct(r.rate)} " in md and f"| {pct(r.ci_low)} to {pct(r.ci_high)} " in md
 
     cand = pd.read_csv(t / "handicap_candidates.csv")
     assert len(cand) == 6 + 1     # 6 candidates up to 2 leaves, plus the printed 1,3
@@ -328,6 +332,11 @@ def test_generated_report_renders_in_chromium(tiny_report, chromium, tmp_path):
             assert all(ok and w > 0 and h > 0 for ok, w, h, _, _ in imgs), imgs
             headings = page.eval_on_selector_all("h2", "els => els.map(e => e.textContent)")
             assert len(headings) == 1 + len(TINY)
+            # a wide table scrolls sideways; its cells stay on one line (an interval "11.49 to
+            # 18.96" is not broken over three)
+            heights = page.eval_on_selector_all(
+                ".wide td", "els => els.map(e => e.getBoundingClientRect().height)")
+            assert heights and max(heights) < 1.6 * min(heights), (min(heights), max(heights))
             shot = tmp_path / "report.png"
             page.screenshot(path=str(shot), full_page=True)
         finally:

@@ -146,7 +146,7 @@ def replay_lines(lines, source="trace", numbers=None, legal_only=False):
     pos = head["position"]
     policy_moves = None if legal_only else _policy_decisions(tl[0], g)
     k = 0  # decisions checked so far
-    yield (f"Bethel Woods, {head['players']} players ({', '.join(pos['characters'])}), {head['spies']} spies "
+    yield (f"Bethel Woods, {head['players']} players ({', '.join(pos['characters'])}), {head['spies']} {'spy' if head['spies'] == 1 else 'spies'} "
            f"at setup, policy {head.get('policy_label', head['policy'])}, seed {head['seed']}, game {head['game_index']}.")
     st = pos["spy_stack"]
     yield (f"The critical tiles lie face down; the spy stack holds {st['unseen']} unseen spies"
@@ -253,7 +253,8 @@ def _replay_setup(line):
     diff = first_difference(pos, g.to_dict())
     if diff:
         raise line.error(f"the setup position is not the one seed {seed}, game {gi} sets up with {players} players "
-                         "and {} spies: at {} trace {}, replay {}".format(spies, *diff))
+                         "and {} {}: at {} trace {}, replay {}".format(
+                             spies, "spy" if spies == 1 else "spies", *diff))
     return g, line.obj
 
 
