@@ -485,14 +485,39 @@ def difficulty_findings(df: pd.DataFrame, seq=False) -> str:
             + ("the difference is significant" if p < 0.05 else "the difference is NOT significant")
             + f" (chi-square p = {p:.2g})"
             + ("" if mono else "; the curve is not monotone at this sample size") + ".")
-    lost = df["games"] - df["wins"]
-    reasons = df[["bag_empty", "four_critical", "six_spies"]].sum()
-    if lost.sum() > 0:
-        top = reasons.idxmax()
-        parts.append(f"Over all cells, the most common way to lose is {charts.LOSS_REASONS[top].lower()} "
-                     f"({pct(reasons[top] / lost.sum())} of {int(lost.sum()):,} lost games).")
+    parts += loss_findings(df)
     parts.append(f"The table rests on {int(df['games'].sum()):,} games.")
     return " ".join(parts)
+
+
+# the three ways to lose (charts.LOSS_REASONS) as they read inside a sentence
+LOSS_PHRASES = {"bag_empty": "the malfunction bag running out",
+                "four_critical": "four or more machines critical",
+                "six_spies": "all 6 spies on the board"}
+
+
+def loss_findings(df: pd.DataFrame) -> list[str]:
+    """Per policy (random play's losses say little about skilled play, so they are not pooled
+    with it): the most common way to lose over the policy's cells, and at its easiest and
+    hardest difficulty."""
+    reasons = list(charts.LOSS_REASONS)
+
+    def top(g):
+        r = g[reasons].sum()
+        lost = int(r.sum())
+        return (f"{LOSS_PHRASES[r.idxmax()]} ({pct(r.max() / lost)} of {lost:,} lost games)"
+                if lost else None)
+
+    out = []
+    for pol, g in df.groupby("policy", sort=True):
+        overall = top(g)
+        if overall is None:
+            continue
+        ends = [(sp, top(g[g["spies"] == sp])) for sp in (g["spies"].min(), g["spies"].max())]
+        ends = [f"at {spies_label(sp)} {t}" for sp, t in dict(ends).items() if t is not None]
+        out.append(f"With the {pol} policy the most common end of a lost game is {overall}"
+                   + (f"; {', '.join(ends)}" if len(ends) > 1 else "") + ".")
+    return out
 
 
 def character_effects(sets: pd.DataFrame) -> pd.DataFrame:

@@ -457,3 +457,22 @@ def test_sensitivity_study_benevolent_counts(tmp_path):
     # every variant is named once, in one of the two lists
     for v in ("empty_gift=offered", "sides-common"):
         assert res.section.paragraph.count(v) == 1
+
+
+def test_loss_findings_are_per_policy_not_pooled():
+    from experiments.study import loss_findings
+    # random play loses 90 games to four critical machines, the heuristic 60 to the empty bag:
+    # pooled, "four critical" would lead, but for the heuristic it is the bag
+    df = pd.DataFrame([
+        {"policy": "heuristic", "spies": 0, "games": 50, "wins": 10, "bag_empty": 30, "four_critical": 5, "six_spies": 5},
+        {"policy": "heuristic", "spies": 5, "games": 50, "wins": 0, "bag_empty": 20, "four_critical": 0, "six_spies": 30},
+        {"policy": "random", "spies": 0, "games": 50, "wins": 0, "bag_empty": 0, "four_critical": 50, "six_spies": 0},
+        {"policy": "random", "spies": 5, "games": 50, "wins": 0, "bag_empty": 0, "four_critical": 40, "six_spies": 10}])
+    h, r = loss_findings(df)
+    assert h == ("With the heuristic policy the most common end of a lost game is the malfunction bag "
+                 "running out (55.556% of 90 lost games); at 0 spies the malfunction bag running out "
+                 "(75.000% of 40 lost games), at 5 spies all 6 spies on the board (60.000% of 50 lost games).")
+    assert r.startswith("With the random policy the most common end of a lost game is four or more "
+                        "machines critical (90.000% of 100 lost games)")
+    # a policy that lost no game gets no sentence
+    assert loss_findings(df.assign(wins=df["games"], bag_empty=0, four_critical=0, six_spies=0)) == []
