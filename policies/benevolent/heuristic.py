@@ -59,7 +59,7 @@ from simcore.rng import draw
 # ---- the evaluation's weights ---------------------------------------------------------------------
 THETA_NAMES = (
     "kinds",          # gift kinds held (five win)
-    "eta",            # estimated turns to receive every missing kind (route_turns, summed)
+    "eta",            # estimated turns to receive every missing kind (eta_turns)
     "leaves",         # leaves held, up to 12
     "leaves_extra",   # leaves beyond 12
     "spare",          # spare tokens of Clover..Amber (count - 1 each), at most 4 counted
@@ -334,28 +334,55 @@ def _pond_turns(p, pos):
 def route_turns(s, p, x, g, lv, types, pond, secret_mask):
     """Estimated turns for x to receive gift g by its quickest route, one hex action a turn: a
     single-use Secret that gives it (0.5), the Meadow or the Nest (1), the Stone Altar (1 plus the
-    turns of gathering 2 leaves for the price), the Pond (the sleeps along the Dream Path), the
-    Ring of Stones from a spare token of a lower kind (one exchange a kind). `types`: the hex types
-    in the forest (bitmask); `pond`: _pond_turns of x's position."""
+    turns of gathering 2 leaves for the price, with `lv` leaves in hand), the Pond (the sleeps
+    along the Dream Path), the Ring of Stones from a spare token of a lower kind (one exchange a
+    kind). `types`: the hex types in the forest (bitmask); `pond`: _pond_turns of x's position.
+    Returns (turns, leaves the route takes from the hand): when the Altar is strictly the
+    quickest route (a tie goes to a route that costs no leaves), the price less the leaves
+    gathered on the way (so what is left in hand afterwards is what the purchase leaves over),
+    else 0."""
     if secret_mask & (1 << g):
-        return 0.5
+        return 0.5, 0
     b = E.pl(x)
     r = 1.0e9
+    cost = 0
     if types & (1 << ALTAR):
         c = E.price(s, p, x, g, 0)
         short = c - lv
-        r = 1.0 + (0.0 if short <= 0 else np.float64((short + 1) // 2))
+        gather = 0 if short <= 0 else (short + 1) // 2
+        r = 1.0 + np.float64(gather)
+        cost = c - 2 * gather
     if (g == 0 and types & (1 << MEADOW)) or (g == 1 and types & (1 << NEST)):
         r = 1.0
+        cost = 0
     if types & (1 << POND):
         k = (pond >> (4 * g)) & 15
         if k > 0 and k < r:
             r = np.float64(k)
+            cost = 0
     if types & (1 << RING):
         for h in range(g):
             if s[b + E.L_GIFTS + h] > 1 and g - h < r:
                 r = np.float64(g - h)
-    return r
+                cost = 0
+    return r, cost
+
+
+@njit(cache=True, _nrt=False)
+def eta_turns(s, p, x, miss, lv, types, pond, secret_mask):
+    """The tempo feature: route_turns summed over the missing kinds `miss`, cheapest kind first,
+    each bought at the Altar paying from the leaves the kinds before it left, with what their
+    gathering left over (so the same leaves are not counted towards two gifts: summed with the full `lv` each time, more leaves in hand
+    made a player gather instead of taking gifts, and at 4 players a seat dealt 6 leaves won a
+    third as often as one dealt 4; docs/policies.md)."""
+    eta = 0.0
+    left = lv
+    for g in range(5):
+        if miss & (1 << g):
+            r, cost = route_turns(s, p, x, g, left, types, pond, secret_mask)
+            eta += r
+            left -= cost
+    return eta
 
 
 @njit(cache=True, _nrt=False)
@@ -394,11 +421,7 @@ def player_value(s, p, theta, x, types, allfeet):
     win_next = n_miss > 0 and (miss & ~(hm | sm)) == 0 and n_miss <= (1 if hm else 0) + min(scnt, _popcount(sm))
     if win_next:
         v += theta[T_WIN_NEXT]
-    eta = 0.0
-    pond = _pond_turns(p, s[b + E.L_DREAM])
-    for g in range(5):
-        if miss & (1 << g):
-            eta += route_turns(s, p, x, g, lv, types, pond, sm)
+    eta = eta_turns(s, p, x, miss, lv, types, _pond_turns(p, s[b + E.L_DREAM]), sm)
     v += theta[T_ETA] * eta
     vuln = 0
     for g in range(5):
