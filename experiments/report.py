@@ -72,8 +72,9 @@ def run_studies(studies, out, threads=None, show_progress=True, title="boardsim 
             "tables": "tables/<study>_<table>.csv and .parquet: one row per cell with its counts"}
     intro = Section("About this report", (
         "Every rate comes with a 95% interval and every table with the games it rests on. "
-        "Bethel Woods difficulty levels are the rulebook's: 0 spies added Normal (the base game), "
-        "1-2 Hard, 3-4 Insane, 5 Impossible. Seats are numbered from the first player (seat 1). "
+        "Bethel Woods difficulty levels are the rulebook's for 1-2 spies added (Hard), 3-4 (Insane) "
+        "and 5 (Impossible); the rulebook names no level for the base game, 0 spies, which this "
+        "report calls Normal. Seats are numbered from the first player (seat 1). "
         "See docs/studies.md for the methods."))
     write_report([intro] + sections, out, title, meta)
     (out / "run.json").write_text(json.dumps(info, indent=1) + "\n")

@@ -34,7 +34,7 @@ from simcore.errors import UserError
 from . import charts
 from .execute import execute
 from .render import Section, rate_table
-from .stats import (adjust_pvalues, balance, chi2_equal, paired_difference, pct,
+from .stats import (adjust_pvalues, against_rest, balance, chi2_equal, paired_difference, pct,
                     seat_intervals, sequential_plan, spies_label, wilson)
 
 # The policy a study plays when it names none: the strongest honest policy of each game. Change
@@ -557,23 +557,24 @@ def character_effects(sets: pd.DataFrame) -> pd.DataFrame:
     e = pd.DataFrame(rows)
     e["p_holm"] = adjust_pvalues(e["p_value"].to_numpy())
     e["odds_ratio"], e["or_low"], e["or_high"] = np.exp(e["coef"]), np.exp(e["ci_low"]), np.exp(e["ci_high"])
-    e["games"] = int(d["games"].sum())
-    e["wins"] = int(d["wins"].sum())
+    # each character's own record: the games and wins of the sets it is in (the fit uses them all)
+    e["games"] = [int(d["games"][has[:, i] > 0].sum()) for i in range(len(names))]
+    e["wins"] = [int(d["wins"][has[:, i] > 0].sum()) for i in range(len(names))]
     return e
 
 
 def flag_sets(sets: pd.DataFrame) -> pd.DataFrame:
-    """Each set against the other sets of its (players, spies): chi-square of the 2x2 table
-    (scipy), Holm-adjusted within the (players, spies) block (see docs/studies.md for why Holm)."""
-    from scipy.stats import chi2_contingency
+    """Each set against the other sets of its (players, spies): Fisher's exact test of the 2x2
+    table (stats.against_rest; a set plays few games, so expected counts fall below the
+    chi-square's 5), Holm-adjusted within the (players, spies) block (see docs/studies.md for
+    why Holm)."""
     out = []
     for _, g in sets.groupby(["policy", "players", "spies"], sort=False):
         g = g.copy()
         tg, tw = g["games"].sum(), g["wins"].sum()
         ps = []
         for w, n in zip(g["wins"], g["games"]):
-            tab = np.array([[w, n - w], [tw - w, (tg - n) - (tw - w)]])
-            ps.append(chi2_contingency(tab)[1] if (tab.sum(axis=0) > 0).all() and (tab.sum(axis=1) > 0).all() else 1.0)
+            ps.append(against_rest(int(w), int(n), int(tw - w), int(tg - n)))
         g["p_value"] = ps
         g["p_holm"] = adjust_pvalues(np.array(ps))
         g["significant"] = g["p_holm"] < 0.05
@@ -628,7 +629,8 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backe
     flagged = rate_table(sets[sets["significant"]][["policy", "players", "spies", "characters",
                                                     "games", "wins", "vs_rest", "p_holm"]])
     section = Section(st.title, characters_findings(sets, effects), tables=[
-        ("Character effects (logistic regression; odds ratio against an average character)", eff_show),
+        ("Character effects (logistic regression over every set; odds ratio against an average "
+         "character; games and wins: the sets with that character)", eff_show),
         ("Weakest and strongest set per player count and difficulty", bw),
         ("Sets that differ from the rest after Holm's correction", flagged)], charts=figs)
     return Result(st, {"sets": sets, "effects": effects}, section)
@@ -654,8 +656,10 @@ def characters_findings(sets, effects) -> str:
     for (pol, pl), g in sets.groupby(["policy", "players"], sort=True):
         for sp, gs in g.groupby("spies"):
             w = gs.sort_values("win_rate").iloc[0]
+            ties = int((gs["win_rate"] == w.win_rate).sum())
             parts.append(f"{pl} players, {spies_label(sp)}: weakest set {w.characters} "
-                         f"({pct(w.win_rate)} of {int(w.games):,} games, "
+                         + (f"(one of {ties} sets at " if ties > 1 else "(")
+                         + f"{pct(w.win_rate)} of {int(w.games):,} games, "
                          + ("significantly below the rest" if w.significant else
                             "not significantly different from the rest") + ").")
     n_sig = int(sets["significant"].sum())
@@ -713,7 +717,7 @@ def seat_frames(named_cells, totals):
                "timeouts": to, "winner_had_extra_turn": d.get("winner_had_extra_turn", 0),
                "decided": decided, "turns": d.get("turns", 0),
                "chi2": chi.statistic if chi else np.nan, "chi2_p": chi.pvalue if chi else np.nan,
-               "balance": balance(rates), "first_seat_edge": rates[0] - 1 / c.players,
+               "balance": balance(rates), "first_seat_edge": (wins[0] / decided if decided else np.nan) - 1 / c.players,
                "max_gap": gap, "gap_low": glo, "gap_high": ghi}
         cells_rows.append(row)
         for q in range(c.players):
@@ -753,7 +757,7 @@ def run_seats(st: Study, threads=None, progress=None, chart_dir=None, backend=No
     section = Section(st.title, seats_findings(cdf) + assumed_components_note(st.rules), tables=[
         ("Seat win rates (Goodman simultaneous 95% intervals)", show),
         ("Per configuration: chi-square against equal seats, Balance, first seat's edge over the "
-         "fair share, largest seat gap (95% interval), share of decided games the winner had an "
+         "fair share of the decided games, largest seat gap (95% interval), share of decided games the winner had an "
          "extra turn (wins = decided games)", summ)],
         charts=figs)
     return Result(st, {"cells": cdf, "seats": sdf}, section)
@@ -810,7 +814,8 @@ def seats_findings(cdf) -> str:
             + f" (chi-square p = {r.chi2_p:.2g}); seat {best} wins most ({pct(rates[best - 1])}), "
             f"seat {worst} least ({pct(rates[worst - 1])}); largest gap {100 * r.max_gap:.1f} pp "
             f"(95% CI {100 * r.gap_low:.1f} to {100 * r.gap_high:.1f}), Balance {r.balance:.3f}; "
-            f"the winner had one more turn than some opponent in "
+            f"the winner had one more turn than some opponent (so sat anywhere but last: the game "
+            f"ends at once when a player wins) in "
             f"{pct(r.winner_had_extra_turn / max(1, r.decided))} of decided games.")
     parts.append(f"{int(cdf['games'].sum()):,} games in all.")
     return " ".join(parts)
@@ -845,10 +850,16 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None, backend
     cand["printed"] = [tuple(map(int, s.split(","))) == DEFAULT_LEAVES[:p]
                        for s, p in zip(cand["leaves"], cand["players"])]
     cand["stage"] = "search"
-    # confirmation: the top few of each player count and the printed one, on fresh seeds
+    # the gap in games (every candidate plays n games), so that equal gaps tie exactly and the
+    # order on leaves breaks the tie, not the floats' last bits
+    cand["gap_games"] = np.rint(cand["max_gap"] * cand["games"]).astype(int)
+    # confirmation: the top few of each player count and the printed one, on fresh seeds; the
+    # fairest is the search's first, so its figure on the fresh seeds is not selected on them
     fresh = o["seed"] + FRESH_SEED_OFFSET
+    best_search = set()
     for pl, g in cand.groupby("players", sort=True):
-        top = g.sort_values(["max_gap", "leaves"]).head(o["confirm_top"])
+        top = g.sort_values(["gap_games", "leaves"]).head(o["confirm_top"])
+        best_search.add((pl, top["leaves"].iloc[0]))
         keep = list(top["leaves"]) + [s for s in g[g["printed"]]["leaves"] if s not in set(top["leaves"])]
         for s in keep:
             confirm.append(Cell("benevolent", pl, leaves=tuple(map(int, s.split(","))),
@@ -859,15 +870,12 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None, backend
     conf["printed"] = [tuple(map(int, s.split(","))) == DEFAULT_LEAVES[:p]
                        for s, p in zip(conf["leaves"], conf["players"])]
     conf["stage"] = "confirm"
-    conf["best"] = False
-    for pl, g in conf.groupby("players"):
-        conf.loc[g.sort_values(["max_gap", "leaves"]).index[0], "best"] = True
-    best_search = set(zip(conf[conf["best"]]["players"], conf[conf["best"]]["leaves"]))
+    conf["best"] = [(p, s) in best_search for p, s in zip(conf["players"], conf["leaves"])]
     cand["best"] = [(p, s) in best_search for p, s in zip(cand["players"], cand["leaves"])]
     figs = []
     if chart_dir is not None:
         figs = [("Every candidate handicap on common random numbers, ranked by its largest seat gap in the "
-                 "search (best: the fairest on the fresh confirmation seeds)",
+                 "search (best: the search's fairest, confirmed on fresh seeds)",
                  charts.handicap_landscape(cand, chart_dir / "handicap_landscape")[0])]
     show = conf[["policy", "players", "leaves", "printed", "best", "games", "decided"]].copy()
     show = show.rename(columns={"decided": "wins"})   # decided games: wins of some seat
@@ -886,15 +894,18 @@ def handicap_findings(cand, conf, n, o) -> str:
     parts = [f"The search played {len(cand)} candidate handicaps (non-decreasing, 0 to "
              f"{o['max_leaves']} leaves a seat) on the same {n:,} setups each; the "
              f"{o['confirm_top']} fairest of each player count and the printed handicap were "
-             f"played again on {o['confirm_games']:,} fresh games each (the search's best is "
-             "biased towards looking fair, the confirmation is not)."]
+             f"played again on {o['confirm_games']:,} fresh games each (the search's figures are "
+             "biased towards looking fair; the fairest is the search's first, and its figures "
+             "below are the fresh games', which are not)."]
     for pl, g in conf.groupby("players", sort=True):
         b = g[g["best"]].iloc[0]
         pr = g[g["printed"]]
         txt = (f"{pl} players: fairest {b.leaves} with a largest seat gap of {100 * b.max_gap:.1f} pp "
-               f"(95% CI {100 * b.gap_low:.1f} to {100 * b.gap_high:.1f})")
+               f"(95% CI {100 * b.gap_low:.1f} to {100 * b.gap_high:.1f}; equal seats: chi-square "
+               f"p = {b.chi2_p:.2g}, " + ("so even it leaves the seats unequal" if b.chi2_p < 0.05
+                                          else "no evidence the seats differ") + ")")
         if len(pr) and bool(pr.iloc[0].best):
-            txt += "; this is the printed handicap itself: no candidate beat it on the fresh seeds"
+            txt += "; this is the printed handicap itself: the search found none fairer"
         elif len(pr):
             p = pr.iloc[0]
             txt += (f"; printed {p.leaves}: {100 * p.max_gap:.1f} pp ({100 * p.gap_low:.1f} to "
@@ -1087,38 +1098,58 @@ def run_sensitivity(st: Study, threads=None, progress=None, chart_dir=None, back
 
 
 def sensitivity_findings(df: pd.DataFrame) -> str:
-    """Which readings matter (a 95% interval that excludes 0 in some setup) and which do not,
-    largest effect first."""
+    """Which readings matter and which do not, largest effect first. Bethel Woods has McNemar's
+    p for every row, Holm-adjusted over the table: a reading moves the win rate when some row of
+    it is significant after the adjustment; one whose per-comparison interval excludes 0 without
+    that is listed apart (among many comparisons some intervals exclude 0 by chance). Benevolent
+    has intervals only (bootstrap): a reading is listed when an interval excludes 0."""
     bw = df["game"].iloc[0] == "bethel_woods"
     metric = "the win rate (3 players)" if bw else "the largest seat gap (printed leaves)"
-    d = df.assign(excl=(df["ci_low"] > 0) | (df["ci_high"] < 0), a=df["diff"].abs())
+    d = df.assign(excl=(df["ci_low"] > 0) | (df["ci_high"] < 0), a=df["diff"].abs(),
+                  sig=(df["p_holm"] < 0.05) if bw else False)
     where = (lambda r: spies_label(r.spies)) if bw else (lambda r: f"{int(r.players)} players")
-    matter, dont = [], []
+    moves, chance, dont = [], [], []
     for v, g in d.groupby("variant", sort=False):   # df is sorted largest |diff| first
         ex = g[g["excl"]]
         if len(ex):
             r = ex.sort_values("a", ascending=False).iloc[0]
-            matter.append((r.a, f"{v} ({100 * r['diff']:+.1f} pp at {where(r)}, 95% CI "
-                                f"{100 * r.ci_low:+.1f} to {100 * r.ci_high:+.1f}; the interval "
-                                f"excludes 0 in {len(ex)} of {len(g)} setups)"))
+            n_sig = int(g["sig"].sum()) if bw else 0
+            txt = (f"{v} ({100 * r['diff']:+.1f} pp at {where(r)}, 95% CI {100 * r.ci_low:+.1f} to "
+                   f"{100 * r.ci_high:+.1f}; the interval excludes 0 in {len(ex)} of {len(g)} setups"
+                   + (f", significant after Holm's correction in {n_sig}" if n_sig else "") + ")")
+            (chance if bw and not n_sig else moves).append((r.a, txt))
         else:
             r = g.sort_values("a", ascending=False).iloc[0]
-            dont.append((r.a, f"{v} (at most {100 * r.a:.1f} pp, at {where(r)})"))
-    parts = []
-    if matter:
-        parts.append(f"Readings that move {metric}, largest first: "
-                     + "; ".join(t for _, t in sorted(matter, key=lambda x: -x[0])) + ".")
-    else:
-        parts.append(f"No reading moves {metric}: every interval includes 0.")
-    if dont:
-        parts.append("Readings whose intervals include 0 in every setup, largest first: "
-                     + "; ".join(t for _, t in sorted(dont, key=lambda x: -x[0])) + ".")
+            dont.append((r.a, f"{v} (largest difference {100 * r['diff']:+.1f} pp, at {where(r)})"))
+
+    def listed(items):
+        return "; ".join(t for _, t in sorted(items, key=lambda x: -x[0]))
     n = int(df["games"].iloc[0])
+    parts = []
+    if bw:
+        if moves:
+            parts.append(f"Readings that move {metric}, significant after Holm's correction of "
+                         f"McNemar's p over the {len(df)} comparisons, largest first: {listed(moves)}.")
+        else:
+            parts.append(f"No reading moves {metric} significantly after Holm's correction of "
+                         f"McNemar's p over the {len(df)} comparisons.")
+        if chance:
+            parts.append("Readings whose per-comparison interval excludes 0 in some setup but that "
+                         "no row shows after the correction (among "
+                         f"{len(df)} comparisons about {0.05 * len(df):.0f} intervals exclude 0 by "
+                         f"chance alone), largest first: {listed(chance)}.")
+    elif moves:
+        parts.append(f"Readings that move {metric} (an interval excludes 0), largest first: "
+                     f"{listed(moves)}.")
+    else:
+        parts.append(f"No interval excludes 0: no reading is shown to move {metric} at {n:,} "
+                     "games per arm.")
+    if dont:
+        parts.append(f"Readings whose intervals include 0 in every setup, largest first: {listed(dont)}.")
     parts.append(f"Each arm played the same {n:,} seeds (seed {int(df['seed'].iloc[0])}) with the "
                  f"{df['policy'].iloc[0]} policy; the intervals are per comparison (not corrected "
-                 f"for the {len(df)} comparisons)"
-                 + (f"; {int((df['p_holm'] < 0.05).sum())} rows stay significant after Holm's "
-                    "correction of McNemar's p." if bw else "."))
+                 f"for the {len(df)} comparisons). An interval that includes 0 bounds an effect by "
+                 "its width; it does not show that the effect is 0.")
     return " ".join(parts)
 
 

@@ -276,8 +276,21 @@ def test_pair_table_pools_sets_containing_the_pair():
     assert tuple(t.loc[("Harris", "Nova"), ["games", "wins"]]) == (30, 9)
     assert tuple(t.loc[("Fare", "Nova"), ["games", "wins"]]) == (50, 7)
     assert tuple(t.loc[("Fenn", "Harris"), ["games", "wins"]]) == (10, 5)
-    # the pair against the other sets: 9/30 vs 3/30, Yates-corrected chi-square
-    p = st.chi2_contingency([[9, 21], [3, 27]], correction=True)[1]
+    # the pair against the other sets: 9/30 vs 3/30, Fisher's exact test
+    p = st.fisher_exact([[9, 21], [3, 27]])[1]
     assert t.loc[("Harris", "Nova"), "p_value"] == pytest.approx(p)
     np.testing.assert_allclose(t["p_adj"], adjust_pvalues(t["p_value"].to_numpy()))
     assert (t["significant"] == (t["p_adj"] < 0.05)).all()
+
+
+def test_against_rest_is_fishers_exact_test():
+    from experiments.stats import against_rest
+    # a set that won 0 of 60 while the other sets won 6% (expected 3.6 wins, below the
+    # chi-square's 5): the exact p, smaller here than the Yates-corrected chi-square's
+    p = against_rest(0, 60, 240, 4000)
+    assert p == pytest.approx(st.fisher_exact([[0, 60], [240, 3760]])[1], rel=1e-12)
+    assert p < st.chi2_contingency([[0, 60], [240, 3760]], correction=True)[1]
+    assert against_rest(3, 10, 3, 10) == pytest.approx(1.0)
+    # nothing to compare: an empty side, or every game won (or lost) on both sides
+    assert against_rest(0, 0, 5, 10) == against_rest(5, 10, 0, 0) == 1.0
+    assert against_rest(0, 10, 0, 20) == against_rest(10, 10, 20, 20) == 1.0

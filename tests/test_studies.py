@@ -217,6 +217,10 @@ def test_report_folder_contents(tiny_report):
     assert {"characters", "p_value", "p_holm", "significant"} <= set(sets.columns)
     eff = pd.read_csv(t / "characters_effects.csv")
     assert len(eff) == 8 and eff["coef"].sum() == pytest.approx(0, abs=1e-8)
+    # each character's row counts the games and wins of the sets it is in (not the study's total)
+    for r in eff.itertuples():
+        mine = sets[sets["characters"].str.split(",").apply(lambda cs: r.term in cs)]
+        assert (r.games, r.wins) == (mine["games"].sum(), mine["wins"].sum()) and r.games < sets["games"].sum()
 
     seats = pd.read_csv(t / "seats_cells.csv")
     assert len(seats) == 4
@@ -233,9 +237,15 @@ def test_report_folder_contents(tiny_report):
     cand = pd.read_csv(t / "handicap_candidates.csv")
     assert len(cand) == 6 + 1     # 6 candidates up to 2 leaves, plus the printed 1,3
     assert cand["printed"].sum() == 1 and cand["best"].sum() == 1
+    # the fairest is the search's first (gap in games, ties to the lower leaves), not the one that
+    # looks fairest on the confirmation seeds it is then reported on
+    assert (cand["gap_games"] == (cand["max_gap"] * cand["games"]).round()).all()
+    first = cand.sort_values(["gap_games", "leaves"]).iloc[0]
+    assert bool(first.best)
     conf = pd.read_csv(t / "handicap_confirm.csv")
     assert (conf["seed"] != cand["seed"].iloc[0]).all()   # fresh seeds
     assert (conf["gap_low"] <= conf["max_gap"]).all() and (conf["max_gap"] <= conf["gap_high"]).all()
+    assert conf[conf["best"]]["leaves"].tolist() == [first.leaves]
 
     pairs = pd.read_csv(t / "variants_pairs.csv")
     r = pairs.iloc[0]
@@ -476,3 +486,25 @@ def test_loss_findings_are_per_policy_not_pooled():
                         "machines critical (90.000% of 100 lost games)")
     # a policy that lost no game gets no sentence
     assert loss_findings(df.assign(wins=df["games"], bag_empty=0, four_critical=0, six_spies=0)) == []
+
+
+def test_sensitivity_findings_separate_holm_from_chance():
+    """Bethel Woods: a reading moves the win rate when a row of it survives Holm's correction; one
+    whose interval excludes 0 without that is listed as possibly chance; Benevolent (no p-values)
+    goes by its intervals."""
+    from experiments.study import sensitivity_findings
+    rows = [("real", 0, -0.05, -0.06, -0.04, 1e-9), ("lucky", 2, 0.02, 0.001, 0.04, 0.6),
+            ("flat", 1, 0.0, -0.01, 0.01, 1.0)]
+    df = pd.DataFrame([{"game": "bethel_woods", "variant": v, "spies": sp, "players": 3, "diff": d,
+                        "ci_low": lo, "ci_high": hi, "p_holm": ph, "games": 500, "seed": 7,
+                        "policy": "heuristic"} for v, sp, d, lo, hi, ph in rows])
+    text = sensitivity_findings(df)
+    moves, _, rest = text.partition("Readings whose per-comparison interval excludes 0")
+    chance, _, dont = rest.partition("Readings whose intervals include 0")
+    assert "real (-5.0 pp at 0 spies" in moves and "significant after Holm's correction in 1" in moves
+    assert "lucky" not in moves and "lucky (+2.0 pp at 2 spies" in chance and "real" not in chance
+    assert "flat (largest difference +0.0 pp, at 1 spy)" in dont
+    bv = df.assign(game="benevolent").drop(columns=["p_holm"])
+    text = sensitivity_findings(bv)
+    assert text.startswith("Readings that move the largest seat gap (printed leaves) (an interval excludes 0)")
+    assert "real" in text.split("Readings whose intervals")[0] and "lucky" in text.split("Readings whose intervals")[0]
