@@ -771,7 +771,7 @@ ASSUMED_COMPONENTS = (("sides", "segment sides"), ("gray", "gray Footsteps"), ("
 def assumed_components_note(rules) -> str:
     """A sentence for Benevolent seat and handicap findings: which assumed component tables the
     figures rest on ('' when a rules file replaced them all). Under the heuristic those tables
-    move the largest seat gap by up to 10 points (docs/sensitivity.md)."""
+    move the largest seat gap by up to 9 points (docs/sensitivity.md)."""
     from simcore.benevolent.rules import Rules
     d = Rules()
     r = d if rules is None else rules
@@ -780,7 +780,7 @@ def assumed_components_note(rules) -> str:
         return ""
     return (f" These figures rest on assumed component data ({', '.join(kept)}; the rulebook's "
             "pictures are missing). Under the heuristic, the alternatives to these tables move the "
-            "largest seat gap by up to 10 points (docs/sensitivity.md): confirm a fairness "
+            "largest seat gap by up to 9 points (docs/sensitivity.md): confirm a fairness "
             "conclusion with the real components in a rules file.")
 
 
