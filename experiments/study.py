@@ -821,6 +821,12 @@ def seats_findings(cdf) -> str:
     return " ".join(parts)
 
 
+def leaves_order(col: pd.Series) -> pd.Series:
+    """A sort key for DataFrame.sort_values: a "leaves" column ("0,9", "0,10") sorts by its
+    numbers, not as text; any other column as it is."""
+    return col.map(lambda s: tuple(map(int, str(s).split(",")))) if col.name == "leaves" else col
+
+
 def candidates(players: int, max_leaves: int) -> list[tuple]:
     """Every non-decreasing vector of starting leaves (0..max_leaves) for the seats: later seats
     never get fewer leaves than earlier ones, the direction every compensation for moving later
@@ -858,7 +864,7 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None, backend
     fresh = o["seed"] + FRESH_SEED_OFFSET
     best_search = set()
     for pl, g in cand.groupby("players", sort=True):
-        top = g.sort_values(["gap_games", "leaves"]).head(o["confirm_top"])
+        top = g.sort_values(["gap_games", "leaves"], key=leaves_order).head(o["confirm_top"])
         best_search.add((pl, top["leaves"].iloc[0]))
         keep = list(top["leaves"]) + [s for s in g[g["printed"]]["leaves"] if s not in set(top["leaves"])]
         for s in keep:
@@ -900,10 +906,13 @@ def handicap_findings(cand, conf, n, o) -> str:
     for pl, g in conf.groupby("players", sort=True):
         b = g[g["best"]].iloc[0]
         pr = g[g["printed"]]
-        txt = (f"{pl} players: fairest {b.leaves} with a largest seat gap of {100 * b.max_gap:.1f} pp "
-               f"(95% CI {100 * b.gap_low:.1f} to {100 * b.gap_high:.1f}; equal seats: chi-square "
-               f"p = {b.chi2_p:.2g}, " + ("so even it leaves the seats unequal" if b.chi2_p < 0.05
-                                          else "no evidence the seats differ") + ")")
+        equal = ("no game decided" if not np.isfinite(b.chi2_p) else
+                 f"chi-square p = {b.chi2_p:.2g}, " + ("so even it leaves the seats unequal"
+                                                       if b.chi2_p < 0.05 else
+                                                       "no evidence the seats differ"))
+        txt = (f"{pl} players: the search's fairest {b.leaves} has a largest seat gap of "
+               f"{100 * b.max_gap:.1f} pp on the fresh games (95% CI {100 * b.gap_low:.1f} to "
+               f"{100 * b.gap_high:.1f}; equal seats: {equal})")
         if len(pr) and bool(pr.iloc[0].best):
             txt += "; this is the printed handicap itself: the search found none fairer"
         elif len(pr):
@@ -1136,7 +1145,7 @@ def sensitivity_findings(df: pd.DataFrame) -> str:
         if chance:
             parts.append("Readings whose per-comparison interval excludes 0 in some setup but that "
                          "no row shows after the correction (among "
-                         f"{len(df)} comparisons about {0.05 * len(df):.0f} intervals exclude 0 by "
+                         f"{len(df)} comparisons about {0.05 * len(df):.2g} intervals exclude 0 by "
                          f"chance alone), largest first: {listed(chance)}.")
     elif moves:
         parts.append(f"Readings that move {metric} (an interval excludes 0), largest first: "

@@ -9,7 +9,7 @@ from policies.benevolent import search as S
 from simcore.benevolent import engine as E
 from simcore.benevolent.actions import A_BUY, A_PLACE, N_ACTIONS, OUT_WIN, PH_MOVE, PH_TERMINAL
 from simcore.benevolent.face import Game
-from simcore.benevolent.rules import ALTAR, NEST
+from simcore.benevolent.rules import ALTAR, NEST, POND
 
 
 @pytest.mark.parametrize("mod, pid", [(H, D.HEURISTIC), (S, D.SEARCH)])
@@ -148,7 +148,7 @@ def test_eta_spends_each_leaf_once():
     leaves the ones before it left: with 8 leaves the Crystal (7) takes 1 turn and leaves 1, so the
     Amber (10) needs 5 turns of gathering (1 + 5), not the 1 + 1 it would seem with all 8 leaves.
     And two more leaves in hand save at most one turn in all (one turn of gathering), where the
-    same leaves counted towards every kind saved up to three."""
+    same leaves counted towards every kind saved one turn for each kind bought at the Altar."""
     g = _position(0, lambda s: True)
     s, p = g.state, g.params
     altar_only = 1 << ALTAR
@@ -168,13 +168,20 @@ def test_eta_spends_each_leaf_once():
     # a route that costs no leaves (the Nest for the Feather) keeps them for the next kind
     nest = altar_only | (1 << NEST)
     assert H.route_turns(s, p, 0, 1, 8, nest, 0, 0) == (1.0, 0)
+    # the Pond replaces the Altar only when strictly quicker: the Crystal one sleep away ties with
+    # the Altar's one turn (8 leaves) and the Altar is kept; two sleeps lose to it
+    pond = altar_only | (1 << POND)
+    one_sleep, two_sleeps = 1 << (4 * 2), 2 << (4 * 2)
+    assert H.route_turns(s, p, 0, 2, 8, pond, one_sleep, 0) == (1.0, 7)
+    assert H.route_turns(s, p, 0, 2, 1, pond, one_sleep, 0) == (1.0, 0)   # Altar: 4 turns
+    assert H.route_turns(s, p, 0, 2, 8, pond, two_sleeps, 0) == (1.0, 7)
 
 
 def test_more_starting_leaves_do_not_make_a_seat_lose():
     """4 heuristic players, the last seat dealt 4 or 6 leaves (the others 2) on the same 1,000
     deals: with 6 it wins about as often as with 4 (random players win a little more with more
     leaves). When the tempo feature counted the same leaves towards every gift, the seat with 6
-    gathered instead of taking gifts and won 8% of such games against 24% with 4."""
+    gathered instead of taking gifts and won 6.9% of these games against 23.3% with 4."""
     from arena.benevolent.batch import simulate
     rate = {}
     for last in (4, 6):

@@ -12,7 +12,7 @@ from experiments.execute import FIRST_UNIT, execute, unit_cap, units
 from experiments.progress import StudyProgress
 from experiments.report import STANDARD, STUDIES_DIR, run_studies
 from experiments.study import (candidates, character_effects, fixed_games, leaves_for,
-                               load_study)
+                               leaves_order, load_study)
 from experiments.stats import pct, wilson
 from simcore.errors import UserError
 from test_browser import chromium  # noqa: F401  (a fixture)
@@ -227,6 +227,8 @@ def test_report_folder_contents(tiny_report):
     for _, r in seats.iterrows():
         wins = sum(r[f"seat{q + 1}_wins"] for q in range(r.players))
         assert wins + r.timeouts == r.games == 400
+        # the first seat's edge is over the decided games (timeouts have no winner)
+        assert r.decided == wins and r.first_seat_edge == pytest.approx(r.seat1_wins / wins - 1 / r.players)
     sw = pd.read_csv(t / "seats_seats.csv")
     assert (sw["ci_low"] <= sw["rate"]).all() and (sw["rate"] <= sw["ci_high"]).all()
     # the report prints each seat's rate and simultaneous interval as percentages, as the Bethel
@@ -240,7 +242,7 @@ def test_report_folder_contents(tiny_report):
     # the fairest is the search's first (gap in games, ties to the lower leaves), not the one that
     # looks fairest on the confirmation seeds it is then reported on
     assert (cand["gap_games"] == (cand["max_gap"] * cand["games"]).round()).all()
-    first = cand.sort_values(["gap_games", "leaves"]).iloc[0]
+    first = cand.sort_values(["gap_games", "leaves"], key=leaves_order).iloc[0]
     assert bool(first.best)
     conf = pd.read_csv(t / "handicap_confirm.csv")
     assert (conf["seed"] != cand["seed"].iloc[0]).all()   # fresh seeds
@@ -508,3 +510,9 @@ def test_sensitivity_findings_separate_holm_from_chance():
     text = sensitivity_findings(bv)
     assert text.startswith("Readings that move the largest seat gap (printed leaves) (an interval excludes 0)")
     assert "real" in text.split("Readings whose intervals")[0] and "lucky" in text.split("Readings whose intervals")[0]
+
+
+def test_leaves_sort_by_their_numbers():
+    df = pd.DataFrame({"gap_games": [3, 3, 3, 1], "leaves": ["0,10", "0,9", "1,2", "5,5"]})
+    assert list(df.sort_values(["gap_games", "leaves"], key=leaves_order)["leaves"]) == \
+        ["5,5", "0,9", "0,10", "1,2"]
