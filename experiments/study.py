@@ -558,8 +558,8 @@ def character_effects(sets: pd.DataFrame) -> pd.DataFrame:
     e["p_holm"] = adjust_pvalues(e["p_value"].to_numpy())
     e["odds_ratio"], e["or_low"], e["or_high"] = np.exp(e["coef"]), np.exp(e["ci_low"]), np.exp(e["ci_high"])
     # each character's own record: the games and wins of the sets it is in (the fit uses them all)
-    e["games"] = [int(d["games"][has[:, i] > 0].sum()) for i in range(len(names))]
-    e["wins"] = [int(d["wins"][has[:, i] > 0].sum()) for i in range(len(names))]
+    e["games"] = (has.T @ d["games"].to_numpy()).astype(int)
+    e["wins"] = (has.T @ d["wins"].to_numpy()).astype(int)
     return e
 
 
@@ -821,10 +821,21 @@ def seats_findings(cdf) -> str:
     return " ".join(parts)
 
 
+def _leaves_tuple(s) -> tuple:
+    """A leaves name as the tables hold it ("1,3,4,5") as the vector (1, 3, 4, 5)."""
+    return tuple(map(int, str(s).split(",")))
+
+
+def _printed(frame: pd.DataFrame) -> list[bool]:
+    """For each row of a candidates frame: are its leaves the printed handicap of its player count?"""
+    from simcore.benevolent.rules import DEFAULT_LEAVES
+    return [_leaves_tuple(s) == DEFAULT_LEAVES[:p] for s, p in zip(frame["leaves"], frame["players"])]
+
+
 def leaves_order(col: pd.Series) -> pd.Series:
     """A sort key for DataFrame.sort_values: a "leaves" column ("0,9", "0,10") sorts by its
     numbers, not as text; any other column as it is."""
-    return col.map(lambda s: tuple(map(int, str(s).split(",")))) if col.name == "leaves" else col
+    return col.map(_leaves_tuple) if col.name == "leaves" else col
 
 
 def candidates(players: int, max_leaves: int) -> list[tuple]:
@@ -853,8 +864,7 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None, backend
                      **(backend or {}))
     named = [(",".join(map(str, c.leaves)), c) for c in search]
     cand, _ = seat_frames(named, totals)
-    cand["printed"] = [tuple(map(int, s.split(","))) == DEFAULT_LEAVES[:p]
-                       for s, p in zip(cand["leaves"], cand["players"])]
+    cand["printed"] = _printed(cand)
     cand["stage"] = "search"
     # the gap in games (every candidate plays n games), so that equal gaps tie exactly and the
     # order on leaves breaks the tie, not the floats' last bits
@@ -868,13 +878,12 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None, backend
         best_search.add((pl, top["leaves"].iloc[0]))
         keep = list(top["leaves"]) + [s for s in g[g["printed"]]["leaves"] if s not in set(top["leaves"])]
         for s in keep:
-            confirm.append(Cell("benevolent", pl, leaves=tuple(map(int, s.split(","))),
+            confirm.append(Cell("benevolent", pl, leaves=_leaves_tuple(s),
                                 policies=(pol,), rules=st.rules, seed=fresh))
     ctot = execute([(c, o["confirm_games"]) for c in confirm], threads=threads, progress=progress,
                    **(backend or {}))
     conf, conf_seats = seat_frames([(",".join(map(str, c.leaves)), c) for c in confirm], ctot)
-    conf["printed"] = [tuple(map(int, s.split(","))) == DEFAULT_LEAVES[:p]
-                       for s, p in zip(conf["leaves"], conf["players"])]
+    conf["printed"] = _printed(conf)
     conf["stage"] = "confirm"
     conf["best"] = [(p, s) in best_search for p, s in zip(conf["players"], conf["leaves"])]
     cand["best"] = [(p, s) in best_search for p, s in zip(cand["players"], cand["leaves"])]
