@@ -57,10 +57,14 @@ def summary_dict(s, rules):
 
 
 def summary_text(d):
-    fair = 1 / d["players"]
+    decided = d["games"] - d["timeouts"]
+    # a timed-out game is won by no seat: equal seats each win 1/players of the decided games
+    fair = decided / d["games"] / d["players"] if d["games"] else 1 / d["players"]
+    share = (f"a fair share is {pct(fair)} per seat" if not d["timeouts"] else
+             f"a fair share is {pct(fair)} per seat: 1/{d['players']} of the {decided:,} decided games")
     lines = [f"Benevolent: {d['players']} players, starting leaves {','.join(map(str, d['leaves']))}, "
              f"policies {','.join(d['policies'])}, seed {d['seed']}, rules {d['rules']}",
-             f"games        {d['games']:,}   (a fair share is {pct(fair)} per seat)"]
+             f"games        {d['games']:,}   ({share})"]
     for q, (w, r, (lo, hi)) in enumerate(zip(d["seat_wins"], d["seat_win_rates"], d["seat_ci95"])):
         mark = "" if lo <= fair <= hi else "  (differs from a fair share)"
         lines.append(f"seat {q + 1} ({d['leaves'][q]} leaves)  wins {w:,}  {pct(r)}  (95% CI {pct(lo)} to {pct(hi)}){mark}")

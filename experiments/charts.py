@@ -429,13 +429,22 @@ def _leaves_label(leaves: str) -> str:
     return "equal start" if str(leaves) == "equal" else f"leaves {leaves}"
 
 
+def _timeout_share(rows: pd.DataFrame) -> float:
+    """Share of one configuration's games that timed out (0 when the frame has no timeouts)."""
+    if "timeouts" not in rows.columns or rows.empty:
+        return 0.0
+    return float(rows["timeouts"].iloc[0]) / float(rows["games"].iloc[0])
+
+
 @_styled
 def seat_bars(seats: pd.DataFrame, out, title: str = "Benevolent: win rate by seat"):
-    """Win rate per seat with error bars and the fair share 1/players; one panel per player
-    count, one bar per (leaves, policy) within each seat.
+    """Win rate per seat with error bars and the fair share; one panel per player count, one
+    bar per (leaves, policy) within each seat.
 
     seats: columns players, leaves ("1,3,4,5" or "equal"), policy, games, seat (0-based), wins,
-    ci_low, ci_high (fractions).
+    ci_low, ci_high (fractions), and optionally timeouts (games of that configuration won by no
+    seat). The fair share is 1/players of the decided games, games - timeouts: one dashed line
+    per panel, or a dash over each bar when the configurations' timeout rates differ.
     """
     _require(seats, ["players", "leaves", "policy", "games", "seat", "wins", "ci_low",
                      "ci_high"], "seats")
@@ -459,11 +468,21 @@ def seat_bars(seats: pd.DataFrame, out, title: str = "Benevolent: win rate by se
             ax.bar(x, r, width=width * 0.92, color=PALETTE[configs.index(cfg) % len(PALETTE)],
                    label=cfg, yerr=err, capsize=3, error_kw={"lw": 1.1, "ecolor": "#333333"})
             top = max(top, float((100 * gc["ci_high"]).max()))
-        fair = 100 / pl
-        ax.axhline(fair, color="#333333", ls="--", lw=1.1)
-        ax.annotate(f"fair share {fair:.1f}%", (1.0, fair), xycoords=("axes fraction", "data"),
-                    xytext=(-2, 4), textcoords="offset points", ha="right", fontsize=8.5,
-                    color="#333333")
+        # A timed-out game is won by no seat, so equal seats each win 1/players of the decided
+        # games: the line sits there (at 1/players when the frame has no timeouts column).
+        shares = {cfg: 100 * (1 - _timeout_share(g[g["config"] == cfg])) / pl for cfg in here}
+        if max(shares.values()) - min(shares.values()) < 0.05:
+            fair = float(np.mean(list(shares.values())))
+            ax.axhline(fair, color="#333333", ls="--", lw=1.1)
+            ax.annotate(f"fair share {fair:.1f}%", (1.0, fair), xycoords=("axes fraction", "data"),
+                        xytext=(-2, 4), textcoords="offset points", ha="right", fontsize=8.5,
+                        color="#333333")
+        else:   # configurations with different timeout rates: one dash over each bar
+            for ci, cfg in enumerate(here):
+                x = np.arange(pl) + (ci - (len(here) - 1) / 2) * width
+                ax.hlines(np.full(pl, shares[cfg]), x - width / 2, x + width / 2,
+                          color="#333333", ls="--", lw=1.1,
+                          label="fair share of the decided games" if ci == 0 else None)
         ax.set_xticks(range(pl))
         ax.set_xticklabels([f"Seat {i + 1}" for i in range(pl)])
         ax.set_title(f"{pl} players", loc="left")
@@ -481,6 +500,9 @@ def seat_bars(seats: pd.DataFrame, out, title: str = "Benevolent: win rate by se
     per = s.groupby(["players", "config"])["games"].max()
     note = (f"{_policy_phrase(s['policy'])}. {_games_phrase(per, 'configuration')}. "
             "Seat 1 moves first. Error bars: 95% intervals.")
+    if "timeouts" in s.columns and s["timeouts"].sum() > 0:
+        note += (" Dashed: the fair share, 1/players of the games some seat won "
+                 "(timed-out games are won by no seat).")
     return _finish(fig, out, title, note, legend=(handles, labs, min(4, len(labs))))
 
 

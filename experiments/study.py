@@ -35,7 +35,7 @@ from . import charts
 from .execute import execute
 from .render import Section, rate_table
 from .stats import (adjust_pvalues, against_rest, balance, chi2_equal, paired_difference, pct,
-                    seat_intervals, sequential_plan, spies_label, wilson)
+                    seat_intervals, sequential_plan, signed, spies_label, wilson)
 
 # The policy a study plays when it names none: the strongest honest policy of each game. Change
 # it here (and only here) when a stronger one lands, e.g. a Benevolent heuristic.
@@ -722,7 +722,8 @@ def seat_frames(named_cells, totals):
         cells_rows.append(row)
         for q in range(c.players):
             seat_rows.append({"players": c.players, "leaves": name, "policy": row["policy"],
-                              "games": g, "seat": q, "wins": wins[q], "rate": wins[q] / g,
+                              "games": g, "timeouts": to, "seat": q, "wins": wins[q],
+                              "rate": wins[q] / g,
                               "ci_low": ci[q, 0], "ci_high": ci[q, 1]})
     return pd.DataFrame(cells_rows), pd.DataFrame(seat_rows)
 
@@ -1044,8 +1045,8 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
                  else f"{r.players} players, leaves {r.leaves}")
         parts.append(f"{r.variant} ({where}, {r.policy}): {outcome} {pct(r.wins_variant / r.games)} "
                      f"against {pct(r.wins_default / r.games)} with the defaults, a difference of "
-                     f"{100 * r['diff']:+.2f} pp (95% CI {100 * r.diff_low:+.2f} to "
-                     f"{100 * r.diff_high:+.2f}); "
+                     f"{signed(100 * r['diff'])} pp (95% CI {signed(100 * r.diff_low)} to "
+                     f"{signed(100 * r.diff_high)}); "
                      + ("significant" if r.p_holm < 0.05 else "not significant")
                      + f" after Holm's correction over the {len(df)} comparisons (McNemar, "
                      f"adjusted p = {r.p_holm:.2g}).")
@@ -1100,7 +1101,7 @@ def run_sensitivity(st: Study, threads=None, progress=None, chart_dir=None, back
     show["variant"] = df["variant"]
     show["with the variant"] = [pct(x) for x in df["value"]]
     show["difference (pp)"] = (100 * df["diff"]).round(2)
-    show["95% CI (pp)"] = [f"{100 * a:+.2f} to {100 * b:+.2f}" for a, b in zip(df["ci_low"], df["ci_high"])]
+    show["95% CI (pp)"] = [f"{signed(100 * a)} to {signed(100 * b)}" for a, b in zip(df["ci_low"], df["ci_high"])]
     if bw:
         show["wins"] = df["variant_wins"]
         cols = ["variant", "kind", "setup", "games", "default_wins", "wins", "default",
@@ -1132,13 +1133,13 @@ def sensitivity_findings(df: pd.DataFrame) -> str:
         if len(ex):
             r = ex.sort_values("a", ascending=False).iloc[0]
             n_sig = int(g["sig"].sum()) if bw else 0
-            txt = (f"{v} ({100 * r['diff']:+.1f} pp at {where(r)}, 95% CI {100 * r.ci_low:+.1f} to "
-                   f"{100 * r.ci_high:+.1f}; the interval excludes 0 in {len(ex)} of {len(g)} setups"
+            txt = (f"{v} ({signed(100 * r['diff'], 1)} pp at {where(r)}, 95% CI {signed(100 * r.ci_low, 1)} to "
+                   f"{signed(100 * r.ci_high, 1)}; the interval excludes 0 in {len(ex)} of {len(g)} setups"
                    + (f", significant after Holm's correction in {n_sig}" if n_sig else "") + ")")
             (chance if bw and not n_sig else moves).append((r.a, txt))
         else:
             r = g.sort_values("a", ascending=False).iloc[0]
-            dont.append((r.a, f"{v} (largest difference {100 * r['diff']:+.1f} pp, at {where(r)})"))
+            dont.append((r.a, f"{v} (largest difference {signed(100 * r['diff'], 1)} pp, at {where(r)})"))
 
     def listed(items):
         return "; ".join(t for _, t in sorted(items, key=lambda x: -x[0]))

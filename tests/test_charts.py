@@ -211,3 +211,22 @@ def test_charts_leave_global_matplotlib_state_alone(tmp_path):
     charts.seat_bars(seats_frame(), tmp_path / "s")
     assert matplotlib.get_backend() == backend
     assert dict(matplotlib.rcParams) == before
+
+
+def test_seat_fair_share_counts_only_decided_games(tmp_path):
+    """A timed-out game is won by no seat, so the fair-share line is 1/players of the decided
+    games: with 10% timeouts at 3 players it sits at 30%, not 33.3%."""
+    s = seats_frame().assign(timeouts=400)          # 400 of 4,000 games: 10%
+    _, svg = charts.seat_bars(s, tmp_path / "t")
+    text = svg.read_text()
+    assert "fair share 30.0%" in text and "fair share 22.5%" in text and "fair share 45.0%" in text
+    assert "fair share 33.3%" not in text and "Dashed: the fair share" in text
+
+
+def test_seat_fair_share_per_configuration_when_timeouts_differ(tmp_path):
+    s = seats_frame()
+    s["timeouts"] = np.where(s["leaves"] == "equal", 0, 800)
+    _, svg = charts.seat_bars(s, tmp_path / "d")
+    text = svg.read_text()
+    assert "fair share of the decided games" in text        # the dashes' legend entry
+    assert "fair share 33.3%" not in text                   # no single line for the panel

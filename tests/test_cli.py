@@ -170,6 +170,25 @@ def test_benevolent_table(capsys):
     assert code == 0 and out.count("95% CI") == 4 and "seat 3 (4 leaves)" in out
 
 
+def test_benevolent_fair_share_is_of_the_decided_games():
+    """Equal seats over 900 decided games of 1,000 (100 timeouts) are not marked: the fair share
+    is 1/2 of the decided games, 45%, not 1/2 of all games."""
+    from experiments.benevolent_cli import summary_text
+    from experiments.stats import pct, wilson
+    d = {"players": 2, "leaves": [1, 3], "policies": ["heuristic"] * 2, "seed": 1, "rules": "rulebook",
+         "games": 1000, "timeouts": 100, "seat_wins": [450, 450], "seat_win_rates": [0.45, 0.45],
+         "seat_ci95": [list(wilson(450, 1000))] * 2, "timeout_ci95": list(wilson(100, 1000)),
+         "mean_rounds": 30.0, "games_per_second": 1.0, "decisions_per_second": 1.0, "threads": 1,
+         "seconds": 1.0}
+    assert wilson(450, 1000)[1] < 0.5                      # the old rule marked both seats
+    text = summary_text(d)
+    assert f"a fair share is {pct(0.45)} per seat: 1/2 of the 900 decided games" in text
+    assert "differs from a fair share" not in text
+    d["seat_wins"], d["seat_win_rates"] = [500, 400], [0.5, 0.4]
+    d["seat_ci95"] = [list(wilson(500, 1000)), list(wilson(400, 1000))]
+    assert summary_text(d).count("differs from a fair share") == 2
+
+
 @pytest.mark.parametrize("args, message", [
     (["--players", "4", "--leaves", "1,3"], "2 seats for 4 players"),
     (["--players", "5"], "players 5"),
