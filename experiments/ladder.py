@@ -25,7 +25,7 @@ from typing import Annotated, Optional
 import numpy as np
 import typer
 
-from .stats import paired_difference, wilson
+from .stats import paired_difference, signed, wilson
 
 BW_BUDGETS = (4, 8, 16)   # the search's skill trace: each budget doubles the one before
 
@@ -174,7 +174,7 @@ def ladder_table(rows, game):
         if game == "benevolent":
             name = f"{r['policy']} vs {r['against']}"
         diff = "" if r["diff_vs_below"] is None else (
-            f"{r['diff_vs_below'] * 100:+.2f} pp ({r['diff_ci95'][0] * 100:+.2f} to {r['diff_ci95'][1] * 100:+.2f})")
+            f"{signed(r['diff_vs_below'] * 100)} pp ({signed(r['diff_ci95'][0] * 100)} to {signed(r['diff_ci95'][1] * 100)})")
         out.append([name, f"{r['games']:,}", f"{r['wins']:,}", pct(r["win_rate"]),
                     f"{pct(r['ci95'][0])} to {pct(r['ci95'][1])}", diff, _fmt_p(r["p_value"]),
                     f"{r['games_per_second']:,.1f}"])

@@ -30,7 +30,7 @@ import pandas as pd
 
 from simcore.errors import UserError
 
-from .stats import paired_difference, spies_label
+from .stats import paired_difference, signed, spies_label
 
 GAMES = ("bethel_woods", "benevolent")
 BW_PLAYERS = 3
@@ -215,7 +215,7 @@ def table_text(df: pd.DataFrame) -> str:
         else:
             cols = f"{100 * r.default:7.2f}% {100 * r.value:7.2f}%"
         lines.append(f"{r.variant:<28} {r.kind:<6} {setup:<9} {cols} "
-                     f"{100 * r.diff:+7.2f}  [{100 * r.ci_low:+6.2f}, {100 * r.ci_high:+6.2f}] {last}")
+                     f"{signed(100 * r.diff):>7}  [{signed(100 * r.ci_low):>6}, {signed(100 * r.ci_high):>6}] {last}")
     return "\n".join(lines)
 
 

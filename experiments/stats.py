@@ -50,6 +50,13 @@ def wilson(k, n, z: float = Z95, *, alpha: float | None = None):
     return (lo, hi)
 
 
+def signed(x: float, digits: int = 2) -> str:
+    """A signed difference (already in the unit printed) with `digits` decimals; a value that
+    rounds to zero prints as 0.00, with no sign ("+0.00" or "-0.00" would claim a direction)."""
+    s = f"{x:+.{digits}f}"
+    return s[1:] if float(s) == 0 else s
+
+
 def pct(x: float) -> str:
     """A rate as a percentage that never hides a small bound: 3 decimals from 0.1%, else 3
     significant digits (0 wins in a million games: CI 0% to 0.000384%, not 0.000% to 0.000%)."""

@@ -294,3 +294,10 @@ def test_against_rest_is_fishers_exact_test():
     # nothing to compare: an empty side, or every game won (or lost) on both sides
     assert against_rest(0, 0, 5, 10) == against_rest(5, 10, 0, 0) == 1.0
     assert against_rest(0, 10, 0, 20) == against_rest(10, 10, 20, 20) == 1.0
+
+
+def test_signed_drops_the_sign_of_a_rounded_zero():
+    from experiments.stats import signed
+    assert signed(1.234) == "+1.23" and signed(-1.234) == "-1.23"
+    assert signed(-0.004) == "0.00" and signed(0.004) == "0.00" and signed(0.0) == "0.00"
+    assert signed(-0.04, 1) == "0.0" and signed(-0.06, 1) == "-0.1" and signed(0.05, 1) in ("+0.1", "0.0")

@@ -505,7 +505,7 @@ def test_sensitivity_findings_separate_holm_from_chance():
     chance, _, dont = rest.partition("Readings whose intervals include 0")
     assert "real (-5.0 pp at 0 spies" in moves and "significant after Holm's correction in 1" in moves
     assert "lucky" not in moves and "lucky (+2.0 pp at 2 spies" in chance and "real" not in chance
-    assert "flat (largest difference +0.0 pp, at 1 spy)" in dont
+    assert "flat (largest difference 0.0 pp, at 1 spy)" in dont
     bv = df.assign(game="benevolent").drop(columns=["p_holm"])
     text = sensitivity_findings(bv)
     assert text.startswith("Readings that move the largest seat gap (printed leaves) (an interval excludes 0)")
