@@ -59,6 +59,23 @@ def _interrupted() -> int:
     return INTERRUPTED
 
 
+def _flow_short_help(t: typer.Typer) -> None:
+    """A command listing shows each command's first docstring paragraph, and typer's rich mode keeps
+    that paragraph's line breaks, so a listing broke lines mid-sentence: give every command whose
+    short help is unset its first paragraph as one line (its own --help is unchanged)."""
+    import inspect
+    for info in t.registered_commands:
+        doc = info.help or (info.callback.__doc__ if info.callback else None)
+        if info.short_help is None and doc:
+            info.short_help = " ".join(inspect.cleandoc(doc).split("\n\n")[0].split())
+    for group in t.registered_groups:
+        if group.typer_instance is not None:
+            _flow_short_help(group.typer_instance)
+
+
+_flow_short_help(app)
+
+
 def main(argv=None) -> int:
     """Entry point: usage errors become one line on stderr with exit code 2."""
     try:

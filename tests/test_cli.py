@@ -228,3 +228,18 @@ def test_benevolent_records_csv(capsys, tmp_path):
     assert code == 0
     lines = path.read_text().splitlines()
     assert len(lines) == 201 and lines[0].startswith("game,winner,turns,rounds,decisions,seat0_turns")
+
+
+def test_command_listings_flow_each_help_as_one_paragraph():
+    """typer's rich listing keeps a docstring's line breaks; every command's short help is one line."""
+    from experiments.cli import app
+
+    def commands(t):
+        yield from t.registered_commands
+        for g in t.registered_groups:
+            yield from commands(g.typer_instance)
+
+    infos = list(commands(app))
+    assert len(infos) >= 12
+    for info in infos:
+        assert info.short_help and "\n" not in info.short_help, info.callback.__name__
