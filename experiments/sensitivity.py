@@ -12,7 +12,13 @@ keyed by event), and the comparison is paired. Only the rules differ between the
   the printed leaves; the difference variant - default with a paired 95% bootstrap interval
   (scipy.stats.bootstrap, paired=True: the same games resampled in both arms). When the variant
   changes no game the bootstrap has nothing to resample (it would print [0, 0]); the interval is
-  then +-2u (``unchanged_gap_bound``).
+  then +-2u (``unchanged_gap_bound``). Its p-value is the one the percentile interval inverts
+  (``bootstrap_pvalue``): twice the smaller share of the resampled differences on either side of
+  0, so p < 0.05 exactly when a 95% percentile interval (up to the +1 of the count) excludes 0;
+  1 for a variant that changes no game.
+
+Both games' p-values are Holm-adjusted over every row of the table (``p_holm``): with 40 or more
+comparisons some per-comparison intervals exclude 0 by chance alone.
 
 It returns one row per (variant, setup), sorted by the size of the effect (|diff|, largest
 first), with the counts it rests on (wins, or seat wins and timeouts, of both arms). The
@@ -94,9 +100,8 @@ def sensitivity(game: str, games: int = 2000, seed: int = 7, policy: str | None 
         df = _bw(vs, games, seed, policy, threads, progress)
     else:
         df = _bv(vs, games, seed, policy, threads, progress)
-    if game == "bethel_woods":
-        from .stats import adjust_pvalues
-        df["p_holm"] = adjust_pvalues(df["pvalue"].to_numpy(), "holm")   # over every row of the table
+    from .stats import adjust_pvalues
+    df["p_holm"] = adjust_pvalues(df["pvalue"].to_numpy(), "holm")   # over every row of the table
     df["abs_diff"] = df["diff"].abs()
     df = df.sort_values(["abs_diff", "variant"], ascending=[False, True], kind="stable")
     return df.drop(columns="abs_diff").reset_index(drop=True)
@@ -134,6 +139,16 @@ def seat_gap(winners, players: int, axis: int = -1):
     return rates.max(axis=0) - rates.min(axis=0)
 
 
+def bootstrap_pvalue(dist) -> float:
+    """Two-sided p-value of "the difference is 0" from a bootstrap distribution of the difference:
+    2 * (1 + the smaller of #(d <= 0), #(d >= 0)) / (resamples + 1), at most 1. It is the
+    smallest level at which the percentile interval excludes 0 (the +1s keep it above 0 and make
+    it slightly conservative; ties at 0 count on both sides)."""
+    d = np.asarray(dist)
+    k = min(int((d <= 0).sum()), int((d >= 0).sum()))
+    return min(1.0, 2 * (1 + k) / (d.size + 1))
+
+
 def unchanged_gap_bound(games: int) -> float:
     """The 95% bound on the change of the largest seat gap when a variant changed none of `games`
     paired games: the share of games it changes is at most u, the exact (Clopper-Pearson,
@@ -168,16 +183,17 @@ def _bv(vs, games, seed, policy, threads, progress):
             same = bool(np.array_equal(a, b))
             if same:  # nothing to resample: the bound on what an unseen changed game could do
                 hi = unchanged_gap_bound(len(a))
-                lo = -hi
+                lo, p = -hi, 1.0
             else:
                 res = bootstrap((a, b), stat, paired=True, vectorized=True, n_resamples=BOOTSTRAP_RESAMPLES,
                                 batch=100, method="percentile", confidence_level=0.95,
                                 random_state=np.random.default_rng(seed))
                 lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
+                p = bootstrap_pvalue(res.bootstrap_distribution)
             row = {"game": "benevolent", "variant": name, "kind": kind, "players": players,
                    "metric": "largest seat gap", "games": games, "default": float(seat_gap(b, players)),
                    "value": float(seat_gap(a, players)), "diff": diff, "ci_low": lo, "ci_high": hi,
-                   "changed_games": int((a != b).sum()), "policy": policy, "seed": seed}
+                   "pvalue": p, "changed_games": int((a != b).sum()), "policy": policy, "seed": seed}
             for q in range(players):
                 row[f"default_seat{q}_wins"] = int((b == q).sum())
                 row[f"variant_seat{q}_wins"] = int((a == q).sum())
@@ -205,11 +221,11 @@ def table_text(df: pd.DataFrame) -> str:
         w = 8
     dh, vh = ("default (95% CI)", "variant (95% CI)") if bw else ("default", "variant")
     head = (f"{'variant':<28} {'kind':<6} {'setup':<9} {dh:>{w}} {vh:>{w}} {'diff':>8}  "
-            f"{'95% CI':<19} {'p (Holm)' if bw else 'changed':>8}")
+            f"{'95% CI':<19} {'p (Holm)':>8}" + ("" if bw else f" {'changed':>8}"))
     lines = [head, "-" * len(head)]
     for r in df.itertuples():
         setup = spies_label(r.spies) if bw else f"{r.players} pl."
-        last = f"{r.p_holm:8.3g}" if bw else f"{r.changed_games:8d}"
+        last = f"{r.p_holm:8.3g}" + ("" if bw else f" {r.changed_games:8d}")
         if bw:
             cols = f"{rate(r.default_wins, r.games):>{w}} {rate(r.variant_wins, r.games):>{w}}"
         else:

@@ -1108,7 +1108,7 @@ def run_sensitivity(st: Study, threads=None, progress=None, chart_dir=None, back
                 "with the variant", "difference (pp)", "95% CI (pp)", "p_holm"]
     else:
         cols = (["variant", "kind", "setup", "games", "changed_games", "default", "with the variant",
-                 "difference (pp)", "95% CI (pp)"])
+                 "difference (pp)", "95% CI (pp)", "p_holm"])
     metric = "win rate" if bw else "largest seat gap"
     section = Section(st.title, sensitivity_findings(df), tables=[
         (f"Every reading against the defaults ({metric}; variant minus default, largest effect "
@@ -1117,26 +1117,27 @@ def run_sensitivity(st: Study, threads=None, progress=None, chart_dir=None, back
 
 
 def sensitivity_findings(df: pd.DataFrame) -> str:
-    """Which readings matter and which do not, largest effect first. Bethel Woods has McNemar's
-    p for every row, Holm-adjusted over the table: a reading moves the win rate when some row of
-    it is significant after the adjustment; one whose per-comparison interval excludes 0 without
-    that is listed apart (among many comparisons some intervals exclude 0 by chance). Benevolent
-    has intervals only (bootstrap): a reading is listed when an interval excludes 0."""
+    """Which readings matter and which do not, largest effect first. Every row has a p-value
+    (Bethel Woods: McNemar's; Benevolent: the paired bootstrap's), Holm-adjusted over the table:
+    a reading moves the answer when some row of it is significant after the adjustment; one whose
+    per-comparison interval excludes 0 without that is listed apart (among many comparisons some
+    intervals exclude 0 by chance)."""
     bw = df["game"].iloc[0] == "bethel_woods"
     metric = "the win rate (3 players)" if bw else "the largest seat gap (printed leaves)"
+    test = "McNemar's p" if bw else "the paired bootstrap's p"
     d = df.assign(excl=(df["ci_low"] > 0) | (df["ci_high"] < 0), a=df["diff"].abs(),
-                  sig=(df["p_holm"] < 0.05) if bw else False)
+                  sig=df["p_holm"] < 0.05)
     where = (lambda r: spies_label(r.spies)) if bw else (lambda r: f"{int(r.players)} players")
     moves, chance, dont = [], [], []
     for v, g in d.groupby("variant", sort=False):   # df is sorted largest |diff| first
         ex = g[g["excl"]]
         if len(ex):
             r = ex.sort_values("a", ascending=False).iloc[0]
-            n_sig = int(g["sig"].sum()) if bw else 0
+            n_sig = int(g["sig"].sum())
             txt = (f"{v} ({signed(100 * r['diff'], 1)} pp at {where(r)}, 95% CI {signed(100 * r.ci_low, 1)} to "
                    f"{signed(100 * r.ci_high, 1)}; the interval excludes 0 in {len(ex)} of {len(g)} setups"
                    + (f", significant after Holm's correction in {n_sig}" if n_sig else "") + ")")
-            (chance if bw and not n_sig else moves).append((r.a, txt))
+            (moves if n_sig else chance).append((r.a, txt))
         else:
             r = g.sort_values("a", ascending=False).iloc[0]
             dont.append((r.a, f"{v} (largest difference {signed(100 * r['diff'], 1)} pp, at {where(r)})"))
@@ -1145,24 +1146,17 @@ def sensitivity_findings(df: pd.DataFrame) -> str:
         return "; ".join(t for _, t in sorted(items, key=lambda x: -x[0]))
     n = int(df["games"].iloc[0])
     parts = []
-    if bw:
-        if moves:
-            parts.append(f"Readings that move {metric}, significant after Holm's correction of "
-                         f"McNemar's p over the {len(df)} comparisons, largest first: {listed(moves)}.")
-        else:
-            parts.append(f"No reading moves {metric} significantly after Holm's correction of "
-                         f"McNemar's p over the {len(df)} comparisons.")
-        if chance:
-            parts.append("Readings whose per-comparison interval excludes 0 in some setup but that "
-                         "no row shows after the correction (among "
-                         f"{len(df)} comparisons about {0.05 * len(df):.2g} intervals exclude 0 by "
-                         f"chance alone), largest first: {listed(chance)}.")
-    elif moves:
-        parts.append(f"Readings that move {metric} (an interval excludes 0), largest first: "
-                     f"{listed(moves)}.")
+    if moves:
+        parts.append(f"Readings that move {metric}, significant after Holm's correction of "
+                     f"{test} over the {len(df)} comparisons, largest first: {listed(moves)}.")
     else:
-        parts.append(f"No interval excludes 0: no reading is shown to move {metric} at {n:,} "
-                     "games per arm.")
+        parts.append(f"No reading moves {metric} significantly after Holm's correction of "
+                     f"{test} over the {len(df)} comparisons at {n:,} games per arm.")
+    if chance:
+        parts.append("Readings whose per-comparison interval excludes 0 in some setup but that "
+                     "no row shows after the correction (among "
+                     f"{len(df)} comparisons about {0.05 * len(df):.2g} intervals exclude 0 by "
+                     f"chance alone), largest first: {listed(chance)}.")
     if dont:
         parts.append(f"Readings whose intervals include 0 in every setup, largest first: {listed(dont)}.")
     parts.append(f"Each arm played the same {n:,} seeds (seed {int(df['seed'].iloc[0])}) with the "

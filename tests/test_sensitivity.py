@@ -62,6 +62,9 @@ def test_bv_rows_agree_with_the_arena_units():
         assert r.default == pytest.approx(max(rates_b) - min(rates_b))
         assert r.diff == pytest.approx(max(rates_a) - min(rates_a) - r.default)
         assert r.ci_low <= r.diff <= r.ci_high and r.changed_games > 0
+        assert 0 < r.pvalue <= 1 and r.pvalue <= r.p_holm <= 1
+        if r.pvalue < 0.05:          # the p-value the percentile interval inverts
+            assert r.ci_low > 0 or r.ci_high < 0
 
 
 def test_bv_a_variant_that_changes_no_game_is_not_a_point():
@@ -73,7 +76,19 @@ def test_bv_a_variant_that_changes_no_game_is_not_a_point():
     assert bound == pytest.approx(2 * (1 - 0.025 ** (1 / 120)))
     for r in df.itertuples():
         assert r.changed_games == 0 and r.diff == 0
-        assert (r.ci_low, r.ci_high) == (-bound, bound)
+        assert (r.ci_low, r.ci_high) == (-bound, bound) and r.pvalue == 1 and r.p_holm == 1
+
+
+def test_bootstrap_pvalue_inverts_the_percentile_interval():
+    rng = np.random.default_rng(0)
+    assert S.bootstrap_pvalue(np.full(999, 0.01)) == pytest.approx(2 / 1000)    # no resample at or below 0
+    assert S.bootstrap_pvalue(np.zeros(999)) == 1.0                              # ties count on both sides
+    for m in (-0.5, 0.5, 1.0, 1.5, 3.0, -4.0):
+        d = rng.normal(m, 1.0, 4999)
+        lo, hi = np.quantile(d, [0.025, 0.975])
+        p = S.bootstrap_pvalue(d)
+        assert (p < 0.05) == (lo > 0 or hi < 0), (m, p, lo, hi)
+        assert p == pytest.approx(2 * min((d <= 0).mean(), (d >= 0).mean()), abs=1e-3)
 
 
 def test_seat_gap_is_vectorized():

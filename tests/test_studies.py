@@ -491,9 +491,9 @@ def test_loss_findings_are_per_policy_not_pooled():
 
 
 def test_sensitivity_findings_separate_holm_from_chance():
-    """Bethel Woods: a reading moves the win rate when a row of it survives Holm's correction; one
-    whose interval excludes 0 without that is listed as possibly chance; Benevolent (no p-values)
-    goes by its intervals."""
+    """A reading moves the answer when a row of it survives Holm's correction; one whose interval
+    excludes 0 without that is listed as possibly chance. The same rule for both games (Benevolent's
+    p-values are the paired bootstrap's)."""
     from experiments.study import sensitivity_findings
     rows = [("real", 0, -0.05, -0.06, -0.04, 1e-9), ("lucky", 2, 0.02, 0.001, 0.04, 0.6),
             ("flat", 1, 0.0, -0.01, 0.01, 1.0)]
@@ -506,10 +506,16 @@ def test_sensitivity_findings_separate_holm_from_chance():
     assert "real (-5.0 pp at 0 spies" in moves and "significant after Holm's correction in 1" in moves
     assert "lucky" not in moves and "lucky (+2.0 pp at 2 spies" in chance and "real" not in chance
     assert "flat (largest difference 0.0 pp, at 1 spy)" in dont
-    bv = df.assign(game="benevolent").drop(columns=["p_holm"])
+    bv = df.assign(game="benevolent")
     text = sensitivity_findings(bv)
-    assert text.startswith("Readings that move the largest seat gap (printed leaves) (an interval excludes 0)")
-    assert "real" in text.split("Readings whose intervals")[0] and "lucky" in text.split("Readings whose intervals")[0]
+    moves, _, rest = text.partition("Readings whose per-comparison interval excludes 0")
+    assert moves.startswith("Readings that move the largest seat gap (printed leaves), significant after "
+                            "Holm's correction of the paired bootstrap's p over the 3 comparisons")
+    assert "real (-5.0 pp at 3 players" in moves and "lucky" not in moves
+    assert "lucky (+2.0 pp at 3 players" in rest.split("Readings whose intervals")[0]
+    text = sensitivity_findings(bv.assign(p_holm=1.0))
+    assert text.startswith("No reading moves the largest seat gap (printed leaves) significantly") and \
+        "real (-5.0 pp" in text.split("Readings whose intervals")[0]
 
 
 def test_leaves_sort_by_their_numbers():
