@@ -433,7 +433,10 @@ def _timeout_share(rows: pd.DataFrame) -> float:
     """Share of one configuration's games that timed out (0 when the frame has no timeouts)."""
     if "timeouts" not in rows.columns or rows.empty:
         return 0.0
-    return float(rows["timeouts"].iloc[0]) / float(rows["games"].iloc[0])
+    t, g = rows["timeouts"].iloc[0], rows["games"].iloc[0]
+    if pd.isna(t) or not g:       # a frame without the count for this configuration, or no games
+        return 0.0
+    return float(t) / float(g)
 
 
 @_styled

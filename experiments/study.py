@@ -1132,8 +1132,9 @@ def sensitivity_findings(df: pd.DataFrame) -> str:
     for v, g in d.groupby("variant", sort=False):   # df is sorted largest |diff| first
         ex = g[g["excl"]]
         if len(ex):
-            r = ex.sort_values("a", ascending=False).iloc[0]
             n_sig = int(g["sig"].sum())
+            # the effect quoted is a significant row's when there is one (else the largest that excludes 0)
+            r = (g[g["sig"]] if n_sig else ex).sort_values("a", ascending=False).iloc[0]
             txt = (f"{v} ({signed(100 * r['diff'], 1)} pp at {where(r)}, 95% CI {signed(100 * r.ci_low, 1)} to "
                    f"{signed(100 * r.ci_high, 1)}; the interval excludes 0 in {len(ex)} of {len(g)} setups"
                    + (f", significant after Holm's correction in {n_sig}" if n_sig else "") + ")")
@@ -1153,8 +1154,8 @@ def sensitivity_findings(df: pd.DataFrame) -> str:
         parts.append(f"No reading moves {metric} significantly after Holm's correction of "
                      f"{test} over the {len(df)} comparisons at {n:,} games per arm.")
     if chance:
-        parts.append("Readings whose per-comparison interval excludes 0 in some setup but that "
-                     "no row shows after the correction (among "
+        parts.append("Readings whose per-comparison interval excludes 0 in some setup but none of "
+                     "whose rows is significant after the correction (among "
                      f"{len(df)} comparisons about {0.05 * len(df):.2g} intervals exclude 0 by "
                      f"chance alone), largest first: {listed(chance)}.")
     if dont:

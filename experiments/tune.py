@@ -261,9 +261,11 @@ def tune_benevolent(players=2, budget_games=100_000, games_per_candidate=1000, p
                    f"--games-per-candidate {games_per_candidate} --seed {seed} --confirm-games {confirm_games} "
                    f"--sigma0 {sigma0}" + (f" --popsize {popsize}" if popsize else ""),
     }
+    # the all-default game of a deal is won by one seat or none, so the default's wins over the
+    # rotated seats are the decided all-default games: its rate is the fair share of the decided games
     say(f"tuned {ta}/{n} {_ci(ta, n)} against the defaults (the default in the same seats: {tb}/{n} "
-        f"{_ci(tb, n)}, fair share "
-        f"{1 / players:.0%}): {signed(d.diff * 100)} pp (95% CI {signed(d.ci_low * 100)} to {signed(d.ci_high * 100)}), "
+        f"{_ci(tb, n)}, which is the fair share: 1/{players} of the games some seat won; "
+        f"{1 / players:.0%} without timeouts): {signed(d.diff * 100)} pp (95% CI {signed(d.ci_low * 100)} to {signed(d.ci_high * 100)}), "
         f"t-test p {d.pvalue:.2g}: " + ("confirmed" if confirmed else "NOT confirmed"))
     return rec
 

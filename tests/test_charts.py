@@ -230,3 +230,9 @@ def test_seat_fair_share_per_configuration_when_timeouts_differ(tmp_path):
     text = svg.read_text()
     assert "fair share of the decided games" in text        # the dashes' legend entry
     assert "fair share 33.3%" not in text                   # no single line for the panel
+
+
+def test_seat_fair_share_without_a_timeout_count_is_one_over_players(tmp_path):
+    s = seats_frame().assign(timeouts=np.nan)     # e.g. old and new frames concatenated
+    _, svg = charts.seat_bars(s, tmp_path / "n")
+    assert "fair share 33.3%" in svg.read_text() and "fair share 25.0%" in svg.read_text()

@@ -522,3 +522,16 @@ def test_leaves_sort_by_their_numbers():
     df = pd.DataFrame({"gap_games": [3, 3, 3, 1], "leaves": ["0,10", "0,9", "1,2", "5,5"]})
     assert list(df.sort_values(["gap_games", "leaves"], key=leaves_order)["leaves"]) == \
         ["5,5", "0,9", "0,10", "1,2"]
+
+
+def test_sensitivity_findings_quote_a_significant_row():
+    """When a reading has a Holm-significant row, the effect quoted is that row's, even if a larger
+    row of the same reading only has its interval exclude 0."""
+    from experiments.study import sensitivity_findings
+    rows = [("mixed", 2, 0.08, 0.01, 0.15, 0.4), ("mixed", 3, 0.05, 0.04, 0.06, 1e-6)]
+    df = pd.DataFrame([{"game": "benevolent", "variant": v, "players": pl, "diff": d, "ci_low": lo,
+                        "ci_high": hi, "p_holm": ph, "games": 500, "seed": 7, "policy": "heuristic"}
+                       for v, pl, d, lo, hi, ph in rows])
+    text = sensitivity_findings(df)
+    assert "mixed (+5.0 pp at 3 players" in text and "excludes 0 in 2 of 2 setups" in text
+    assert "+8.0 pp" not in text
