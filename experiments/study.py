@@ -1112,7 +1112,8 @@ def run_sensitivity(st: Study, threads=None, progress=None, chart_dir=None, back
     metric = "win rate" if bw else "largest seat gap"
     section = Section(st.title, sensitivity_findings(df), tables=[
         (f"Every reading against the defaults ({metric}; variant minus default, largest effect "
-         "first" + ("; wins = the variant's)" if bw else ")"), show[cols])], charts=figs)
+         "first" + ("; wins = the variant's)" if bw else ")"),
+         show[cols].rename(columns={"p_holm": "p (Holm)"}))], charts=figs)
     return Result(st, {"rows": df}, section)
 
 
