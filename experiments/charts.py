@@ -580,10 +580,12 @@ def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
     """The sensitivity study (experiments/sensitivity.py): for every switch reading and alternative
     data table, the difference variant - default with its paired 95% interval, one panel per
     setup (Bethel Woods: spies at setup; Benevolent: players), variants ordered by their largest
-    effect. A dashed line at 0 (no effect); a filled dot where the interval excludes 0.
+    effect. A dashed line at 0 (no effect); a filled dot where the interval excludes 0; a dark
+    ring around it where the row is significant after Holm's correction over the table (when df
+    has p_holm).
 
     df: columns game, variant, kind ("switch" or "table"), players, spies (Bethel Woods), metric,
-    games, diff, ci_low, ci_high, policy, seed (fractions).
+    games, diff, ci_low, ci_high, policy, seed (fractions), and optionally p_holm.
     """
     _require(df, ["game", "variant", "kind", "players", "metric", "games", "diff", "ci_low", "ci_high",
                   "policy", "seed"], "df")
@@ -594,6 +596,7 @@ def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
     fig, axes = _grid(len(setups), len(setups), 2.15, 0.3 * len(order) + 1.3, sharey=True)
     y = {v: i for i, v in enumerate(order)}
     lim = float(max(df["ci_high"].abs().max(), df["ci_low"].abs().max(), 0.005)) * 100 * 1.08
+    holm = "p_holm" in df.columns
     for ax, st in zip(axes, setups):
         d = df[df[facet] == st]
         ax.axvline(0, color="#555555", lw=1, ls="--", zorder=1)
@@ -603,6 +606,8 @@ def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
             ax.hlines(yi, 100 * r.ci_low, 100 * r.ci_high, color=c, lw=2, zorder=2)
             sig = r.ci_low > 0 or r.ci_high < 0
             ax.scatter([100 * r.diff], [yi], s=30, zorder=3, color=c if sig else "white", edgecolor=c, lw=1.4)
+            if holm and r.p_holm < 0.05:
+                ax.scatter([100 * r.diff], [yi], s=110, zorder=4, facecolor="none", edgecolor="#222222", lw=1.1)
         ax.set_xlim(-lim, lim)
         ax.set_title(spies_label(st) if facet == "spies" else f"{int(st)} players", fontsize=10.5)
         ax.set_xlabel("points")
@@ -614,6 +619,9 @@ def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
     from matplotlib.lines import Line2D
     handles = [Line2D([], [], color=PALETTE[0], marker="o", lw=2, label="rules switch (other reading)"),
                Line2D([], [], color=PALETTE[1], marker="o", lw=2, label="alternative data table")]
+    if holm:
+        handles.append(Line2D([], [], ls="none", marker="o", markersize=10, markerfacecolor="none",
+                              markeredgecolor="#222222", label="significant after Holm's correction"))
     metric = str(df["metric"].iloc[0])
     if title is None:
         title = ("Bethel Woods: how much each reading moves the win rate (3 players)" if game == "bethel_woods"
@@ -626,8 +634,10 @@ def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
             else f"{_n(per.min())} to {_n(per.max())} games per arm and panel")
     note = (f"{_policy_phrase(df['policy'])}. Variant minus default {metric}, in percentage points, on "
             f"common seeds (seed {int(df['seed'].iloc[0])}): {each}, {_n(played)} games in all; "
-            f"lines: {interval}; filled dots: the interval excludes 0.")
-    return _finish(fig, out, title, note, legend=(handles, [h.get_label() for h in handles], 2))
+            f"lines: {interval}; filled dots: the interval excludes 0"
+            + (f"; ringed: p below 0.05 after Holm's correction over all {len(df)} rows." if holm else "."))
+    return _finish(fig, out, title, note, legend=(handles, [h.get_label() for h in handles],
+                                                  3 if holm else 2))
 
 
 def paired_differences(pairs: pd.DataFrame, out, *, outcome: str = "win rate",

@@ -1091,7 +1091,7 @@ def run_sensitivity(st: Study, threads=None, progress=None, chart_dir=None, back
     figs = []
     if chart_dir is not None:
         figs = [("Each reading against the defaults on the same seeds (paired 95% intervals; "
-                 "filled dots: the interval excludes 0)",
+                 "filled dots: the interval excludes 0; ringed: significant after Holm's correction)",
                  charts.sensitivity_forest(df, chart_dir / f"sensitivity_{st.game}")[0])]
     bw = st.game == "bethel_woods"
     show = df.copy()

@@ -110,6 +110,9 @@ def test_chart(bw, tmp_path):
     from experiments.charts import sensitivity_forest
     png, svg = sensitivity_forest(bw, tmp_path / "s")
     assert imread(png).shape[0] > 200 and "heuristic" in svg.read_text()
+    assert "significant after Holm" in svg.read_text()          # the rows have p_holm: rings explained
+    _, svg2 = sensitivity_forest(bw.drop(columns=["p_holm"]), tmp_path / "t")
+    assert "Holm" not in svg2.read_text()
 
 
 def test_command_json_and_errors(capsys, tmp_path):
