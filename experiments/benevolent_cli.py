@@ -29,7 +29,7 @@ Policy = Annotated[Optional[str], typer.Option(
     help=f"Policy for every seat ({', '.join(POLICIES['benevolent'])}; default random).")]
 Policies = Annotated[Optional[str], typer.Option(
     help="One policy per seat, e.g. heuristic,random,random,random (instead of --policy).")]
-RulesFile = Annotated[Optional[Path], typer.Option("--rules", help=(
+RulesFile = Annotated[Optional[str], typer.Option("--rules", metavar="FILE|NAMES", help=(
     "TOML rules file overriding the assumptions, or shipped rules by name: alternative data tables and "
     "switch=value settings, comma-separated (e.g. layout-tight,gather_tile=optional; see docs/benevolent.md)."))]
 

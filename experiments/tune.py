@@ -300,8 +300,10 @@ def tune(
     say = lambda m: typer.echo(m, err=True)  # noqa: E731
     if game not in TUNE_GAMES:
         raise UserError(f"unknown game {game!r} for tune; allowed: {', '.join(TUNE_GAMES)}")
-    if budget_games < 1 or confirm_games < 2:
-        raise UserError(f"budget-games {budget_games} / confirm-games {confirm_games}: allowed 1+ / 2+")
+    if budget_games < 1:
+        raise UserError(f"budget-games {budget_games}: allowed 1 or more")
+    if confirm_games < 2:
+        raise UserError(f"confirm-games {confirm_games}: allowed 2 or more")
     if not 0 < sigma0 <= 0.5:
         raise UserError(f"sigma0 {sigma0}: allowed above 0 and at most 0.5")
     if popsize is not None and popsize < 2:

@@ -68,9 +68,14 @@ def spec_mapping(spec: str, table: str, alternatives: dict, switches: dict):
     """A ``--rules`` value that names shipped rules instead of a file: a comma-separated list of
     alternative names (``alternatives``: name -> mapping of the [table] keys) and switch settings
     ``name=value``, applied left to right. None when ``spec`` looks like a file path (it has a
-    ``/`` or ends with ``.toml``, or a file of that name exists)."""
+    ``/`` or ends with ``.toml``, or a file of that name exists). Two items that set the same
+    table or switch differently (``machines-b,machines-c``, ``four_critical=immediate,
+    four_critical=end_of_turn``) are a RulesError: the later one would silently win."""
     import os
     s = str(spec)
+    if not s.strip():
+        raise RulesError("--rules is empty; give a rules file or shipped rules by name "
+                         f"(alternatives: {', '.join(alternatives)}; switches: {', '.join(switches)})")
     if os.path.exists(s):
         return None
     items = [x.strip() for x in s.split(",")]
@@ -80,19 +85,28 @@ def spec_mapping(spec: str, table: str, alternatives: dict, switches: dict):
     if "/" in s or s.endswith(".toml"):
         return None
     d: dict = {}
+    by: dict = {}     # (key or switch name) -> the item that set it
+
+    def put(target: dict, key, value, owner, item):
+        if owner in by and target[key] != value:
+            raise RulesError(f"--rules {s!r}: {by[owner]!r} and {item!r} both set {owner}; give one of them")
+        target[key] = value
+        by[owner] = item
+
     for item in s.split(","):
         item = item.strip()
         if "=" in item:
             name, value = (x.strip() for x in item.split("=", 1))
             if name not in switches:
                 raise RulesError(f"--rules {item!r}: unknown switch {name!r}; switches: {', '.join(switches)}")
-            d.setdefault("switches", {})[name] = value
+            put(d.setdefault("switches", {}), name, value, f"switch {name}", item)
         elif item in alternatives:
             for k, v in alternatives[item].items():
                 if k == "switches":
-                    d.setdefault("switches", {}).update(v)
+                    for name, value in v.items():
+                        put(d.setdefault("switches", {}), name, value, f"switch {name}", item)
                 else:
-                    d[k] = v
+                    put(d, k, v, k, item)
         else:
             raise RulesError(f"--rules {item!r}: no such file, shipped alternative or switch=value; "
                              f"alternatives: {', '.join(alternatives)}; switches: {', '.join(switches)}")

@@ -144,3 +144,12 @@ def test_bad_switches_are_one_line_user_errors(tmp_path, text, msg):
     with pytest.raises(UserError, match=msg) as e:
         load_rules(f)
     assert "\n" not in str(e.value)
+
+
+def test_named_benevolent_rules_that_contradict_each_other_are_refused():
+    from simcore.benevolent.rules import load_rules
+    from simcore.errors import UserError
+    with pytest.raises(UserError, match="'layout-row' and 'layout-tight' both set layouts"):
+        load_rules("layout-row,layout-tight")
+    with pytest.raises(UserError, match="both set switch gather_tile"):
+        load_rules("gather_tile=optional,gather_tile=compulsory")

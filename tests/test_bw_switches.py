@@ -248,3 +248,24 @@ def test_rules_by_name_on_the_command_line(capsys):
     code = main(["benevolent", "simulate", "--games", "20", "--json", "--rules", "no-such-table"])
     _, err = capsys.readouterr()
     assert code == 2 and err.startswith("error: --rules 'no-such-table': no such file") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("spec, msg", [
+    ("four_critical=immediate,four_critical=end_of_turn",
+     "'four_critical=immediate' and 'four_critical=end_of_turn' both set switch four_critical"),
+    ("machines-b,machines-c", "'machines-b' and 'machines-c' both set machine_types"),
+])
+def test_named_rules_that_contradict_each_other_are_refused(spec, msg):
+    with pytest.raises(UserError, match=msg):
+        load_rules(spec)
+    # the same setting twice, or settings of different keys, are not a contradiction
+    assert load_rules("machines-b,machines-b").machine_types == load_rules("machines-b").machine_types
+    assert load_rules("machines-b,four_critical=immediate").switch("four_critical") == "immediate"
+
+
+def test_empty_rules_on_the_command_line(capsys):
+    from experiments.cli import main
+    for game in ("bethel-woods", "benevolent"):
+        code = main([game, "simulate", "--games", "4", "--rules", ""])
+        _, err = capsys.readouterr()
+        assert code == 2 and err.startswith("error: --rules is empty;") and err.count("\n") == 1
