@@ -38,7 +38,7 @@ import pandas as pd
 
 from simcore.errors import UserError
 
-from .stats import paired_difference, signed, spies_label
+from .stats import adjust_pvalues, paired_difference, signed, spies_label
 
 GAMES = ("bethel_woods", "benevolent")
 BW_PLAYERS = 3
@@ -102,7 +102,6 @@ def sensitivity(game: str, games: int = 2000, seed: int = 7, policy: str | None 
         df = _bw(vs, games, seed, policy, threads, progress)
     else:
         df = _bv(vs, games, seed, policy, threads, progress)
-    from .stats import adjust_pvalues
     df["p_holm"] = adjust_pvalues(df["pvalue"].to_numpy(), "holm")   # over every row of the table
     df["abs_diff"] = df["diff"].abs()
     df = df.sort_values(["abs_diff", "variant"], ascending=[False, True], kind="stable")
