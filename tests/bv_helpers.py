@@ -40,8 +40,12 @@ def pick(acts, n, key, counter, weights=None):
     return int(legal[min(np.searchsorted(np.cumsum(w), r, side="right"), n - 1)])
 
 
-def lockstep(seed, game, players, leaves=None, rules=None, weights=None, position=None, max_steps=200000):
-    """Play one game on both engines comparing position and legal actions at every step."""
+def lockstep(seed, game, players, leaves=None, rules=None, weights=None, position=None, max_steps=200000,
+             log=None):
+    """Play one game on both engines comparing position and legal actions at every step. With
+    `log` (rows (kind, seat, action) of a game the arena's loop played,
+    ``arena.benevolent.trace._play_logged``), each decision is the logged one by the logged seat,
+    and the log must end with the game."""
     rules = rules or Rules()
     p = rules.params
     leaves = leaves or DEFAULT_LEAVES[:players]
@@ -60,13 +64,20 @@ def lockstep(seed, game, players, leaves=None, rules=None, weights=None, positio
         if a_d != b_d:
             raise AssertionError(f"step {step}: positions differ: {_diff(a_d, b_d)}")
         if E.is_terminal(s):
+            assert log is None or step == len(log), f"the game ended after {step} of the log's {len(log)} steps"
             return step, a_d
         n = E.legal_actions(s, p, acts)
         rl = ref.legal_actions()
         if list(acts[:n]) != rl:
             raise AssertionError(f"step {step}: legal sets differ in phase {ref.phase}: compiled-only "
                                  f"{sorted(set(acts[:n]) - set(rl))}, reference-only {sorted(set(rl) - set(acts[:n]))}")
-        a = pick(acts, n, pk, step, weights)
+        if log is None:
+            a = pick(acts, n, pk, step, weights)
+        else:
+            assert step < len(log), "the log ended before the game"
+            kind, q, a = (int(x) for x in log[step])
+            assert kind == 0 and q == ref.current_player(), f"step {step}: the log has {(kind, q, a)}"
+            assert a in rl, f"step {step}: logged action {a} is not legal on both engines"
         COVERAGE[action_class(a)] += 1
         E.apply(s, p, a)
         ref.apply(a)

@@ -159,7 +159,26 @@ def lockstep_from(position, seed, game, rules=None, weights=None, max_steps=2000
     return _run_lockstep(s, ref, p, ck, pk, weights, max_steps, 1)
 
 
-def _run_lockstep(s, ref, p, ck, pk, weights, max_steps, check_every):
+def lockstep_log(seed, game, players, spies, log, rules=None):
+    """Lock-step play of both engines from setup (as lockstep), following the steps of a game the
+    arena's loop played (``arena.bethel_woods.trace.play_logged``: rows (kind, seat, action or
+    outcome)): each decision is the logged one, by the logged seat, and each keyed chance draw must
+    be the logged outcome. Every logged step must be used. Returns (steps, final position)."""
+    rules = rules or Rules()
+    p = rules.params
+    ck = np.uint64(stream_key(seed, game, STREAM_CHANCE))
+    s = np.zeros(E.S_SIZE, np.int32)
+    E.setup(s, p, setup_config(players, spies, None), ck)
+    ref = ReferenceGame(rules, players, spies, None, ck)
+    rows = iter([tuple(int(x) for x in r) for r in log])
+    out = _run_lockstep(s, ref, p, ck, None, None, 20000, 1, rows)
+    assert next(rows, None) is None, "the engines ended the game before the log did"
+    return out
+
+
+def _run_lockstep(s, ref, p, ck, pk, weights, max_steps, check_every, rows=None):
+    """rows: None (a random or weighted choice from pk), or an iterator of logged (kind, seat,
+    action or outcome) steps to follow (kind 0: a decision, 1: a chance outcome)."""
     mask = np.zeros(N_ACTIONS, np.bool_)
     probs = np.zeros(24)
     pc = 0
@@ -179,6 +198,8 @@ def _run_lockstep(s, ref, p, ck, pk, weights, max_steps, check_every):
                 assert abs(probs[k] - rp.get(k, 0.0)) < 1e-12, f"step {step}: chance distributions differ"
             o = int(E.chance_outcome(s, p, ck))
             assert o == ref.sample_chance(), f"step {step}: the keyed chance draws differ"
+            if rows is not None:
+                assert next(rows, None) == (1, -1, o), f"step {step}: the log has another step than draw {o}"
             E.apply_chance(s, p, o)
             ref.apply_chance(o)
         else:
@@ -190,7 +211,12 @@ def _run_lockstep(s, ref, p, ck, pk, weights, max_steps, check_every):
                                      f"compiled-only {sorted(set(legal) - set(rl))}, "
                                      f"reference-only {sorted(set(rl) - set(legal))}")
             assert n == len(legal) and n > 0
-            a = pick(mask, n, pk, pc, weights)
+            if rows is None:
+                a = pick(mask, n, pk, pc, weights)
+            else:
+                kind, q, a = next(rows, (None, None, None))
+                assert kind == 0 and q == ref.current_player(), f"step {step}: the log has {(kind, q, a)}"
+                assert a in legal, f"step {step}: logged action {a} is not legal on both engines"
             COVERAGE[ACTION_CLASS(a)] += 1
             if ref.phase == "pay":
                 COVERAGE["then:" + ref.payment.then] += 1

@@ -1,6 +1,7 @@
 """Benevolent: the compiled engine against the reference engine, position and legal actions
 compared at every step of 2,000 seeded games (uniform random and an exploring policy, every player
-count, other starting leaves, overridden rules)."""
+count, other starting leaves, overridden rules), and games of the skilled policies followed from
+the arena's own logged decisions."""
 import pytest
 
 import bv_helpers as H
@@ -18,6 +19,33 @@ def test_exploring_play(players):
     w = H.explore_weights()
     for g in range(200):
         H.lockstep(22, g, players, weights=w)
+
+
+@pytest.mark.parametrize("policies", [("heuristic", "heuristic"), ("heuristic", "random"), ("tuned", "heuristic"),
+                                      ("search", "heuristic")])
+def test_skilled_play(policies):
+    """The games the seat studies report on: the arena's loop plays whole games with skilled
+    policies (the two named alternate by seat; the search at budget 4), and both engines follow
+    its logged decisions from setup, comparing position and legal actions at every step."""
+    from arena.benevolent.batch import parse_policies
+    from arena.benevolent.trace import _play_logged
+    from policies.benevolent.search import T_BUDGET
+    from simcore.benevolent.face import Game, to_dict
+    games = 4 if "search" in policies else 24
+    winners = set()
+    for g in range(games):
+        n = 2 + g % 3
+        names = [policies[q % 2] for q in range(n)]
+        _, pols, thetas = parse_policies(None, names, n)
+        for q in range(n):
+            if names[q] == "search":
+                thetas[q, T_BUDGET] = 4
+        log, s = _play_logged(Game(n, None, 32, g, None), 32, g, pols, thetas)
+        _, end = H.lockstep(32, g, n, log=log)
+        assert end == to_dict(s), "the arena's final position is the engines' final position"
+        winners.add(end.get("winner"))
+    if "search" not in policies:
+        assert len(winners - {None}) >= 2, winners  # different seats win
 
 
 def test_other_leaves_and_rules():

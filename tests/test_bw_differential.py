@@ -4,7 +4,8 @@ At every step of thousands of seeded games both engines must hold the same posit
 documented position format), offer the same legal actions and the same chance distribution, and
 end with the same outcome. Games start from setup (uniform random play, and an exploring policy
 that plays longer games) and from rich mid-game positions (workers in the Orphanage, knowledge in
-hand, critical machines, near-wins and nearly empty bags)."""
+hand, critical machines, near-wins and nearly empty bags), and the games of skilled policies,
+which random play never reaches (wins), followed from the arena's own logged steps."""
 import pytest
 
 import bw_helpers as H
@@ -43,6 +44,28 @@ def test_near_the_end():
         _, end = H.lockstep_from(d, 14, g, weights=w)
         outcomes.add(end["outcome"])
     assert outcomes == {"win", "bag_empty", "four_critical", "six_spies"}
+
+
+@pytest.mark.parametrize("policy", ["heuristic", "tuned", "search"])
+def test_skilled_play_from_setup(policy):
+    """The games the studies report on: the arena's loop plays whole games with a skilled policy
+    in every seat (the search at budget 2), and both engines follow its logged steps from setup,
+    comparing at every step. Random play never wins; skilled play must win some of these games
+    (deliberate entries into the Orphanage, the sixth piece) and reach the other endings too."""
+    from arena.bethel_woods.trace import play_logged
+    from simcore.bethel_woods.face import to_dict
+    from simcore.bethel_woods.rules import Rules
+    rules = Rules()
+    games = 6 if policy == "search" else 48
+    outcomes = []
+    for g in range(games):
+        players, spies = 2 + g % 3, (g // 3) % 3
+        log, s = play_logged(players, spies, None, policy, 31, g, rules, budget=2 if policy == "search" else None)
+        _, end = H.lockstep_log(31, g, players, spies, log, rules=rules)
+        assert end == to_dict(s), "the arena's final position is the engines' final position"
+        outcomes.append(end["outcome"])
+    if policy != "search":
+        assert "win" in outcomes and len(set(outcomes)) >= 3, outcomes
 
 
 def test_every_character_in_every_seat():
