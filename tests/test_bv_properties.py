@@ -22,18 +22,44 @@ games = st.tuples(st.integers(0, 2**40), st.integers(0, 10**6), st.integers(2, 4
 @given(games)
 def test_invariants(args):
     seed, game, n, explore, leaves = args
+    check_game(seed, game, n, leaves[:n], H.explore_weights() if explore else None)
+
+
+@settings(max_examples=20 * EXAMPLES_SCALE, deadline=None)
+@given(games, st.sampled_from([("heuristic", "heuristic"), ("heuristic", "random"), ("tuned", "heuristic")]))
+def test_invariants_hold_under_skilled_play(args, pairing):
+    """The same invariants at every step of the games the seat studies report on: the arena's loop
+    plays the game with skilled policies (the pairing alternates by seat), and the steps are
+    played again here."""
+    from arena.benevolent.batch import parse_policies
+    from arena.benevolent.trace import _play_logged
+    from simcore.benevolent.face import Game
+    seed, game, n, _, leaves = args
+    _, pols, thetas = parse_policies(None, [pairing[q % 2] for q in range(n)], n)
+    log, end = _play_logged(Game(n, leaves[:n], seed, game, None), seed, game, pols, thetas)
+    s = check_game(seed, game, n, leaves[:n], None, log=log)
+    assert (s == end).all()
+
+
+def check_game(seed, game, n, leaves, w, log=None):
+    """Play one game on the compiled engine (random or weighted choices, or the decisions of
+    `log`: rows (kind, seat, action) the arena's loop logged), checking every invariant after
+    every step; returns the final position."""
     s = np.zeros(E.S_SIZE, np.int32)
-    E.setup(s, P, setup_config(n, leaves[:n]), np.uint64(stream_key(seed, game, STREAM_CHANCE)))
+    E.setup(s, P, setup_config(n, leaves), np.uint64(stream_key(seed, game, STREAM_CHANCE)))
     pk = np.uint64(stream_key(seed, game, STREAM_POLICY))
     acts = np.zeros(N_ACTIONS, np.int32)
     mask = np.zeros(N_ACTIONS, np.bool_)
-    w = H.explore_weights() if explore else None
     totals = POOL[n]
     step = 0
     while not E.is_terminal(s):
         k = E.legal_actions(s, P, acts)
         assert k > 0 and E.legal_mask(s, P, mask) == k and (np.flatnonzero(mask) == acts[:k]).all()
-        a = H.pick(acts, k, pk, step, w)
+        if log is None:
+            a = H.pick(acts, k, pk, step, w)
+        else:
+            assert log[step, 0] == 0 and log[step, 1] == E.current_player(s) and mask[log[step, 2]]
+            a = int(log[step, 2])
         moving = a < A_GATHER
         E.apply(s, P, a)
         step += 1
@@ -67,6 +93,8 @@ def test_invariants(args):
         assert winners == [s[E.WINNER]]   # at most one winner, and the game stopped at once
     else:
         assert s[E.OUTCOME] != OUT_ONGOING and winners == []
+    assert log is None or step == len(log)
+    return s
 
 
 @settings(max_examples=20 * EXAMPLES_SCALE, deadline=None)

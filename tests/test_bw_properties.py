@@ -20,7 +20,10 @@ games = st.tuples(st.integers(0, 2**40), st.integers(0, 10**6), st.integers(2, 4
                   st.booleans(), st.permutations(range(8)), st.booleans())
 
 
-def play(seed, game, players, spies, chars, explore, on_step):
+def play(seed, game, players, spies, chars, explore, on_step, log=None):
+    """One game on the compiled engine, calling on_step(s, action) after every step: random (or
+    exploring) decisions, or with `log` the decisions of a game the arena's loop played (rows
+    (kind, seat, action or outcome); each keyed chance draw must be the logged one)."""
     ck = np.uint64(stream_key(seed, game, STREAM_CHANCE))
     pk = np.uint64(stream_key(seed, game, STREAM_POLICY))
     s = np.zeros(E.S_SIZE, np.int32)
@@ -37,13 +40,20 @@ def play(seed, game, players, spies, chars, explore, on_step):
             assert abs(probs.sum() - 1.0) < 1e-9 and (probs >= 0).all()
             o = int(E.chance_outcome(s, P, ck))
             assert probs[o] > 0
+            if log is not None:
+                assert tuple(log[pc]) == (1, -1, o)
+                pc += 1
             E.apply_chance(s, P, o)
         else:
             n = E.legal_mask(s, P, mask)
             assert n > 0 and n == mask.sum(), "a decision step must have a legal action"
             assert E.legal_actions(s, P, acts) == n
             assert (acts[:n] == np.flatnonzero(mask)).all(), "the list is the mask, ascending"
-            a = H.pick(mask, n, pk, pc, w)
+            if log is None:
+                a = H.pick(mask, n, pk, pc, w)
+            else:
+                assert log[pc, 0] == 0 and log[pc, 1] == E.current_player(s) and mask[log[pc, 2]]
+                a = int(log[pc, 2])
             pc += 1
             E.apply(s, P, a)
             on_step(s, a)
@@ -59,11 +69,8 @@ def components(s, n):
     return malf, workers, stack, on_board
 
 
-@settings(max_examples=60 * EXAMPLES_SCALE, deadline=None)
-@given(games)
-def test_components_are_conserved_and_limits_hold(args):
-    seed, game, players, spies, dealt, perm, explore = args
-    chars = None if dealt else list(perm[:players])
+def invariants(players):
+    """A step check of every invariant for a game of `players` (it keeps what it saw last)."""
     state = {"orph": None, "turn": 0, "decisions_this_turn": 0}
 
     def check(s, a):
@@ -106,9 +113,31 @@ def test_components_are_conserved_and_limits_hold(args):
         # positions survive the JSON format unchanged
         assert (from_dict(to_dict(s)) == s).all()
 
-    s = play(seed, game, players, spies, chars, explore, check)
+    return check
+
+
+@settings(max_examples=60 * EXAMPLES_SCALE, deadline=None)
+@given(games)
+def test_components_are_conserved_and_limits_hold(args):
+    seed, game, players, spies, dealt, perm, explore = args
+    chars = None if dealt else list(perm[:players])
+    s = play(seed, game, players, spies, chars, explore, invariants(players))
     # every turn draws at least one malfunction from a bag that never refills: a proven bound
     assert s[E.TURN] <= TOTAL_MALFUNCTIONS - 6
+    assert s[E.OUTCOME] != 0
+
+
+@settings(max_examples=30 * EXAMPLES_SCALE, deadline=None)
+@given(games, st.sampled_from(["heuristic", "tuned"]))
+def test_invariants_hold_under_skilled_play(args, policy):
+    """The same invariants at every step of the games the studies report on: the arena's loop
+    plays the game with a skilled policy in every seat, and the steps are played again here."""
+    from arena.bethel_woods.trace import play_logged
+    seed, game, players, spies, dealt, perm, _ = args
+    chars = None if dealt else list(perm[:players])
+    log, end = play_logged(players, spies, chars, policy, seed, game, RULES)
+    s = play(seed, game, players, spies, chars, False, invariants(players), log=log)
+    assert (s == end).all()
     assert s[E.OUTCOME] != 0
 
 
