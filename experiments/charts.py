@@ -444,7 +444,7 @@ def seat_bars(seats: pd.DataFrame, out, title: str = "Benevolent: win rate by se
     """Win rate per seat with error bars and the fair share; one panel per player count, one
     bar per (leaves, policy) within each seat.
 
-    seats: columns players, leaves ("1,3,4,5" or "equal"), policy, games, seat (0-based), wins,
+    seats: columns players, leaves ("1,3,4,5" or "equal"), policy, games, seat (1 = the first player), wins,
     ci_low, ci_high (fractions), and optionally timeouts (games of that configuration won by no
     seat). The fair share is 1/players of the decided games, games - timeouts: one dashed line
     per panel, or a dash over each bar when the configurations' timeout rates differ.
@@ -465,7 +465,7 @@ def seat_bars(seats: pd.DataFrame, out, title: str = "Benevolent: win rate by se
         width = 0.8 / max(1, len(here))
         for ci, cfg in enumerate(here):
             gc = g[g["config"] == cfg].sort_values("seat")
-            x = gc["seat"].to_numpy() + (ci - (len(here) - 1) / 2) * width
+            x = gc["seat"].to_numpy() - 1 + (ci - (len(here) - 1) / 2) * width
             r = 100 * gc["rate"].to_numpy()
             err = np.vstack([r - 100 * gc["ci_low"].to_numpy(), 100 * gc["ci_high"].to_numpy() - r])
             ax.bar(x, r, width=width * 0.92, color=PALETTE[configs.index(cfg) % len(PALETTE)],

@@ -200,8 +200,8 @@ def _bv(vs, games, seed, policy, threads, progress):
                    "value": float(seat_gap(a, players)), "diff": diff, "ci_low": lo, "ci_high": hi,
                    "pvalue": p, "changed_games": int((a != b).sum()), "policy": policy, "seed": seed}
             for q in range(players):
-                row[f"default_seat{q}_wins"] = int((b == q).sum())
-                row[f"variant_seat{q}_wins"] = int((a == q).sum())
+                row[f"default_seat{q + 1}_wins"] = int((b == q).sum())
+                row[f"variant_seat{q + 1}_wins"] = int((a == q).sum())
             row["default_timeouts"] = int((b < 0).sum())
             row["variant_timeouts"] = int((a < 0).sum())
             rows.append(row)

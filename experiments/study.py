@@ -722,7 +722,7 @@ def seat_frames(named_cells, totals):
         cells_rows.append(row)
         for q in range(c.players):
             seat_rows.append({"players": c.players, "leaves": name, "policy": row["policy"],
-                              "games": g, "timeouts": to, "seat": q, "wins": wins[q],
+                              "games": g, "timeouts": to, "seat": q + 1, "wins": wins[q],
                               "rate": wins[q] / g,
                               "ci_low": ci[q, 0], "ci_high": ci[q, 1]})
     return pd.DataFrame(cells_rows), pd.DataFrame(seat_rows)
@@ -786,10 +786,9 @@ def assumed_components_note(rules) -> str:
 
 
 def _seat_table(sdf, keys) -> pd.DataFrame:
-    """The seat rows as the report prints them: seat numbered from 1, the rate and its
-    simultaneous (Goodman) interval as percentages beside the counts."""
+    """The seat rows as the report prints them (seats numbered from 1, as in the tables): the
+    rate and its simultaneous (Goodman) interval as percentages beside the counts."""
     show = sdf[[*keys, "seat", "games", "wins"]].copy()
-    show["seat"] = show["seat"] + 1
     show["win rate"] = [pct(r) for r in sdf["rate"]]
     show["simultaneous 95% CI"] = [f"{pct(a)} to {pct(b)}" for a, b in zip(sdf["ci_low"], sdf["ci_high"])]
     return show

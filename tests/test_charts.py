@@ -77,7 +77,7 @@ def seats_frame(games=4000, seed=4):
             ci = seat_intervals(counts)
             for seat in range(players):
                 rows.append({"players": players, "leaves": leaves, "policy": "random",
-                             "games": games, "seat": seat, "wins": int(counts[seat]),
+                             "games": games, "seat": seat + 1, "wins": int(counts[seat]),
                              "ci_low": ci[seat, 0], "ci_high": ci[seat, 1]})
     return pd.DataFrame(rows)
 

@@ -55,10 +55,10 @@ def test_bv_rows_agree_with_the_arena_units():
         base = run_unit(Cell("benevolent", n, seed=4), 0, 150)
         var = run_unit(Cell("benevolent", n, seed=4, rules=bv_rules(r.variant)), 0, 150)
         for q in range(n):
-            assert getattr(r, f"default_seat{q}_wins") == base[field_index("benevolent", f"seat{q}_wins")]
-            assert getattr(r, f"variant_seat{q}_wins") == var[field_index("benevolent", f"seat{q}_wins")]
-        rates_b = [getattr(r, f"default_seat{q}_wins") / 150 for q in range(n)]
-        rates_a = [getattr(r, f"variant_seat{q}_wins") / 150 for q in range(n)]
+            assert getattr(r, f"default_seat{q + 1}_wins") == base[field_index("benevolent", f"seat{q}_wins")]
+            assert getattr(r, f"variant_seat{q + 1}_wins") == var[field_index("benevolent", f"seat{q}_wins")]
+        rates_b = [getattr(r, f"default_seat{q + 1}_wins") / 150 for q in range(n)]
+        rates_a = [getattr(r, f"variant_seat{q + 1}_wins") / 150 for q in range(n)]
         assert r.default == pytest.approx(max(rates_b) - min(rates_b))
         assert r.diff == pytest.approx(max(rates_a) - min(rates_a) - r.default)
         assert r.ci_low <= r.diff <= r.ci_high and r.changed_games > 0

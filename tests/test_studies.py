@@ -231,6 +231,10 @@ def test_report_folder_contents(tiny_report):
         assert r.decided == wins and r.first_seat_edge == pytest.approx(r.seat1_wins / wins - 1 / r.players)
     sw = pd.read_csv(t / "seats_seats.csv")
     assert (sw["ci_low"] <= sw["rate"]).all() and (sw["rate"] <= sw["ci_high"]).all()
+    # the report's tables count seats from 1 alike: seat N's row holds the cell's seatN_wins
+    for r in sw.itertuples():
+        cell = seats[(seats.players == r.players) & (seats.leaves.astype(str) == str(r.leaves))].iloc[0]
+        assert 1 <= r.seat <= r.players and r.wins == cell[f"seat{r.seat}_wins"]
     # the report prints each seat's rate and simultaneous interval as percentages, as the Bethel
     # Woods tables do (not as fractions)
     for r in sw.itertuples():
@@ -465,7 +469,7 @@ def test_sensitivity_study_benevolent_counts(tmp_path):
                                                     only=["empty_gift=offered", "sides-common"]))
     assert len(rows) == 6
     for r in rows.itertuples():
-        assert sum(getattr(r, f"default_seat{q}_wins") for q in range(r.players)) + r.default_timeouts == 30
+        assert sum(getattr(r, f"default_seat{q + 1}_wins") for q in range(r.players)) + r.default_timeouts == 30
     # every variant is named once, in one of the two lists
     for v in ("empty_gift=offered", "sides-common"):
         assert res.section.paragraph.count(v) == 1
