@@ -3,9 +3,11 @@
 Every deal (game index i of the seed: the same forest, Secret tiles and policy keys) is played
 once with policy A in seat 1 and once with A in seat 2 (2 players), so seat luck and deal luck
 cancel in pairs. Reported: A's wins over all games with a Wilson interval, and the interval of A's
-mean score per deal (the two games of a deal are one unit: a t interval of the per-deal means,
+win rate by deal (the two games of a deal are one unit: a t interval of the per-deal win rates,
 statsmodels DescrStatsW), which is the honest one when the two games of a deal are correlated;
-when every deal has the same score, stats.constant_mean_interval instead of a point.
+when every deal has the same win rate, stats.constant_mean_interval instead of a point. A timed
+out game is a game A did not win (before 2026-12-01 the by-deal interval was for A's score, a
+timeout counting half, while the text called it the win rate's).
 
     python -m experiments.benevolent_match --a heuristic --b random --deals 2000
     python -m experiments.benevolent_match --a search --b heuristic --deals 200 --set budget=64
@@ -82,7 +84,7 @@ def match(a, b, deals, seed=1, threads=None, theta_a=None, theta_b=None, rules=N
     numba.set_num_threads(threads)
     p = (rules or Rules()).params
     cfg = setup_config(2, (1, 3))
-    score = np.zeros(deals)
+    won = np.zeros(deals, np.int64)   # A's wins per deal (0, 1 or 2)
     wa = wb = to = turns = 0
     t0 = time.perf_counter()
     c0 = time.process_time()
@@ -96,7 +98,7 @@ def match(a, b, deals, seed=1, threads=None, theta_a=None, theta_b=None, rules=N
         out = np.zeros((deals, N_REC), np.int32)
         play_chunk(p, cfg, np.uint64(seed), np.uint64(seed), 0, deals, pols, thetas, 4, out)
         w = out[:, R_WINNER]
-        score += (w == seat_a) + 0.5 * (w < 0)
+        won += w == seat_a
         wa += int((w == seat_a).sum())
         wb += int((w == 1 - seat_a).sum())
         to += int((w < 0).sum())
@@ -104,8 +106,8 @@ def match(a, b, deals, seed=1, threads=None, theta_a=None, theta_b=None, rules=N
     secs = time.perf_counter() - t0
     cpu = time.process_time() - c0
     from statsmodels.stats.weightstats import DescrStatsW
-    per_deal = score / 2
-    if np.all(score == score[0]):  # (score is a whole number of half points: compared exactly)
+    per_deal = won / 2
+    if np.all(won == won[0]):
         lo, hi = constant_mean_interval(float(per_deal[0]), deals, 0.0, 1.0)  # a t interval would be a point
     else:
         lo, hi = DescrStatsW(per_deal).tconfint_mean(alpha=0.05)

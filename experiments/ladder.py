@@ -1,5 +1,6 @@
 """The skill ladder: every policy of a game on the same seeds, side by side, each rung against the
-rung below with a paired 95% interval and McNemar's p-value.
+rung below with a paired 95% interval and a p-value (McNemar's for Bethel Woods, a t-test over
+the deals for Benevolent).
 
 Bethel Woods (cooperative): rungs random, heuristic, tuned (when a confirmed tuned vector is in
 the package), search at two or three budgets (a skill trace: does doubling the budget still
@@ -14,7 +15,11 @@ Benevolent (competitive, 2 players): rungs random, heuristic, tuned (when a conf
 vector is in the package), search (``bv_rungs``). Each pair of policies plays the same N deals twice, seats swapped. A rung's ``wins`` /
 ``win_rate`` are its wins against the rung below over those 2N games; ``diff_vs_below`` is its win
 rate against the rung below minus the rung below's win rate against it, paired by (deal, seat)
-(the same seat on the same deal, the two policies in it), with McNemar's test on those pairs.
+(the same seat on the same deal, the two policies in it). The two slots of a deal are not
+independent pairs (without timeouts they show the same difference), so the deal is the unit:
+the t interval of the per-deal differences and the one-sample t-test
+(``experiments.stats.paired_difference_by_deal``; before 2026-12-01 McNemar's test and the
+square-and-add interval on the 2N slots, which counted every deal twice).
 ``vs`` holds every policy's record against every other one (seats rotated, same deals).
 """
 from __future__ import annotations
@@ -25,13 +30,23 @@ from typing import Annotated, Optional
 import numpy as np
 import typer
 
-from .stats import paired_difference, signed, wilson
+from .stats import paired_difference, paired_difference_by_deal, signed, wilson
 
 BW_BUDGETS = (4, 8, 16)   # the search's skill trace: each budget doubles the one before
 
 
 def _diff(a, b):
     d = paired_difference(a, b)
+    return d.diff, [d.ci_low, d.ci_high], d.pvalue, d.only_a, d.only_b
+
+
+def _diff_by_deal(a, b):
+    """The Benevolent rungs' difference: a and b hold 2N games as _head_to_head gives them (seat
+    0 of deals 0..N-1, then seat 1), paired by (deal, seat). Without timeouts both slots of a deal
+    show the same difference (a's two games decide both), so the slots are not independent pairs:
+    the deal is the unit (``paired_difference_by_deal``: t interval and t-test over the deals)."""
+    n = a.size // 2
+    d = paired_difference_by_deal(a.reshape(2, n).T, b.reshape(2, n).T)
     return d.diff, [d.ci_low, d.ci_high], d.pvalue, d.only_a, d.only_b
 
 
@@ -152,7 +167,7 @@ def ladder_benevolent(players=2, games=1000, seed=7, threads=None, say=None):
                "games_per_second": n / sec if sec > 0 else float("nan"), "vs": vs, "players": players,
                "seed": seed, "threads": nthreads}
         if i > 0:
-            d, ci, p, oa, ob = _diff(a_won, b_won)
+            d, ci, p, oa, ob = _diff_by_deal(a_won, b_won)
             row.update(diff_vs_below=d, diff_ci95=ci, p_value=p, only_this=oa, only_below=ob)
         rows.append(row)
     return rows
@@ -178,7 +193,10 @@ def ladder_table(rows, game):
         out.append([name, f"{r['games']:,}", f"{r['wins']:,}", pct(r["win_rate"]),
                     f"{pct(r['ci95'][0])} to {pct(r['ci95'][1])}", diff, _fmt_p(r["p_value"]),
                     f"{r['games_per_second']:,.1f}"])
-    head = ["rung", "games", "wins", "win rate", "95% CI", "vs rung below (paired 95% CI)", "McNemar p", "games/s"]
+    if game == "benevolent":   # paired by (deal, seat); the deal is the unit (_diff_by_deal)
+        head = ["rung", "games", "wins", "win rate", "95% CI", "vs rung below (95% CI by deal)", "t-test p", "games/s"]
+    else:
+        head = ["rung", "games", "wins", "win rate", "95% CI", "vs rung below (paired 95% CI)", "McNemar p", "games/s"]
     text = tabulate(out, head, tablefmt="simple", disable_numparse=True)
     if game == "benevolent":
         names = [r["policy"] for r in rows]
@@ -204,7 +222,7 @@ def ladder(
     threads: Annotated[Optional[int], typer.Option(help='Worker threads (default: all cores).')] = None,
     json_out: Annotated[bool, typer.Option('--json', help='Print one JSON object per rung.')] = False,
 ):
-    """The skill ladder: every policy on the same seeds, each rung against the rung below (paired 95% interval, McNemar p)."""
+    """The skill ladder: every policy on the same seeds, each rung against the rung below (paired 95% interval and p-value)."""
     import json
     import sys
 

@@ -57,6 +57,12 @@ def signed(x: float, digits: int = 2) -> str:
     return s[1:] if float(s) == 0 else s
 
 
+def p_text(p: float) -> str:
+    """A p-value in text, two significant digits; one too small for a float (scipy returns 0.0
+    below about 1e-308) prints as "< 1e-300", never as "0", which would claim certainty."""
+    return "< 1e-300" if p < 1e-300 else f"{p:.2g}"
+
+
 def pct(x: float) -> str:
     """A rate as a percentage that never hides a small bound: 3 decimals from 0.1%, else 3
     significant digits (0 wins in a million games: CI 0% to 0.000384%, not 0.000% to 0.000%)."""
@@ -238,10 +244,14 @@ def paired_difference_by_deal(a, b) -> PairedDifference:
     the reverse).
 
     When every deal shows the same difference d (a tiny run: 10 deals all won by a) the t
-    interval is a point. Then: p is 1 when d is 0, else the exact sign test's on the deals
-    (2 / 2^deals); and the interval bounds the mean per-deal difference without assuming its
-    spread (``constant_mean_interval`` on [-1, 1]). It agrees with the sign test: with d = 1 it
-    excludes 0 exactly when p < 0.05 (6 deals or more)."""
+    interval is a point. Then the interval bounds the mean per-deal difference without assuming
+    its spread (``constant_mean_interval`` on [-1, 1]: at least a share s of the deals, s the
+    Clopper-Pearson lower bound of deals/deals, (alpha/2)^(1/deals), at d, the rest anywhere), and
+    p is the one that interval inverts: the smallest alpha at which it excludes 0,
+    min(1, 2 (1 + |d|)^-deals) (1 when d is 0). With d = +-1 that is the exact sign test on the
+    deals, 2 / 2^deals; with |d| < 1 it is larger, as the interval is wider. So p < 0.05 exactly
+    when the interval excludes 0 (before 2026-12-01 p was the sign test's for every d, and with d
+    = 0.5 it could fall below 0.05 while the interval held 0)."""
     from statsmodels.stats.weightstats import DescrStatsW
 
     a = np.asarray(a)
@@ -260,7 +270,8 @@ def paired_difference_by_deal(a, b) -> PairedDifference:
         deals = a.shape[0]
         d = whole[0] / a.shape[1]
         lo, hi = constant_mean_interval(d, deals, -1.0, 1.0)
-        p = 1.0 if d == 0 else float(_scipy_stats().binomtest(deals, deals).pvalue)
+        # the interval excludes 0 iff s > 1 / (1 + |d|), i.e. alpha > 2 (1 + |d|)^-deals
+        p = 1.0 if d == 0 else min(1.0, 2.0 * (1.0 + abs(float(d))) ** -deals)
     else:
         ds = DescrStatsW(per_deal)
         lo, hi = ds.tconfint_mean(alpha=0.05)

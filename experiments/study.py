@@ -34,7 +34,7 @@ from simcore.errors import UserError
 from . import charts
 from .execute import execute
 from .render import Section, rate_table
-from .stats import (adjust_pvalues, against_rest, balance, chi2_equal, paired_difference, pct,
+from .stats import (adjust_pvalues, against_rest, balance, chi2_equal, paired_difference, p_text, pct,
                     seat_intervals, sequential_plan, signed, spies_label, wilson)
 
 # The policy a study plays when it names none: the strongest honest policy of each game. Change
@@ -483,7 +483,7 @@ def difficulty_findings(df: pd.DataFrame, seq=False) -> str:
             f"{pct(first.ci_high)}) to {pct(last.win_rate)} ({spies_label(last.spies)}, "
             f"{last.difficulty}; {pct(last.ci_low)} to {pct(last.ci_high)}); "
             + ("the difference is significant" if p < 0.05 else "the difference is NOT significant")
-            + f" (chi-square p = {p:.2g})"
+            + f" (chi-square p = {p_text(p)})"
             + ("" if mono else "; the curve is not monotone at this sample size") + ".")
     parts += loss_findings(df)
     parts.append(f"The table rests on {int(df['games'].sum()):,} games.")
@@ -811,7 +811,7 @@ def seats_findings(cdf) -> str:
         parts.append(
             f"{r.players} players, {r.leaves} leaves ({r.leaves_by_seat}): "
             + ("the seats are NOT equal" if r.chi2_p < 0.05 else "no evidence the seats differ")
-            + f" (chi-square p = {r.chi2_p:.2g}); seat {best} wins most ({pct(rates[best - 1])}), "
+            + f" (chi-square p = {p_text(r.chi2_p)}); seat {best} wins most ({pct(rates[best - 1])}), "
             f"seat {worst} least ({pct(rates[worst - 1])}); largest gap {100 * r.max_gap:.1f} pp "
             f"(95% CI {100 * r.gap_low:.1f} to {100 * r.gap_high:.1f}), Balance {r.balance:.3f}; "
             f"the winner had one more turn than some opponent (so sat anywhere but last: the game "
@@ -916,7 +916,7 @@ def handicap_findings(cand, conf, n, o) -> str:
         b = g[g["best"]].iloc[0]
         pr = g[g["printed"]]
         equal = ("no game decided" if not np.isfinite(b.chi2_p) else
-                 f"chi-square p = {b.chi2_p:.2g}, " + ("so even it leaves the seats unequal"
+                 f"chi-square p = {p_text(b.chi2_p)}, " + ("so even it leaves the seats unequal"
                                                        if b.chi2_p < 0.05 else
                                                        "no evidence the seats differ"))
         txt = (f"{pl} players: the search's fairest {b.leaves} has a largest seat gap of "
@@ -1048,7 +1048,7 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
                      f"{signed(100 * r.diff_high)}); "
                      + ("significant" if r.p_holm < 0.05 else "not significant")
                      + f" after Holm's correction over the {len(df)} comparisons (McNemar, "
-                     f"adjusted p = {r.p_holm:.2g}).")
+                     f"adjusted p = {p_text(r.p_holm)}).")
     parts.append(f"Each variant played the same {n:,} seeds as the defaults (paired); the "
                  "intervals are per comparison, the significance calls are Holm-adjusted.")
     section = Section(st.title, " ".join(parts), tables=[

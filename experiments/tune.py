@@ -43,7 +43,7 @@ from typing import Annotated, Optional
 import numpy as np
 import typer
 
-from .stats import paired_difference, paired_difference_by_deal, signed, wilson
+from .stats import paired_difference, paired_difference_by_deal, p_text, signed, wilson
 from .errors import user_errors
 
 TUNE_GAMES = ("bethel-woods", "benevolent")
@@ -160,7 +160,7 @@ def tune_bethel_woods(players=3, spies=0, budget_games=100_000, games_per_candid
     }
     say(f"tuned {a.wins}/{a.games} {_ci(a.wins, a.games)} against defaults {b.wins}/{b.games} "
         f"{_ci(b.wins, b.games)}: {signed(d.diff * 100)} pp "
-        f"(95% CI {signed(d.ci_low * 100)} to {signed(d.ci_high * 100)}), McNemar p {d.pvalue:.2g}: "
+        f"(95% CI {signed(d.ci_low * 100)} to {signed(d.ci_high * 100)}), McNemar p {p_text(d.pvalue)}: "
         + ("confirmed" if confirmed else "NOT confirmed"))
     return rec
 
@@ -266,7 +266,7 @@ def tune_benevolent(players=2, budget_games=100_000, games_per_candidate=1000, p
     say(f"tuned {ta}/{n} {_ci(ta, n)} against the defaults (the default in the same seats: {tb}/{n} "
         f"{_ci(tb, n)}, which is the fair share: 1/{players} of the games some seat won; "
         f"{1 / players:.0%} without timeouts): {signed(d.diff * 100)} pp (95% CI {signed(d.ci_low * 100)} to {signed(d.ci_high * 100)}), "
-        f"t-test p {d.pvalue:.2g}: " + ("confirmed" if confirmed else "NOT confirmed"))
+        f"p (by deal) {p_text(d.pvalue)}: " + ("confirmed" if confirmed else "NOT confirmed"))
     return rec
 
 

@@ -50,6 +50,27 @@ def test_benevolent_ladder_rotates_seats_over_the_same_deals():
         ladder_benevolent(3, games=2)
 
 
+def test_benevolent_rung_difference_takes_the_deal_as_the_unit():
+    """Both slots of a deal (a and b in seat 0, a and b in seat 1) show the same difference when
+    no game times out, so the rung's interval and p are the t-test's over the N deals, not a
+    McNemar test over 2N slots (which counted every deal twice and was too confident)."""
+    from scipy import stats as sps
+    from experiments.ladder import _diff_by_deal
+    rng = np.random.default_rng(0)
+    n = 100
+    w = (rng.random((2, n)) < np.array([[0.42], [0.66]])).astype(int)  # winner seat; row k: a in seat k
+    a_won = np.concatenate([w[0] == 0, w[1] == 1])
+    b_won = np.concatenate([w[1] == 0, w[0] == 1])
+    per = (a_won.astype(int) - b_won).reshape(2, n)
+    assert (per[0] == per[1]).all()
+    d, ci, p, _, _ = _diff_by_deal(a_won, b_won)
+    t = sps.ttest_1samp(per[0], 0.0)
+    assert d == pytest.approx(per[0].mean()) and p == pytest.approx(t.pvalue)
+    assert ci == pytest.approx(list(t.confidence_interval()))
+    slots = paired_difference(a_won, b_won)   # the old test on the 2N slots: too small a p
+    assert slots.pvalue < p
+
+
 def test_ladder_cli_json_and_errors():
     res = CliRunner().invoke(app, ["ladder", "bethel-woods", "--games", "4", "--budgets", "2", "--json", "--threads", "2"])
     assert res.exit_code == 0, res.output

@@ -301,3 +301,9 @@ def test_signed_drops_the_sign_of_a_rounded_zero():
     assert signed(1.234) == "+1.23" and signed(-1.234) == "-1.23"
     assert signed(-0.004) == "0.00" and signed(0.004) == "0.00" and signed(0.0) == "0.00"
     assert signed(-0.04, 1) == "0.0" and signed(-0.06, 1) == "-0.1" and signed(0.05, 1) in ("+0.1", "0.0")
+
+
+def test_p_text_never_prints_zero():
+    from experiments.stats import p_text
+    assert p_text(0.0) == "< 1e-300" and p_text(1e-320) == "< 1e-300"
+    assert p_text(0.01234) == "0.012" and p_text(3.2e-45) == "3.2e-45" and p_text(1.0) == "1"

@@ -86,7 +86,13 @@ def test_paired_difference_by_deal_takes_the_deal_as_the_unit():
     b3 = np.array([[1, 0, 0], [0, 0, 0]] * 5, bool)
     odd = paired_difference_by_deal(a3, b3)
     assert odd.diff == pytest.approx(2 / 3) and odd.ci_high - odd.ci_low > 0.5
-    assert odd.pvalue == pytest.approx(2 / 2 ** 10)
+    assert odd.pvalue == pytest.approx(2 * (5 / 3) ** -10)
+    # with a difference below 1 in every deal, p and the interval still agree on every count of
+    # deals (the sign test's 2 / 2^deals did not: 9 deals of d = 0.5 gave p 0.004 and an interval
+    # holding 0)
+    for deals in range(2, 40):
+        half = paired_difference_by_deal(np.array([[1, 0]] * deals, bool), np.zeros((deals, 2), bool))
+        assert half.diff == 0.5 and (half.ci_low > 0) == (half.pvalue < 0.05), deals
     with pytest.raises(ValueError):
         paired_difference_by_deal(a.ravel(), b.ravel())
 
