@@ -219,6 +219,16 @@ def paired_difference(a, b, *, exact: bool = True) -> PairedDifference:
                             float(b.mean()), n, only_a, only_b, p)
 
 
+def independent_difference(k1, n1, k2, n2, alpha: float = 0.05) -> tuple[float, float, float]:
+    """The difference of two win rates from independent games (two cells of a study), k1/n1 -
+    k2/n2, with Newcombe's hybrid score interval (statsmodels confint_proportions_2indep,
+    method "newcomb": the two Wilson intervals combined), which keeps its width at 0 or all wins."""
+    from statsmodels.stats.proportion import confint_proportions_2indep
+    lo, hi = confint_proportions_2indep(int(k1), int(n1), int(k2), int(n2), method="newcomb",
+                                        compare="diff", alpha=alpha)
+    return k1 / n1 - k2 / n2, float(lo), float(hi)
+
+
 def constant_mean_interval(value: float, n: int, low: float, high: float, alpha: float = 0.05):
     """A 95% interval for the mean of a quantity bounded in [low, high] when all n observations
     equal `value` (where a t interval would be a point). Nothing is assumed about the spread: at

@@ -34,7 +34,7 @@ from simcore.errors import UserError
 from . import charts
 from .execute import execute
 from .render import Section, rate_table
-from .stats import (adjust_pvalues, against_rest, balance, chi2_equal, paired_difference, p_text, pct,
+from .stats import (adjust_pvalues, against_rest, balance, chi2_equal, independent_difference, paired_difference, p_text, pct,
                     seat_intervals, sequential_plan, signed, spies_label, wilson)
 
 # The policy a study plays when it names none: the strongest honest policy of each game. Change
@@ -310,14 +310,18 @@ def _cells_to_check(st: Study):
 # sizes
 
 def fixed_games(target: float) -> int:
-    """The games that give a 95% Wilson half-width <= target at the worst rate (50%): the sample
-    size fixed up front from the target (no looks at the data, so no correction needed)."""
-    n = max(10, int(math.ceil((1.959963984540054 / (2 * target)) ** 2)) - 8)
+    """The fewest games that give a 95% Wilson half-width <= target at the worst rate (50%): the
+    sample size fixed up front from the target (no looks at the data, so no correction needed).
+    At a rate of 1/2 the half-width is z / (2 sqrt(n + z^2)), so the search starts just below
+    (z / 2h)^2 - z^2 and steps by one game (before 2026-12-01 it stepped by n/200 and could
+    return up to 0.5% more: 9,643 for h = 0.01 where 9,600 suffice)."""
+    z = 1.959963984540054
+    n = max(2, int(math.floor((z / (2 * target)) ** 2 - z * z)) - 2)
     while True:
         lo, hi = wilson(n // 2, n)
         if (hi - lo) / 2 <= target:
             return n
-        n += max(1, n // 200)
+        n += 1
 
 
 def _games(st: Study) -> int:
@@ -463,7 +467,12 @@ def run_difficulty(st: Study, threads=None, progress=None, chart_dir=None, backe
 
 
 def difficulty_findings(df: pd.DataFrame, seq=False) -> str:
+    """Per policy and player count: the easiest and the hardest level's win rates with their
+    intervals (the sequential ones when the cells stopped sequentially), the drop between them
+    with Newcombe's interval for independent games and the chi-square p (both per comparison, on
+    the final counts), then the loss findings."""
     parts = []
+    lo_col, hi_col, ci_name = ("seq_ci_low", "seq_ci_high", "sequential 95% CI") if seq else ("ci_low", "ci_high", "95% CI")
     for (pol, pl), g in df.groupby(["policy", "players"], sort=True):
         g = g.sort_values("spies")
         first, last = g.iloc[0], g.iloc[-1]
@@ -477,11 +486,13 @@ def difficulty_findings(df: pd.DataFrame, seq=False) -> str:
             parts.append(f"With {pl} players the {pol} policy won no game at any difficulty "
                          f"(at most {pct(g['ci_high'].max())} at 95% confidence per level).")
             continue
+        drop, dlo, dhi = independent_difference(first.wins, first.games, last.wins, last.games)
         parts.append(
             f"With {pl} players and the {pol} policy the win rate goes from {pct(first.win_rate)} "
-            f"({spies_label(first.spies)}, {first.difficulty}; 95% CI {pct(first.ci_low)} to "
-            f"{pct(first.ci_high)}) to {pct(last.win_rate)} ({spies_label(last.spies)}, "
-            f"{last.difficulty}; {pct(last.ci_low)} to {pct(last.ci_high)}); "
+            f"({spies_label(first.spies)}, {first.difficulty}; {ci_name} {pct(first[lo_col])} to "
+            f"{pct(first[hi_col])}) to {pct(last.win_rate)} ({spies_label(last.spies)}, "
+            f"{last.difficulty}; {pct(last[lo_col])} to {pct(last[hi_col])}), a drop of "
+            f"{signed(100 * drop)} points (95% CI {signed(100 * dlo)} to {signed(100 * dhi)}); "
             + ("the difference is significant" if p < 0.05 else "the difference is NOT significant")
             + f" (chi-square p = {p_text(p)})"
             + ("" if mono else "; the curve is not monotone at this sample size") + ".")
@@ -505,8 +516,11 @@ def loss_findings(df: pd.DataFrame) -> list[str]:
     def top(g):
         r = g[reasons].sum()
         lost = int(r.sum())
-        return (f"{LOSS_PHRASES[r.idxmax()]} ({pct(r.max() / lost)} of {lost:,} lost games)"
-                if lost else None)
+        if not lost:
+            return None
+        lo, hi = wilson(int(r.max()), lost)
+        return (f"{LOSS_PHRASES[r.idxmax()]} ({pct(r.max() / lost)} of {lost:,} lost games, 95% CI "
+                f"{pct(lo)} to {pct(hi)})")
 
     out = []
     for pol, g in df.groupby("policy", sort=True):
@@ -742,6 +756,9 @@ def run_seats(st: Study, threads=None, progress=None, chart_dir=None, backend=No
     cdf, sdf = seat_frames(named, totals)
     if seq:
         cdf["look"] = looks
+        # each seat's interval at its cell's stopping look (the level the stopping rule spent
+        # there), valid however the stopping depended on the data; the Goodman columns are not
+        sdf = _seq_columns(sdf, plan, np.repeat(np.asarray(looks), [c.players for c in cells]))
     figs = []
     if chart_dir is not None:
         figs = [("Win rate by seat with simultaneous 95% (Goodman) intervals",
@@ -791,6 +808,9 @@ def _seat_table(sdf, keys) -> pd.DataFrame:
     show = sdf[[*keys, "seat", "games", "wins"]].copy()
     show["win rate"] = [pct(r) for r in sdf["rate"]]
     show["simultaneous 95% CI"] = [f"{pct(a)} to {pct(b)}" for a, b in zip(sdf["ci_low"], sdf["ci_high"])]
+    if "seq_ci_low" in sdf:   # stopped sequentially: the interval valid under the repeated looks
+        show["look"] = sdf["look"]
+        show["sequential 95% CI (per seat)"] = [f"{pct(a)} to {pct(b)}" for a, b in zip(sdf["seq_ci_low"], sdf["seq_ci_high"])]
     return show
 
 

@@ -62,11 +62,13 @@ def test_leaves_and_candidates():
 
 
 def test_fixed_games_reaches_the_target_and_no_more():
-    n = fixed_games(0.01)
-    lo, hi = wilson(n // 2, n)
-    assert (hi - lo) / 2 <= 0.01
-    lo, hi = wilson((n - 200) // 2, n - 200)
-    assert (hi - lo) / 2 > 0.01
+    for h in (0.2, 0.05, 0.01, 0.005, 0.001):
+        n = fixed_games(h)
+        lo, hi = wilson(n // 2, n)
+        assert (hi - lo) / 2 <= h
+        for m in (n - 1, n - 2):   # one game fewer misses the target, at either parity
+            lo, hi = wilson(m // 2, m)
+            assert (hi - lo) / 2 > h, (h, n, m)
 
 
 def test_character_effects_recover_a_planted_effect():
@@ -304,6 +306,35 @@ def test_sequential_stops_at_the_target(tmp_path):
     assert c.games == plan.games_at(int(c.look))
     for q in (1, 2):
         assert plan.halfwidth(int(c[f"seat{q}_wins"]), int(c.games), int(c.look)) <= 0.05
+    # the seat rows carry the interval of the stopping look's level, and the report shows it
+    for r in res.tables["seats"].itertuples():
+        assert (r.seq_ci_low, r.seq_ci_high) == plan.interval(int(r.wins), int(r.games), int(r.look))
+    md = res.section.tables[0][1]
+    assert "sequential 95% CI (per seat)" in md.columns and (md["look"] == c.look).all()
+
+
+def test_sequential_difficulty_findings_quote_the_sequential_interval():
+    from experiments.stats import independent_difference, sequential_plan
+    from experiments.study import difficulty_findings
+    plan = sequential_plan(0.05, n0=500)
+    df = pd.DataFrame([
+        {"policy": "heuristic", "players": 3, "spies": 0, "difficulty": "Normal", "games": 1000, "wins": 270,
+         "bag_empty": 500, "four_critical": 130, "six_spies": 100},
+        {"policy": "heuristic", "players": 3, "spies": 5, "difficulty": "Impossible", "games": 2000, "wins": 30,
+         "bag_empty": 300, "four_critical": 70, "six_spies": 1600}])
+    df["win_rate"] = df["wins"] / df["games"]
+    df["ci_low"], df["ci_high"] = zip(*[wilson(w, n) for w, n in zip(df["wins"], df["games"])])
+    looks = [1, 2]
+    df["look"] = looks
+    df["seq_ci_low"], df["seq_ci_high"] = zip(*[plan.interval(w, n, k) for w, n, k in zip(df["wins"], df["games"], looks)])
+    text = difficulty_findings(df, seq=True)
+    lo, hi = plan.interval(270, 1000, 1)
+    assert f"sequential 95% CI {pct(lo)} to {pct(hi)}" in text
+    plain = wilson(270, 1000)
+    assert f"{pct(plain[0])} to" not in text     # the plain interval is not quoted after stopping
+    d, dlo, dhi = independent_difference(270, 1000, 30, 2000)
+    assert f"a drop of +{100 * d:.2f} points (95% CI +{100 * dlo:.2f} to +{100 * dhi:.2f})" in text
+    assert "95% CI" in difficulty_findings(df, seq=False) and "sequential" not in difficulty_findings(df, seq=False)
 
 
 # --------------------------------------------------------------------------------- notebooks, browser
@@ -485,11 +516,16 @@ def test_loss_findings_are_per_policy_not_pooled():
         {"policy": "random", "spies": 0, "games": 50, "wins": 0, "bag_empty": 0, "four_critical": 50, "six_spies": 0},
         {"policy": "random", "spies": 5, "games": 50, "wins": 0, "bag_empty": 0, "four_critical": 40, "six_spies": 10}])
     h, r = loss_findings(df)
+
+    def ci(k, n):   # each share with its Wilson interval
+        lo, hi = wilson(k, n)
+        return f", 95% CI {pct(lo)} to {pct(hi)}"
     assert h == ("With the heuristic policy the most common end of a lost game is the malfunction bag "
-                 "running out (55.556% of 90 lost games); at 0 spies the malfunction bag running out "
-                 "(75.000% of 40 lost games), at 5 spies all 6 spies on the board (60.000% of 50 lost games).")
+                 f"running out (55.556% of 90 lost games{ci(50, 90)}); at 0 spies the malfunction bag running out "
+                 f"(75.000% of 40 lost games{ci(30, 40)}), at 5 spies all 6 spies on the board (60.000% of 50 "
+                 f"lost games{ci(30, 50)}).")
     assert r.startswith("With the random policy the most common end of a lost game is four or more "
-                        "machines critical (90.000% of 100 lost games)")
+                        f"machines critical (90.000% of 100 lost games{ci(90, 100)})")
     # a policy that lost no game gets no sentence
     assert loss_findings(df.assign(wins=df["games"], bag_empty=0, four_critical=0, six_spies=0)) == []
 
