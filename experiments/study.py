@@ -725,13 +725,19 @@ def seat_frames(named_cells, totals):
         rates = np.array(wins) / g
         gap, glo, ghi = _gap(wins, to)
         decided = g - to
+        # seat 1's share of the decided games and the winner's extra turn, with Wilson intervals
+        e_lo, e_hi = wilson(wins[0], decided) if decided else (np.nan, np.nan)
+        x_lo, x_hi = wilson(d.get("winner_had_extra_turn", 0), decided) if decided else (np.nan, np.nan)
         row = {"players": c.players, "leaves": name, "leaves_by_seat": ",".join(map(str, c.leaves)),
                "policy": c.seat_policies()[0], "seed": c.seed, "games": g,
                **{f"seat{q + 1}_wins": wins[q] for q in range(4) if q < c.players},
                "timeouts": to, "winner_had_extra_turn": d.get("winner_had_extra_turn", 0),
                "decided": decided, "turns": d.get("turns", 0),
                "chi2": chi.statistic if chi else np.nan, "chi2_p": chi.pvalue if chi else np.nan,
-               "balance": balance(rates), "first_seat_edge": (wins[0] / decided if decided else np.nan) - 1 / c.players,
+               "balance": balance(rates), "balance_low": 1 - ghi, "balance_high": 1 - glo,
+               "first_seat_edge": (wins[0] / decided if decided else np.nan) - 1 / c.players,
+               "first_seat_edge_low": e_lo - 1 / c.players, "first_seat_edge_high": e_hi - 1 / c.players,
+               "extra_turn_low": x_lo, "extra_turn_high": x_hi,
                "max_gap": gap, "gap_low": glo, "gap_high": ghi}
         cells_rows.append(row)
         for q in range(c.players):
@@ -766,12 +772,18 @@ def run_seats(st: Study, threads=None, progress=None, chart_dir=None, backend=No
                                   chart_dir / "seat_bars")[0])]
     show = _seat_table(sdf, ["policy", "players", "leaves"])
     summ = cdf[["policy", "players", "leaves", "leaves_by_seat", "games", "timeouts", "decided",
-                "chi2", "chi2_p", "balance"]].copy()
+                "chi2", "chi2_p"]].copy()
     summ = summ.rename(columns={"decided": "wins"})   # decided games: wins of some seat
-    summ["first seat's edge (pp)"] = (100 * cdf["first_seat_edge"]).round(2)
+    summ["Balance (95% CI)"] = _balance_text(cdf)
+    summ["first seat's edge, pp (95% CI)"] = [
+        f"{signed(100 * e)} ({signed(100 * lo)} to {signed(100 * hi)})" if d else "n/a"
+        for e, lo, hi, d in zip(cdf["first_seat_edge"], cdf["first_seat_edge_low"], cdf["first_seat_edge_high"],
+                                cdf["decided"])]
     summ = pd.concat([summ, _gap_columns(cdf)], axis=1)
-    summ["winner had an extra turn"] = [pct(w / d) if d else "n/a"
-                                        for w, d in zip(cdf["winner_had_extra_turn"], cdf["decided"])]
+    summ["winner had an extra turn (95% CI)"] = [
+        f"{pct(w / d)} ({pct(lo)} to {pct(hi)})" if d else "n/a"
+        for w, d, lo, hi in zip(cdf["winner_had_extra_turn"], cdf["decided"], cdf["extra_turn_low"],
+                                cdf["extra_turn_high"])]
     section = Section(st.title, seats_findings(cdf) + assumed_components_note(st.rules), tables=[
         ("Seat win rates (Goodman simultaneous 95% intervals)", show),
         ("Per configuration: chi-square against equal seats, Balance, first seat's edge over the "
@@ -822,21 +834,33 @@ def _gap_columns(df) -> pd.DataFrame:
                         index=df.index)
 
 
+def _balance_text(df) -> list[str]:
+    """Balance (1 - the largest seat gap) with its 95% interval, 1 - the gap's interval."""
+    return [f"{b:.3f} ({lo:.3f} to {hi:.3f})" for b, lo, hi in zip(df["balance"], df["balance_low"], df["balance_high"])]
+
+
 def seats_findings(cdf) -> str:
     parts = []
     for _, r in cdf.sort_values(["policy", "players", "leaves"]).iterrows():
-        wins = [r[f"seat{q + 1}_wins"] for q in range(r.players)]
+        wins = [int(r[f"seat{q + 1}_wins"]) for q in range(r.players)]
+        to = int(r.timeouts)
         rates = np.array(wins) / r.games
+        ci = seat_intervals(wins + ([to] if to else []))   # simultaneous (Goodman), as in the table
         best, worst = int(np.argmax(rates)) + 1, int(np.argmin(rates)) + 1
+
+        def seat_rate(q):
+            return f"{pct(rates[q - 1])}, {pct(ci[q - 1, 0])} to {pct(ci[q - 1, 1])}"
+        extra = (f"{pct(r.winner_had_extra_turn / r.decided)} of decided games (95% CI "
+                 f"{pct(r.extra_turn_low)} to {pct(r.extra_turn_high)})" if r.decided else "no decided game")
         parts.append(
             f"{r.players} players, {r.leaves} leaves ({r.leaves_by_seat}): "
             + ("the seats are NOT equal" if r.chi2_p < 0.05 else "no evidence the seats differ")
-            + f" (chi-square p = {p_text(r.chi2_p)}); seat {best} wins most ({pct(rates[best - 1])}), "
-            f"seat {worst} least ({pct(rates[worst - 1])}); largest gap {100 * r.max_gap:.1f} pp "
-            f"(95% CI {100 * r.gap_low:.1f} to {100 * r.gap_high:.1f}), Balance {r.balance:.3f}; "
+            + f" (chi-square p = {p_text(r.chi2_p)}); seat {best} wins most ({seat_rate(best)}), "
+            f"seat {worst} least ({seat_rate(worst)}; simultaneous 95% intervals); largest gap "
+            f"{100 * r.max_gap:.1f} pp (95% CI {100 * r.gap_low:.1f} to {100 * r.gap_high:.1f}), Balance "
+            f"{r.balance:.3f} ({r.balance_low:.3f} to {r.balance_high:.3f}); "
             f"the winner had one more turn than some opponent (so sat anywhere but last: the game "
-            f"ends at once when a player wins) in "
-            f"{pct(r.winner_had_extra_turn / max(1, r.decided))} of decided games.")
+            f"ends at once when a player wins) in {extra}.")
     parts.append(f"{int(cdf['games'].sum()):,} games in all.")
     return " ".join(parts)
 
@@ -914,7 +938,8 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None, backend
                  charts.handicap_landscape(cand, chart_dir / "handicap_landscape")[0])]
     show = conf[["policy", "players", "leaves", "printed", "best", "games", "decided"]].copy()
     show = show.rename(columns={"decided": "wins"})   # decided games: wins of some seat
-    show = pd.concat([show, _gap_columns(conf), conf[["chi2_p", "balance"]]], axis=1)
+    show = pd.concat([show, _gap_columns(conf), conf[["chi2_p"]]], axis=1)
+    show["Balance (95% CI)"] = _balance_text(conf)
     seats_show = _seat_table(conf_seats, ["players", "leaves"])
     section = Section(st.title, handicap_findings(cand, conf, n, o) + assumed_components_note(st.rules),
                       tables=[

@@ -231,6 +231,13 @@ def test_report_folder_contents(tiny_report):
         assert wins + r.timeouts == r.games == 400
         # the first seat's edge is over the decided games (timeouts have no winner)
         assert r.decided == wins and r.first_seat_edge == pytest.approx(r.seat1_wins / wins - 1 / r.players)
+        # every figure of the row comes with its 95% interval: the edge (seat 1's Wilson interval
+        # over the decided games, less 1/players), Balance (1 - the gap's), the extra-turn share
+        lo, hi = wilson(r.seat1_wins, wins)
+        assert (r.first_seat_edge_low, r.first_seat_edge_high) == pytest.approx((lo - 1 / r.players, hi - 1 / r.players))
+        assert (r.balance_low, r.balance_high) == pytest.approx((1 - r.gap_high, 1 - r.gap_low))
+        assert r.balance_low <= r.balance <= r.balance_high
+        assert (r.extra_turn_low, r.extra_turn_high) == pytest.approx(wilson(r.winner_had_extra_turn, wins))
     sw = pd.read_csv(t / "seats_seats.csv")
     assert (sw["ci_low"] <= sw["rate"]).all() and (sw["rate"] <= sw["ci_high"]).all()
     # the report's tables count seats from 1 alike: seat N's row holds the cell's seatN_wins
