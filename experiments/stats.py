@@ -57,6 +57,12 @@ def signed(x: float, digits: int = 2) -> str:
     return s[1:] if float(s) == 0 else s
 
 
+def rate_text(k, n, ci_word: str = "95% CI ") -> str:
+    """k of n as a rate with its Wilson 95% interval: "27.000% (95% CI 23.6% to 30.7%)"."""
+    lo, hi = wilson(int(k), int(n))
+    return f"{pct(k / n)} ({ci_word}{pct(lo)} to {pct(hi)})"
+
+
 def p_text(p: float) -> str:
     """A p-value in text, two significant digits; one too small for a float (scipy returns 0.0
     below about 1e-308) prints as "< 1e-300", never as "0", which would claim certainty."""

@@ -34,7 +34,7 @@ from simcore.errors import UserError
 from . import charts
 from .execute import execute
 from .render import Section, rate_table
-from .stats import (adjust_pvalues, against_rest, balance, chi2_equal, independent_difference, paired_difference, p_text, pct,
+from .stats import (adjust_pvalues, against_rest, balance, chi2_equal, independent_difference, paired_difference, p_text, pct, rate_text,
                     seat_intervals, sequential_plan, signed, spies_label, wilson)
 
 # The policy a study plays when it names none: the strongest honest policy of each game. Change
@@ -673,7 +673,7 @@ def characters_findings(sets, effects) -> str:
             ties = int((gs["win_rate"] == w.win_rate).sum())
             parts.append(f"{pl} players, {spies_label(sp)}: weakest set {w.characters} "
                          + (f"(one of {ties} sets at " if ties > 1 else "(")
-                         + f"{pct(w.win_rate)} of {int(w.games):,} games, "
+                         + f"{rate_text(w.wins, w.games)} of {int(w.games):,} games, "
                          + ("significantly below the rest" if w.significant else
                             "not significantly different from the rest") + ").")
     n_sig = int(sets["significant"].sum())
@@ -1087,8 +1087,8 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
     for _, r in df.iterrows():
         where = (f"{r.players} players, {spies_label(r.spies)}" if st.game == "bethel_woods"
                  else f"{r.players} players, leaves {r.leaves}")
-        parts.append(f"{r.variant} ({where}, {r.policy}): {outcome} {pct(r.wins_variant / r.games)} "
-                     f"against {pct(r.wins_default / r.games)} with the defaults, a difference of "
+        parts.append(f"{r.variant} ({where}, {r.policy}): {outcome} {rate_text(r.wins_variant, r.games)} "
+                     f"against {rate_text(r.wins_default, r.games)} with the defaults, a difference of "
                      f"{signed(100 * r['diff'])} pp (95% CI {signed(100 * r.diff_low)} to "
                      f"{signed(100 * r.diff_high)}); "
                      + ("significant" if r.p_holm < 0.05 else "not significant")
@@ -1141,15 +1141,21 @@ def run_sensitivity(st: Study, threads=None, progress=None, chart_dir=None, back
     show = df.copy()
     show["setup"] = [spies_label(s) if bw else f"{int(p)} players"
                      for s, p in zip(df["spies"] if bw else df["players"], df["players"])]
-    show["default"] = [pct(x) for x in df["default"]]
+    if bw:   # the two win rates, each with its Wilson interval
+        show["default"] = [rate_text(w, n, "") for w, n in zip(df["default_wins"], df["games"])]
+        show["with the variant"] = [rate_text(w, n, "") for w, n in zip(df["variant_wins"], df["games"])]
+    else:    # largest seat gaps: the difference's interval is the one the bootstrap gives
+        show["default"] = [pct(x) for x in df["default"]]
+        show["with the variant"] = [pct(x) for x in df["value"]]
     show["variant"] = df["variant"]
-    show["with the variant"] = [pct(x) for x in df["value"]]
     show["difference (pp)"] = (100 * df["diff"]).round(2)
     show["95% CI (pp)"] = [f"{signed(100 * a)} to {signed(100 * b)}" for a, b in zip(df["ci_low"], df["ci_high"])]
     if bw:
         show["wins"] = df["variant_wins"]
         cols = ["variant", "kind", "setup", "games", "default_wins", "wins", "default",
                 "with the variant", "difference (pp)", "95% CI (pp)", "p_holm"]
+        show = show.rename(columns={"default": "default (95% CI)", "with the variant": "with the variant (95% CI)"})
+        cols = [{"default": "default (95% CI)", "with the variant": "with the variant (95% CI)"}.get(c, c) for c in cols]
     else:
         cols = (["variant", "kind", "setup", "games", "changed_games", "default", "with the variant",
                  "difference (pp)", "95% CI (pp)", "p_holm"])

@@ -307,3 +307,10 @@ def test_p_text_never_prints_zero():
     from experiments.stats import p_text
     assert p_text(0.0) == "< 1e-300" and p_text(1e-320) == "< 1e-300"
     assert p_text(0.01234) == "0.012" and p_text(3.2e-45) == "3.2e-45" and p_text(1.0) == "1"
+
+
+def test_rate_text_carries_the_wilson_interval():
+    from experiments.stats import pct, rate_text
+    lo, hi = wilson(27, 100)
+    assert rate_text(27, 100) == f"27.000% (95% CI {pct(lo)} to {pct(hi)})"
+    assert rate_text(0, 600, "") == f"0% (0% to {pct(wilson(0, 600)[1])})"

@@ -494,6 +494,10 @@ def test_sensitivity_study_rows_paragraph_and_progress(tmp_path):
     shown = res.section.tables[0][1]
     assert list(shown["default_wins"]) == list(rows["default_wins"])
     assert list(shown["wins"]) == list(rows["variant_wins"])
+    # both arms' win rates are shown with their Wilson intervals
+    for cell, w, n in zip(shown["with the variant (95% CI)"], rows["variant_wins"], rows["games"]):
+        lo, hi = wilson(w, n)
+        assert cell == f"{pct(w / n)} ({pct(lo)} to {pct(hi)})"
 
 
 def test_sensitivity_study_benevolent_counts(tmp_path):
