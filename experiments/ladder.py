@@ -17,7 +17,8 @@ vector is in the package), search (``bv_rungs``). Each pair of policies plays th
 rate against the rung below minus the rung below's win rate against it, paired by (deal, seat)
 (the same seat on the same deal, the two policies in it). The two slots of a deal are not
 independent pairs (without timeouts they show the same difference), so the deal is the unit:
-the t interval of the per-deal differences and the one-sample t-test
+the t interval of the per-deal differences and the one-sample t-test, or when every deal shows
+the same difference the bound of ``stats.constant_mean_interval`` and the p it inverts
 (``experiments.stats.paired_difference_by_deal``; before 2026-12-01 McNemar's test and the
 square-and-add interval on the 2N slots, which counted every deal twice).
 ``vs`` holds every policy's record against every other one (seats rotated, same deals).
@@ -194,7 +195,7 @@ def ladder_table(rows, game):
                     f"{pct(r['ci95'][0])} to {pct(r['ci95'][1])}", diff, _fmt_p(r["p_value"]),
                     f"{r['games_per_second']:,.1f}"])
     if game == "benevolent":   # paired by (deal, seat); the deal is the unit (_diff_by_deal)
-        head = ["rung", "games", "wins", "win rate", "95% CI", "vs rung below (95% CI by deal)", "t-test p", "games/s"]
+        head = ["rung", "games", "wins", "win rate", "95% CI", "vs rung below (95% CI by deal)", "p (by deal)", "games/s"]
     else:
         head = ["rung", "games", "wins", "win rate", "95% CI", "vs rung below (paired 95% CI)", "McNemar p", "games/s"]
     text = tabulate(out, head, tablefmt="simple", disable_numparse=True)

@@ -469,8 +469,9 @@ def run_difficulty(st: Study, threads=None, progress=None, chart_dir=None, backe
 def difficulty_findings(df: pd.DataFrame, seq=False) -> str:
     """Per policy and player count: the easiest and the hardest level's win rates with their
     intervals (the sequential ones when the cells stopped sequentially), the drop between them
-    with Newcombe's interval for independent games and the chi-square p (both per comparison, on
-    the final counts), then the loss findings."""
+    with Newcombe's interval and the chi-square p (both per comparison, on the final counts, and
+    treating the two levels as independent samples: they share seeds, so with the positive
+    correlation that brings both are conservative), then the loss findings."""
     parts = []
     lo_col, hi_col, ci_name = ("seq_ci_low", "seq_ci_high", "sequential 95% CI") if seq else ("ci_low", "ci_high", "95% CI")
     for (pol, pl), g in df.groupby(["policy", "players"], sort=True):
@@ -484,7 +485,7 @@ def difficulty_findings(df: pd.DataFrame, seq=False) -> str:
         mono = bool(np.all(np.diff(g["win_rate"].to_numpy()) <= 0))
         if g["wins"].sum() == 0:
             parts.append(f"With {pl} players the {pol} policy won no game at any difficulty "
-                         f"(at most {pct(g['ci_high'].max())} at 95% confidence per level).")
+                         f"(at most {pct(g[hi_col].max())} per level, the upper end of its {ci_name}).")
             continue
         drop, dlo, dhi = independent_difference(first.wins, first.games, last.wins, last.games)
         parts.append(
@@ -781,10 +782,8 @@ def run_seats(st: Study, threads=None, progress=None, chart_dir=None, backend=No
                                 cdf["decided"])]
     summ = pd.concat([summ, _gap_columns(cdf)], axis=1)
     summ["winner had an extra turn (95% CI)"] = [
-        f"{pct(w / d)} ({pct(lo)} to {pct(hi)})" if d else "n/a"
-        for w, d, lo, hi in zip(cdf["winner_had_extra_turn"], cdf["decided"], cdf["extra_turn_low"],
-                                cdf["extra_turn_high"])]
-    section = Section(st.title, seats_findings(cdf) + assumed_components_note(st.rules), tables=[
+        rate_text(w, d, "") if d else "n/a" for w, d in zip(cdf["winner_had_extra_turn"], cdf["decided"])]
+    section = Section(st.title, seats_findings(cdf, sdf) + assumed_components_note(st.rules), tables=[
         ("Seat win rates (Goodman simultaneous 95% intervals)", show),
         ("Per configuration: chi-square against equal seats, Balance, first seat's edge over the "
          "fair share of the decided games, largest seat gap (95% interval), share of decided games the winner had an "
@@ -839,28 +838,40 @@ def _balance_text(df) -> list[str]:
     return [f"{b:.3f} ({lo:.3f} to {hi:.3f})" for b, lo, hi in zip(df["balance"], df["balance_low"], df["balance_high"])]
 
 
-def seats_findings(cdf) -> str:
+def seats_findings(cdf, sdf) -> str:
+    """Per configuration: the chi-square against equal seats, the best and worst seats with the
+    intervals of the seat rows in sdf (simultaneous Goodman; the sequential ones at the stopping
+    look when the cells stopped sequentially, the Goodman ones then not being valid), the
+    largest gap and Balance, and the winner's extra turn. The gap, Balance and extra-turn
+    intervals are per-comparison figures on the final counts."""
+    seq = "seq_ci_low" in sdf
+    lo_col, hi_col, ci_name = (("seq_ci_low", "seq_ci_high", "sequential 95% intervals per seat") if seq else
+                               ("ci_low", "ci_high", "simultaneous 95% intervals"))
     parts = []
     for _, r in cdf.sort_values(["policy", "players", "leaves"]).iterrows():
-        wins = [int(r[f"seat{q + 1}_wins"]) for q in range(r.players)]
-        to = int(r.timeouts)
-        rates = np.array(wins) / r.games
-        ci = seat_intervals(wins + ([to] if to else []))   # simultaneous (Goodman), as in the table
+        rows = sdf[(sdf["policy"] == r.policy) & (sdf["players"] == r.players)
+                   & (sdf["leaves"].astype(str) == str(r.leaves))].sort_values("seat")
+        rates = rows["rate"].to_numpy()
         best, worst = int(np.argmax(rates)) + 1, int(np.argmin(rates)) + 1
 
         def seat_rate(q):
-            return f"{pct(rates[q - 1])}, {pct(ci[q - 1, 0])} to {pct(ci[q - 1, 1])}"
-        extra = (f"{pct(r.winner_had_extra_turn / r.decided)} of decided games (95% CI "
-                 f"{pct(r.extra_turn_low)} to {pct(r.extra_turn_high)})" if r.decided else "no decided game")
+            s = rows.iloc[q - 1]
+            return f"{pct(s.rate)}, {pct(s[lo_col])} to {pct(s[hi_col])}"
+        extra = (f"{rate_text(r.winner_had_extra_turn, r.decided)} of decided games" if r.decided
+                 else "no decided game")
         parts.append(
             f"{r.players} players, {r.leaves} leaves ({r.leaves_by_seat}): "
             + ("the seats are NOT equal" if r.chi2_p < 0.05 else "no evidence the seats differ")
             + f" (chi-square p = {p_text(r.chi2_p)}); seat {best} wins most ({seat_rate(best)}), "
-            f"seat {worst} least ({seat_rate(worst)}; simultaneous 95% intervals); largest gap "
+            f"seat {worst} least ({seat_rate(worst)}; {ci_name}); largest gap "
             f"{100 * r.max_gap:.1f} pp (95% CI {100 * r.gap_low:.1f} to {100 * r.gap_high:.1f}), Balance "
             f"{r.balance:.3f} ({r.balance_low:.3f} to {r.balance_high:.3f}); "
             f"the winner had one more turn than some opponent (so sat anywhere but last: the game "
             f"ends at once when a player wins) in {extra}.")
+    if seq:
+        parts.append("The cells stopped sequentially: the seat intervals quoted are those valid under "
+                     "the looks; the gap, Balance and extra-turn intervals are per-comparison figures on "
+                     "the final counts, not adjusted for the looks.")
     parts.append(f"{int(cdf['games'].sum()):,} games in all.")
     return " ".join(parts)
 

@@ -97,3 +97,21 @@ def test_alternative_tables(name):
     w = H.explore_weights()
     for g in range(40):
         H.lockstep(26, g, 2 + g % 3, rules=rules, weights=w if g % 2 else None)
+
+
+def test_following_a_log_catches_a_changed_or_cut_log():
+    """As for Bethel Woods: a changed decision, a cut log and a log with a step too many are each
+    refused by the log-following lock-step."""
+    import numpy as np
+    from arena.benevolent.batch import parse_policies
+    from arena.benevolent.trace import _play_logged
+    from simcore.benevolent.face import Game
+    _, pols, thetas = parse_policies(None, ["heuristic"] * 3, 3)
+    log, _ = _play_logged(Game(3, None, 32, 1, None), 32, 1, pols, thetas)
+    H.lockstep(32, 1, 3, log=log)                              # the log as played passes
+    changed = log.copy()
+    changed[len(log) // 2, 2] += 1
+    extra = np.vstack([log, log[-1:]])
+    for bad in (changed, log[:-1], extra):
+        with pytest.raises(AssertionError):
+            H.lockstep(32, 1, 3, log=bad)

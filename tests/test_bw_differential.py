@@ -136,3 +136,21 @@ def test_alternative_tables(name):
     w = H.explore_weights()
     for g in range(30):
         H.lockstep(20, g, 2 + g % 3, g % 3, rules=rules, weights=w)
+
+
+def test_following_a_log_catches_a_changed_or_cut_log():
+    """The log-following lock-step is a check, not a replay: a decision changed to another
+    action, a log cut short and a log with a step too many are each refused."""
+    import numpy as np
+    from arena.bethel_woods.trace import play_logged
+    from simcore.bethel_woods.rules import Rules
+    rules = Rules()
+    log, _ = play_logged(3, 0, None, "heuristic", 31, 1, rules)
+    H.lockstep_log(31, 1, 3, 0, log, rules=rules)            # the log as played passes
+    dec = np.flatnonzero(log[:, 0] == 0)
+    changed = log.copy()
+    changed[dec[len(dec) // 2], 2] += 1
+    extra = np.vstack([log, log[-1:]])
+    for bad in (changed, log[:-3], extra):
+        with pytest.raises(AssertionError):
+            H.lockstep_log(31, 1, 3, 0, bad, rules=rules)

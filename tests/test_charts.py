@@ -236,3 +236,27 @@ def test_seat_fair_share_without_a_timeout_count_is_one_over_players(tmp_path):
     s = seats_frame().assign(timeouts=np.nan)     # e.g. old and new frames concatenated
     _, svg = charts.seat_bars(s, tmp_path / "n")
     assert "fair share 33.3%" in svg.read_text() and "fair share 25.0%" in svg.read_text()
+
+
+def test_each_seat_bar_sits_over_its_seat_label(tmp_path, monkeypatch):
+    """The frame counts seats from 1 (seat 1 moves first): seat N's bar stands over the tick
+    labelled "Seat N" with seat N's rate, in every panel and configuration."""
+    import matplotlib.axes
+    drawn = []
+    bar = matplotlib.axes.Axes.bar
+
+    def spy(self, x, height, *a, **k):
+        drawn.append((self, np.asarray(x, float), np.asarray(height, float), k.get("label")))
+        return bar(self, x, height, *a, **k)
+    monkeypatch.setattr(matplotlib.axes.Axes, "bar", spy)
+    s = seats_frame()
+    charts.seat_bars(s, tmp_path / "p")
+    assert len(drawn) == 6                      # 3 panels x 2 configurations
+    for ax, x, h, label in drawn:
+        players = int(ax.get_title(loc="left").split()[0])
+        ticks = {int(round(t)): lab.get_text() for t, lab in zip(ax.get_xticks(), ax.get_xticklabels())}
+        leaves = "equal" if label == "equal start" else label.replace("leaves ", "")
+        rows = s[(s.players == players) & (s.leaves == leaves)].sort_values("seat")
+        for xi, hi, r in zip(x, h, rows.itertuples()):
+            assert ticks[int(round(xi))] == f"Seat {r.seat}"
+            assert hi == pytest.approx(100 * r.wins / r.games)

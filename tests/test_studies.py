@@ -318,6 +318,12 @@ def test_sequential_stops_at_the_target(tmp_path):
         assert (r.seq_ci_low, r.seq_ci_high) == plan.interval(int(r.wins), int(r.games), int(r.look))
     md = res.section.tables[0][1]
     assert "sequential 95% CI (per seat)" in md.columns and (md["look"] == c.look).all()
+    # the findings quote the seats' sequential intervals, not the Goodman ones
+    text = res.section.paragraph
+    s = res.tables["seats"].sort_values("rate").iloc[-1]
+    assert f"({pct(s.rate)}, {pct(s.seq_ci_low)} to {pct(s.seq_ci_high)})" in text
+    assert f"{pct(s.ci_low)} to {pct(s.ci_high)}" not in text
+    assert "sequential 95% intervals per seat" in text and "not adjusted for the looks" in text
 
 
 def test_sequential_difficulty_findings_quote_the_sequential_interval():
@@ -342,6 +348,10 @@ def test_sequential_difficulty_findings_quote_the_sequential_interval():
     d, dlo, dhi = independent_difference(270, 1000, 30, 2000)
     assert f"a drop of +{100 * d:.2f} points (95% CI +{100 * dlo:.2f} to +{100 * dhi:.2f})" in text
     assert "95% CI" in difficulty_findings(df, seq=False) and "sequential" not in difficulty_findings(df, seq=False)
+    # a policy that won nothing: the bound quoted is the sequential interval's upper end
+    none = df.assign(wins=0, win_rate=0.0)
+    none["seq_ci_low"], none["seq_ci_high"] = zip(*[plan.interval(0, n, k) for n, k in zip(none["games"], looks)])
+    assert f"at most {pct(none['seq_ci_high'].max())} per level" in difficulty_findings(none, seq=True)
 
 
 # --------------------------------------------------------------------------------- notebooks, browser
