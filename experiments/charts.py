@@ -426,7 +426,11 @@ def character_forest(effects: pd.DataFrame, out, *, policy: str | None = None,
 
 
 def _leaves_label(leaves: str) -> str:
-    return "equal start" if str(leaves) == "equal" else f"leaves {leaves}"
+    """A configuration's legend entry: "equal start", "printed leaves" (the rulebook's 1,3,4,5 cut
+    to the players: one entry for every panel) or "leaves 0,3,4"."""
+    if str(leaves) == "equal":
+        return "equal start"
+    return "printed leaves (1,3 / 1,3,4 / 1,3,4,5)" if str(leaves) == "printed" else f"leaves {leaves}"
 
 
 def _timeout_share(rows: pd.DataFrame) -> float:
@@ -444,7 +448,7 @@ def seat_bars(seats: pd.DataFrame, out, title: str = "Benevolent: win rate by se
     """Win rate per seat with error bars and the fair share; one panel per player count, one
     bar per (leaves, policy) within each seat.
 
-    seats: columns players, leaves ("1,3,4,5" or "equal"), policy, games, seat (1 = the first player), wins,
+    seats: columns players, leaves ("printed", "equal" or a vector "1,3,4"), policy, games, seat (1 = the first player), wins,
     ci_low, ci_high (fractions), and optionally timeouts (games of that configuration won by no
     seat). The fair share is 1/players of the decided games, games - timeouts: one dashed line
     per panel, or a dash over each bar when the configurations' timeout rates differ.

@@ -769,8 +769,7 @@ def run_seats(st: Study, threads=None, progress=None, chart_dir=None, backend=No
     figs = []
     if chart_dir is not None:
         figs = [("Win rate by seat with simultaneous 95% (Goodman) intervals",
-                 charts.seat_bars(sdf.replace({"leaves": {"printed": "1,3,4,5"}}),
-                                  chart_dir / "seat_bars")[0])]
+                 charts.seat_bars(sdf, chart_dir / "seat_bars")[0])]
     show = _seat_table(sdf, ["policy", "players", "leaves"])
     summ = cdf[["policy", "players", "leaves", "leaves_by_seat", "games", "timeouts", "decided",
                 "chi2", "chi2_p"]].copy()

@@ -260,3 +260,13 @@ def test_each_seat_bar_sits_over_its_seat_label(tmp_path, monkeypatch):
         for xi, hi, r in zip(x, h, rows.itertuples()):
             assert ticks[int(round(xi))] == f"Seat {r.seat}"
             assert hi == pytest.approx(100 * r.wins / r.games)
+
+
+def test_printed_leaves_are_one_legend_entry_for_every_panel(tmp_path):
+    """The printed handicap is 1,3 / 1,3,4 / 1,3,4,5 by player count: one legend entry says so,
+    not "leaves 1,3,4,5" over the 2- and 3-player bars too."""
+    s = seats_frame()
+    s["leaves"] = np.where(s["leaves"] == "equal", "equal", "printed")
+    _, svg = charts.seat_bars(s, tmp_path / "pr")
+    text = svg.read_text()
+    assert "printed leaves (1,3 / 1,3,4 / 1,3,4,5)" in text and "leaves 1,3,4,5<" not in text
