@@ -30,7 +30,8 @@ def wilson(k, n, z: float = Z95, *, alpha: float | None = None):
     millions of games. The endpoints at k = 0 and k = n are exactly 0 and 1.
 
     The level is 95% (z = 1.96) unless `alpha` (two-sided) or `z` says otherwise. Scalars in,
-    a (lo, hi) tuple of floats out; arrays in, a (lo, hi) tuple of arrays out; n <= 0 gives NaN.
+    a (lo, hi) tuple of floats out; arrays in, a (lo, hi) tuple of arrays out; n <= 0 gives NaN;
+    k outside 0..n is a ValueError (it gave NaN silently before 2026-12-01).
     """
     if alpha is None:
         alpha = 2 * _scipy_stats().norm.sf(z)
@@ -38,6 +39,10 @@ def wilson(k, n, z: float = Z95, *, alpha: float | None = None):
     n_arr = np.asarray(n, dtype=float)
     k_b, n_b = np.broadcast_arrays(k_arr, n_arr)
     ok = n_b > 0
+    bad = ok & ((k_b < 0) | (k_b > n_b))
+    if bad.any():
+        i = np.flatnonzero(bad.ravel())[0]
+        raise ValueError(f"wilson: {k_b.ravel()[i]:g} successes in {n_b.ravel()[i]:g} trials; allowed: 0 to the trials")
     lo = np.full(k_b.shape, np.nan)
     hi = np.full(k_b.shape, np.nan)
     if ok.any():
@@ -367,12 +372,16 @@ def pair_table(sets: pd.DataFrame) -> pd.DataFrame:
     With 2 players a pair IS a set, so this is each set against the rest.
 
     Returns columns players, spies, a, b (the pair, a < b in the order of first appearance),
-    games, wins, rate, p_value, p_adj, significant (p_adj < 0.05).
+    games, wins, rate, p_value, p_adj, significant (p_adj < 0.05). One policy's sets only: a
+    frame with several policies would pool them, so it is refused.
     """
     need = {"players", "spies", "characters", "games", "wins"}
     missing = need - set(sets.columns)
     if missing:
         raise ValueError(f"sets needs columns {sorted(missing)}, has {list(sets.columns)}")
+    if "policy" in sets.columns and sets["policy"].nunique() > 1:
+        raise ValueError(f"sets holds several policies ({', '.join(map(str, sets['policy'].unique()))}); "
+                         "pass one policy's sets (pairs would be pooled across them)")
     rows = []
     for (players, spies), g in sets.groupby(["players", "spies"], sort=True):
         tot_games, tot_wins = int(g["games"].sum()), int(g["wins"].sum())

@@ -314,3 +314,18 @@ def test_rate_text_carries_the_wilson_interval():
     lo, hi = wilson(27, 100)
     assert rate_text(27, 100) == f"27.000% (95% CI {pct(lo)} to {pct(hi)})"
     assert rate_text(0, 600, "") == f"0% (0% to {pct(wilson(0, 600)[1])})"
+
+
+def test_wilson_refuses_impossible_counts_and_pair_table_one_policy():
+    import pandas as pd
+    from experiments.stats import pair_table
+    with pytest.raises(ValueError, match="5 successes in 4 trials"):
+        wilson(5, 4)
+    with pytest.raises(ValueError, match="-1 successes"):
+        wilson(np.array([1, -1]), np.array([3, 3]))
+    assert np.isnan(wilson(0, 0)[0])          # no games: no interval, as documented
+    sets = pd.DataFrame({"players": 2, "spies": 0, "characters": ["A,B", "A,C"], "games": 10, "wins": 3,
+                         "policy": ["heuristic", "random"]})
+    with pytest.raises(ValueError, match="several policies"):
+        pair_table(sets)
+    assert len(pair_table(sets.assign(policy="heuristic"))) == 2
