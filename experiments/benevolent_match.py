@@ -85,7 +85,7 @@ def match(a, b, deals, seed=1, threads=None, theta_a=None, theta_b=None, rules=N
     p = (rules or Rules()).params
     cfg = setup_config(2, (1, 3))
     won = np.zeros(deals, np.int64)   # A's wins per deal (0, 1 or 2)
-    wa = wb = to = turns = 0
+    wb = to = turns = 0
     t0 = time.perf_counter()
     c0 = time.process_time()
     for seat_a in (0, 1):
@@ -99,7 +99,6 @@ def match(a, b, deals, seed=1, threads=None, theta_a=None, theta_b=None, rules=N
         play_chunk(p, cfg, np.uint64(seed), np.uint64(seed), 0, deals, pols, thetas, 4, out)
         w = out[:, R_WINNER]
         won += w == seat_a
-        wa += int((w == seat_a).sum())
         wb += int((w == 1 - seat_a).sum())
         to += int((w < 0).sum())
         turns += int(out[:, R_TURNS].sum())
@@ -113,6 +112,7 @@ def match(a, b, deals, seed=1, threads=None, theta_a=None, theta_b=None, rules=N
         lo, hi = DescrStatsW(per_deal).tconfint_mean(alpha=0.05)
     games = 2 * deals
     lo, hi = max(float(lo), 0.0), min(float(hi), 1.0)
+    wa = int(won.sum())
     return Match(a, b, deals, games, wa, wb, to, wa / games, tuple(wilson(wa, games)), (lo, hi),
                  turns / games / 2, secs, games / secs, seed, threads, cpu)
 

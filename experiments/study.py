@@ -1152,8 +1152,8 @@ def run_sensitivity(st: Study, threads=None, progress=None, chart_dir=None, back
     show["setup"] = [spies_label(s) if bw else f"{int(p)} players"
                      for s, p in zip(df["spies"] if bw else df["players"], df["players"])]
     if bw:   # the two win rates, each with its Wilson interval
-        show["default"] = [rate_text(w, n, "") for w, n in zip(df["default_wins"], df["games"])]
-        show["with the variant"] = [rate_text(w, n, "") for w, n in zip(df["variant_wins"], df["games"])]
+        show["default (95% CI)"] = [rate_text(w, n, "") for w, n in zip(df["default_wins"], df["games"])]
+        show["with the variant (95% CI)"] = [rate_text(w, n, "") for w, n in zip(df["variant_wins"], df["games"])]
     else:    # largest seat gaps: the difference's interval is the one the bootstrap gives
         show["default"] = [pct(x) for x in df["default"]]
         show["with the variant"] = [pct(x) for x in df["value"]]
@@ -1162,10 +1162,8 @@ def run_sensitivity(st: Study, threads=None, progress=None, chart_dir=None, back
     show["95% CI (pp)"] = [f"{signed(100 * a)} to {signed(100 * b)}" for a, b in zip(df["ci_low"], df["ci_high"])]
     if bw:
         show["wins"] = df["variant_wins"]
-        cols = ["variant", "kind", "setup", "games", "default_wins", "wins", "default",
-                "with the variant", "difference (pp)", "95% CI (pp)", "p_holm"]
-        show = show.rename(columns={"default": "default (95% CI)", "with the variant": "with the variant (95% CI)"})
-        cols = [{"default": "default (95% CI)", "with the variant": "with the variant (95% CI)"}.get(c, c) for c in cols]
+        cols = ["variant", "kind", "setup", "games", "default_wins", "wins", "default (95% CI)",
+                "with the variant (95% CI)", "difference (pp)", "95% CI (pp)", "p_holm"]
     else:
         cols = (["variant", "kind", "setup", "games", "changed_games", "default", "with the variant",
                  "difference (pp)", "95% CI (pp)", "p_holm"])
