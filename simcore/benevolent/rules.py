@@ -53,6 +53,8 @@ N_SLOTS = 9                        # the triangle of Secret tiles
 # the triangle is a pyramid (ASSUMPTION): slots 0-3 the first row; slot 4 rests on 0 and 1,
 # 5 on 1 and 2, 6 on 2 and 3, 7 on 4 and 5, 8 on 5 and 6
 SLOT_SUPPORTS = ((-1, -1), (-1, -1), (-1, -1), (-1, -1), (0, 1), (1, 2), (2, 3), (4, 5), (5, 6))
+# the triangle is filled by chance (ASSUMPTION: the rulebook does not say how): the 9 tiles
+# shuffled into the 9 slots, each slot's side up an even chance (engine.CH_* draws)
 
 # ---- ASSUMPTIONS ----------------------------------------------------------------------------------
 # ASSUMPTION segment shape: every side of every segment covers the same 5 hexes, in axial
