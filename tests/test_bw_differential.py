@@ -129,7 +129,7 @@ def test_every_switch_flipped(switch):
         H.lockstep_from(d, 19, g, weights=w, rules=rules)
 
 
-@pytest.mark.parametrize("name", ["machines-b", "malfunctions-uneven", "orphanage-next"])
+@pytest.mark.parametrize("name", ["machines-b", "malfunctions-uneven", "orphanage-mirror"])
 def test_alternative_tables(name):
     from simcore.bethel_woods.rules import load_rules
     rules = load_rules(name)

@@ -86,14 +86,23 @@ def test_direction_is_kept_and_one_worker_is_dropped_per_step():
 
 
 # ---- Constructing the Daydreamer --------------------------------------------------------------------
-def orphanage_example(last="Electrician"):
+def orphanage_example(last="Electrician", rules=None):
     w = {5: ["Engineer", "Electrician", "Electrician"], 6: ["Mechanic", "Technician"],
          1: ["Technician", "Electrician"]}
-    return Both(scenario(workers=w, malfunctions={6: mal(6, "Structural"), 1: mal(1, "Electrical")}))
+    return Both(scenario(workers=w, malfunctions={6: mal(6, "Structural"), 1: mal(1, "Electrical")}), rules)
 
 
-def test_three_workers_from_machine5_last_into_the_top_section():
-    b = orphanage_example()
+def _alternatives():
+    from simcore.bethel_woods.rules import ALTERNATIVES
+    return sorted(ALTERNATIVES)
+
+
+@pytest.mark.parametrize("name", [None] + _alternatives())
+def test_three_workers_from_machine5_last_into_the_top_section(name):
+    """The rulebook's Orphanage example, under the default data and under every named alternative
+    table: an alternative that made this worked example illegal would contradict the rulebook."""
+    from simcore.bethel_woods.rules import load_rules
+    b = orphanage_example(rules=load_rules(name) if name else None)
     b.do("pick up Machine 5 clockwise", "drop Engineer", "fix M6 Structural")
     b.do("drop Electrician", "fix M1 Electrical")
     assert b.d["phase"] == "move"

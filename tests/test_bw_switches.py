@@ -228,7 +228,7 @@ def test_named_alternatives_and_switch_settings():
     r = load_rules("machines-b,four_critical=immediate")
     assert r.switch("four_critical") == "immediate" and r.machine_types != Rules().machine_types
     assert r.section_types == r.machine_types   # the sections follow the machines
-    assert load_rules("orphanage-next").section_types[0] == Rules().machine_types[1]
+    assert load_rules("orphanage-shift2").section_types[0] == Rules().machine_types[2]
     for name in ALTERNATIVES:
         assert load_rules(name) != Rules(source=name)
     with pytest.raises(UserError, match="alternatives: machines-b"):

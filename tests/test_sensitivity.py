@@ -24,7 +24,7 @@ def test_variants_cover_every_switch_value_and_table():
 
 @pytest.fixture(scope="module")
 def bw():
-    return S.sensitivity("bethel_woods", games=40, seed=3, only=["four_critical=immediate", "orphanage-next"])
+    return S.sensitivity("bethel_woods", games=40, seed=3, only=["four_critical=immediate", "orphanage-shift2"])
 
 
 def test_bw_rows_agree_with_the_arena_units(bw):

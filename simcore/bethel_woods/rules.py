@@ -53,8 +53,10 @@ LOSS_REASONS = ("bag_empty", "four_critical", "six_spies")
 # ---- ASSUMPTIONS (override in a rules file) -------------------------------------------------
 # ASSUMPTION machine_types: the two types shown beside each machine. They are the machine's two
 # starting workers, its spy's cost and (by default) its Orphanage section's accepted types.
-# M1, M5 and M6 follow from the rulebook's examples (M5 gets an Engineer and an Electrician; the
-# M6 spy costs Mechanical + Digital; M1's workers are a Technician and an Electrician);
+# M5 and M6 are stated in the rulebook (setup: M5 gets an Engineer and an Electrician; the M6 spy
+# costs Mechanical + Digital). M1 is inferred, not stated: the Moving Workers example picks up
+# a Technician and an Electrician from Machine 1, read as its two setup workers (the Orphanage
+# example, an Electrician entering section 0 from Machine 1, agrees);
 # M2, M3, M4 are assumed so that every worker type appears on exactly 3 machines.
 DEFAULT_MACHINE_TYPES = (
     ("Digital", "Electrical"),      # Machine 1
@@ -285,9 +287,9 @@ def _own_other(own, other):
 _M = DEFAULT_MACHINE_TYPES
 
 
-def _shift(k):
-    """Section i accepts the types of machine i + k."""
-    return [list(_M[(i + k) % N_MACHINES]) for i in range(N_MACHINES)]
+def _sections(f):
+    """Section i accepts the types of machine f(i)."""
+    return [list(_M[f(i) % N_MACHINES]) for i in range(N_MACHINES)]
 
 
 ALTERNATIVES = {
@@ -305,8 +307,11 @@ ALTERNATIVES = {
     "malfunctions-uneven": {"malfunction_counts": [
         [5 if t in pair else 3 for t in range(N_TYPES)] if m % 2 == 0 else [3] * N_TYPES
         for m, pair in enumerate(_types_to_idx(DEFAULT_MACHINE_TYPES, "machine_types"))]},
-    # the Orphanage sections' accepted types
-    "orphanage-next": {"orphanage_types": _shift(1)},
-    "orphanage-prev": {"orphanage_types": _shift(-1)},
-    "orphanage-opposite": {"orphanage_types": _shift(3)},
+    # the Orphanage sections' accepted types. The rulebook's Orphanage example (the last worker,
+    # an Electrician, enters the top section from Machine 1) needs section 0 to take Electricians:
+    # Electrical is on Machines 1, 3 and 5, so the sections may turn by 2 or 4 machines (not by 1 or
+    # 3), or run round the other way from section 0
+    "orphanage-shift2": {"orphanage_types": _sections(lambda i: i + 2)},
+    "orphanage-shift4": {"orphanage_types": _sections(lambda i: i + 4)},
+    "orphanage-mirror": {"orphanage_types": _sections(lambda i: -i)},
 }
