@@ -1,11 +1,13 @@
 """Files a run writes (traces, records, tables, tuned weights): checked before the run, written so
-that nothing is left half-written, and written *through* a symbolic link, a named pipe or a
-device instead of replacing it."""
+that nothing is left half-written, and written *through* a symbolic link, a named pipe, a device
+or a file descriptor (/dev/stdout, /dev/fd/N) instead of replacing it."""
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import stat
+import sys
 import tempfile
 
 from simcore.errors import UserError
@@ -13,6 +15,31 @@ from simcore.errors import UserError
 
 def _real(path) -> str:
     return os.path.realpath(os.fspath(path))
+
+
+def _fd_alias(path) -> int | None:
+    """The file descriptor a path names (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N),
+    else None. Such a path is written through the descriptor the process already holds: its
+    target may be a pipe (the link then leads nowhere on disk) or the file a shell redirected
+    stdout to (which must not be replaced, and whose offset stdout shares)."""
+    p = os.path.normpath(os.path.abspath(os.fspath(path)))
+    named = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+    if p in named:
+        return named[p]
+    for prefix in ("/dev/fd/", "/proc/self/fd/", f"/proc/{os.getpid()}/fd/"):
+        if p.startswith(prefix) and p[len(prefix):].isdigit():
+            return int(p[len(prefix):])
+    return None
+
+
+def _check_fd(fd: int, shown: str) -> None:
+    """UserError unless fd is open for writing."""
+    try:
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+    except OSError:
+        raise UserError(f"cannot write {shown}: file descriptor {fd} is not open") from None
+    if flags & os.O_ACCMODE not in (os.O_WRONLY, os.O_RDWR):
+        raise UserError(f"cannot write {shown}: file descriptor {fd} is not open for writing")
 
 
 def _special(real: str) -> bool:
@@ -28,6 +55,10 @@ def check_writable(path, what: str = "") -> None:
     and path is not a folder. Called before a long run, so nothing is played for a file that
     cannot be written."""
     shown = f"{what} {str(path)!r}" if what else repr(str(path))
+    fd = _fd_alias(path)
+    if fd is not None:
+        _check_fd(fd, shown)
+        return
     real = _real(path)
     if os.path.isdir(real):
         raise UserError(f"cannot write {shown}: it is a folder; give a file name")
@@ -59,9 +90,22 @@ def atomic_open(path, mode: str = "w", what: str = "", **kwargs):
     """Open path for writing. A regular file (new or old) is written to a temporary file in the
     same folder and moved into place only when the block ends without an error, so a failed run
     leaves the old file (or none). A symbolic link is followed (the link stays, its target is
-    replaced); a pipe or device is written directly. An OSError becomes a one-line UserError."""
+    replaced); a pipe or device is written directly, and /dev/stdout, /dev/fd/N and the like
+    through the process's own descriptor (so a redirected stdout's file is written in order, not
+    replaced). An OSError becomes a one-line UserError."""
     shown = f"{what} {str(path)!r}" if what else repr(str(path))
     check_writable(path, what)
+    fd = _fd_alias(path)
+    if fd is not None:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()   # what was printed before goes first
+        try:
+            with os.fdopen(os.dup(fd), mode, **kwargs) as f:
+                yield f
+        except OSError as e:
+            raise UserError(f"cannot write {shown}: {e.strerror or e}") from None
+        return
     real = _real(path)
     if _special(real):
         try:

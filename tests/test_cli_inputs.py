@@ -53,6 +53,46 @@ def test_records_through_a_link_and_into_a_folder(capsys, tmp_path):
     one_line_error(code, err, "it is a folder")
 
 
+def test_records_through_a_file_descriptor(capsys, tmp_path):
+    """/dev/fd/N and /dev/stdout are written through the descriptor the process holds: a pipe
+    (whose /proc link leads nowhere on disk) gets the rows, and a file the shell redirected stdout
+    to is written in order, not replaced (a new inode would lose what stdout prints after)."""
+    import subprocess
+    import sys
+    r, w = os.pipe()
+    try:
+        code, out, err = run(capsys, "bethel-woods", "simulate", "--games", "5", "--threads", "1",
+                             "--records", f"/dev/fd/{w}")
+    finally:
+        os.close(w)
+    with os.fdopen(r) as f:
+        rows = f.read().splitlines()
+    assert code == 0, err
+    assert rows[0].startswith("game,won,outcome") and len(rows) == 6 and "games" in out
+    target = tmp_path / "out.txt"
+    target.write_text("")
+    inode = target.stat().st_ino
+    with open(target, "w") as f:
+        proc = subprocess.run([sys.executable, "-c", "import sys; from experiments.cli import main; "
+                               "sys.exit(main(sys.argv[1:]))", "bethel-woods", "simulate", "--games", "5",
+                               "--threads", "1", "--records", "/dev/stdout"],
+                              stdout=f, stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 0, proc.stderr
+    lines = target.read_text().splitlines()
+    assert target.stat().st_ino == inode                      # the same file, written through
+    assert lines[0].startswith("game,won,outcome") and len([x for x in lines if x[:1].isdigit()]) == 5
+    assert any(x.startswith("games") for x in lines[6:])       # the summary follows the rows
+    code, _, err = run(capsys, "bethel-woods", "simulate", "--games", "5", "--records", "/dev/fd/987")
+    one_line_error(code, err, "file descriptor 987 is not open")
+    r, w = os.pipe()
+    try:
+        code, _, err = run(capsys, "bethel-woods", "simulate", "--games", "5", "--records", f"/dev/fd/{r}")
+    finally:
+        os.close(r)
+        os.close(w)
+    one_line_error(code, err, "not open for writing")
+
+
 def test_records_into_a_folder_that_takes_no_file(capsys):
     # /proc takes no new file, even for root: refused before a game is played
     code, out, err = run(capsys, "bethel-woods", "simulate", "--games", "50", "--records", "/proc/g.csv")
