@@ -41,6 +41,16 @@ def read_table(path, table: str) -> dict:
     return t
 
 
+def rules_from_file(path, table: str, build):
+    """build(the [table] of the rules file at path, source=path), with the file named in any
+    RulesError the values raise (a bad value is then found in the right file)."""
+    d = read_table(path, table)
+    try:
+        return build(d, source=str(path))
+    except RulesError as e:
+        raise RulesError(f"rules file {str(path)!r}: {e}") from None
+
+
 def parse_switches(given, spec: dict, table: str) -> tuple:
     """The value index of every switch in ``spec`` ({name: (allowed values, the default first)}),
     in spec order, from the ``switches`` table of a rules file (missing: the default).

@@ -136,6 +136,29 @@ def test_benevolent_rules_malformed_value_names_the_key(capsys, tmp_path):
     one_line_error(code, err, "[benevolent] dream_path = 'x': malformed; expected a list of arrows")
 
 
+@pytest.mark.parametrize("line, needle", [
+    ('dream_path = [[0, 1.7, "Clover"]]', "dream_path: 1.7 is not a whole number"),
+    ('dream_path = [[0, "1", "Clover"]]', "dream_path: '1' is not a whole number"),
+    ('dream_path = [[0, 1, 0]]', "dream_path: gift 0; allowed: Clover"),
+    ('layouts = {"2" = [[0, 0], [0.6, -1.2]]}', "layouts.2: 0.6 is not a whole number"),
+    ('gray = [[1.0, 0, 1, 0, 0]]', "gray[0]: 1.0 is not a whole number")])
+def test_benevolent_rules_whole_numbers(capsys, tmp_path, line, needle):
+    """A decimal or a string where the rules file needs a whole number is refused, never read as
+    the whole number below it (int() did: 0.6 became 0, a layout equal to the default)."""
+    f = tmp_path / "bv.toml"
+    f.write_text(f"[benevolent]\n{line}\n")
+    code, _, err = run(capsys, "benevolent", "simulate", "--games", "4", "--rules", f)
+    one_line_error(code, err, needle)
+    assert f"rules file {str(f)!r}: " in err        # the file is named too
+
+
+def test_a_bad_value_names_its_rules_file(capsys, tmp_path):
+    f = tmp_path / "bw.toml"
+    f.write_text("[bethel_woods]\nknowledge_limit = -4\n")
+    code, _, err = run(capsys, "bethel-woods", "simulate", "--games", "4", "--rules", f)
+    one_line_error(code, err, f"rules file {str(f)!r}: knowledge_limit: -4 is not an integer from 1 to 40")
+
+
 def test_policy_names_and_conflicts(capsys):
     code, out, _ = run(capsys, "bethel-woods", "simulate", "--games", "30", "--threads", "1", "--policy", "RANDOM",
                        "--json")

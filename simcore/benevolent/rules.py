@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import UserError
-from ..rulesfile import RulesError, parse_switches, read_table, spec_mapping
+from ..rulesfile import RulesError, parse_switches, rules_from_file, spec_mapping
 
 GIFTS = ("Clover", "Feather", "Crystal", "Amber", "Figurine")
 GIFT_VALUES = (2, 4, 7, 10, 12)                       # rulebook: the Dream board
@@ -262,6 +262,21 @@ _SHAPES = {  # what each key holds, for the error on a malformed value
 }
 
 
+def _whole(x, where):
+    """x if it is a whole number (a TOML integer), else RulesError naming it: int() would read 1.7
+    as 1 and "1" as 1, quietly."""
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise RulesError(f"[benevolent] {where}: {x!r} is not a whole number")
+    return x
+
+
+def _gift(g):
+    """An arrow's gift: a name, or "" for none (0 or false would otherwise read as no gift)."""
+    if not isinstance(g, str):
+        raise RulesError(f"[benevolent] dream_path: gift {g!r}; allowed: {', '.join(GIFTS)} or \"\"")
+    return g or None
+
+
 def rules_from_mapping(d, source="mapping"):
     unknown = set(d) - _KEYS
     if unknown:
@@ -274,18 +289,19 @@ def rules_from_mapping(d, source="mapping"):
             kw["sides"] = tuple(tuple(s) for s in d["sides"])
         key = "gray"
         if "gray" in d:
-            kw["gray"] = tuple(tuple(g) for g in d["gray"])
+            kw["gray"] = tuple(tuple(_whole(x, f"gray[{j}]") for x in g) for j, g in enumerate(d["gray"]))
         key = "layouts"
         if "layouts" in d:
             lay = dict(DEFAULT_LAYOUTS)
             for n, offs in d["layouts"].items():
                 if str(n) not in ("2", "3", "4"):
                     raise RulesError(f"layouts: player count {n!r}; allowed: 2, 3, 4")
-                lay[int(n)] = tuple(tuple(int(x) for x in o) for o in offs)
+                lay[int(n)] = tuple(tuple(_whole(x, f"layouts.{n}") for x in o) for o in offs)
             kw["layouts"] = tuple(sorted(lay.items()))
         key = "dream_path"
         if "dream_path" in d:
-            kw["arrows"] = tuple((int(a), int(b), g or None) for a, b, g in d["dream_path"])
+            kw["arrows"] = tuple((_whole(a, "dream_path"), _whole(b, "dream_path"), _gift(g))
+                                 for a, b, g in d["dream_path"])
         key = "exchange_tiles"
         if "exchange_tiles" in d:
             kw["exchange_tiles"] = tuple(tuple(t) for t in d["exchange_tiles"])
@@ -314,7 +330,7 @@ def load_rules(path=None) -> Rules:
     named = spec_mapping(path, "benevolent", ALTERNATIVES, SWITCHES)
     if named is not None:
         return rules_from_mapping(named, source=str(path))
-    return rules_from_mapping(read_table(path, "benevolent"), source=str(path))
+    return rules_from_file(path, "benevolent", rules_from_mapping)
 
 
 def parse_leaves(spec, n_players):

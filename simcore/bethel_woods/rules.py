@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..rulesfile import RulesError, parse_switches, read_table, spec_mapping
+from ..rulesfile import RulesError, parse_switches, rules_from_file, spec_mapping
 
 TYPES = ("Mechanical", "Structural", "Digital", "Electrical")
 WORKERS = ("Mechanic", "Engineer", "Technician", "Electrician")
@@ -272,7 +272,7 @@ def load_rules(path=None) -> Rules:
     named = spec_mapping(path, "bethel_woods", ALTERNATIVES, SWITCHES)
     if named is not None:
         return rules_from_mapping(named, source=str(path))
-    return rules_from_mapping(read_table(path, "bethel_woods"), source=str(path))
+    return rules_from_file(path, "bethel_woods", rules_from_mapping)
 
 
 # ---- ALTERNATIVES: named, plausible alternatives to the assumed component data -----------------------
