@@ -48,6 +48,13 @@ UNIT_SECONDS = 3.0
 MAX_UNIT = 1 << 18   # bounds a unit whatever the speed (memory of one compiled call's records)
 
 
+def games_per_seed(cell) -> int:
+    """Games a cell plays for each seed: 1, or 2 for a paired cell (the variants study's
+    ``PairedCell`` plays the variant and the defaults on every seed). Progress counts games
+    played, so a paired unit of n seeds advances the bar by 2n."""
+    return getattr(cell, "games_per_seed", 1)
+
+
 def speed(cell) -> float:
     """Nominal games/s of a cell (the slowest seat's policy)."""
     return min(NOMINAL_SPEED.get((cell.game, p), SLOW_SPEED) for p in set(cell.seat_policies()))
@@ -119,7 +126,8 @@ def execute(work: Sequence[tuple], threads: int | None = None, progress=None,
             for a, n in units(cell, games, start)]
     totals: list[np.ndarray | None] = [None] * len(items)
     if progress is not None:
-        progress.add(sum(g for _, g, _ in items), sum(g / speed(c) for c, g, _ in items))
+        progress.add(sum(g * games_per_seed(c) for c, g, _ in items),
+                     sum(g * games_per_seed(c) / speed(c) for c, g, _ in items))
     nthreads = check_threads(threads)
     old = numba.get_num_threads()
     numba.set_num_threads(nthreads)
@@ -130,7 +138,8 @@ def execute(work: Sequence[tuple], threads: int | None = None, progress=None,
             if on_unit is not None:
                 on_unit(cell, a, n, counts)
             if progress is not None:
-                progress.advance(n, n / speed(cell))
+                k = games_per_seed(cell)
+                progress.advance(n * k, n * k / speed(cell))
     finally:
         numba.set_num_threads(old)
     for i, (cell, games, _) in enumerate(items):

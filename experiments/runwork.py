@@ -173,10 +173,13 @@ def execute_units(work, threads: int | None = None, progress=None, on_unit: Call
             asked.append((cell, b - a))
             for ga, gn in (store.missing(cell, b - a, a) if store is not None else [(a, b - a)]):
                 units += [(cell, ua, un) for ua, un in plan(cell, gn, ga)]
-    cost = (lambda c, n: n / speed(c)) if speed else (lambda c, n: float(n))
+    # progress counts games played: n seeds of a paired cell are 2n games (execute.games_per_seed)
+    k = lambda c: getattr(c, "games_per_seed", 1)   # noqa: E731
+    cost = (lambda c, n: n * k(c) / speed(c)) if speed else (lambda c, n: float(n * k(c)))
     if progress is not None and hasattr(progress, "add"):
-        todo, todo_cost = sum(n for _, _, n in units), sum(cost(c, n) for c, _, n in units)
-        done, done_cost = sum(n for _, n in asked) - todo, sum(cost(c, n) for c, n in asked) - todo_cost
+        todo, todo_cost = sum(n * k(c) for c, _, n in units), sum(cost(c, n) for c, _, n in units)
+        done = sum(n * k(c) for c, n in asked) - todo
+        done_cost = sum(cost(c, n) for c, n in asked) - todo_cost
         progress.add(todo, todo_cost)
         if done and hasattr(progress, "resumed"):   # games the store holds: done, not in the rate
             progress.resumed(done, done_cost)
@@ -190,7 +193,7 @@ def execute_units(work, threads: int | None = None, progress=None, on_unit: Call
         if on_unit is not None:
             on_unit(r.cell, r.start, r.count, r.counts)
         if progress is not None:
-            progress.advance(r.count, cost(r.cell, r.count))
+            progress.advance(r.count * k(r.cell), cost(r.cell, r.count))
     out = []
     for cell, games, start in items:
         if store is not None:

@@ -1007,6 +1007,7 @@ class PairedCell:
 
     fields = ("games", "both_won", "only_a_won", "only_b_won", "neither_won")
     label = ""
+    games_per_seed = 2   # each seed is played twice: the variant and the defaults
 
     def store_dict(self) -> dict:
         """Its key in a results store (experiments.store): both cells' keys, rules and theta."""

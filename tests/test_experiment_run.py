@@ -1,5 +1,6 @@
 """`boardsim experiment run` with a results store (resume after SIGKILL, re-run replays nothing),
 on a local Dask cluster, and `experiment status`; through the real CLI in subprocesses."""
+import json
 import os
 import signal
 import sqlite3
@@ -166,12 +167,14 @@ def test_the_variants_study_records_its_paired_units_and_a_rerun_replays_none(tm
                  'spies = [0, 2]\ngames = 700\nseed = 15\n')
     out = tmp_path / "o"
     assert main(["experiment", "run", str(f), "--out", str(out)]) == 0
-    assert "1,400 games (all played now" in capsys.readouterr().out
+    # 700 seeds x 2 difficulties, each seed played twice (the variant and the defaults)
+    assert "2,800 games (all played now" in capsys.readouterr().out
+    assert json.loads((out / "run.json").read_text())["studies"][0]["games"] == 2800
     first = pd.read_csv(out / "tables" / "v_pairs.csv")
     # the paired units are in the store (units 256 + 444 per pair), keyed by both cells
     assert recorded(out / "results.sqlite") == (4, 1400)
     assert main(["experiment", "run", str(f), "--out", str(out)]) == 0
-    assert "1,400 games (all read from" in capsys.readouterr().out
+    assert "2,800 games (all read from" in capsys.readouterr().out
     pd.testing.assert_frame_equal(pd.read_csv(out / "tables" / "v_pairs.csv"), first)
     assert (first["games"] == 700).all() and (first["both_won"] + first["only_variant_won"]
                                               + first["only_default_won"] + first["neither_won"] == 700).all()
