@@ -18,6 +18,12 @@ COLUMNS = ["id", "threads", "games_per_second", "decisions_per_second", "ratio",
 AB_COLUMNS = ["row", "base", "head", "ratio", "pairs", "verdict", "wall ratio", "same outcomes"]
 
 
+def _num(x: float) -> str:
+    """A figure of the bench table: 4 significant digits, never in exponent form (274,600 rather
+    than 2.746e+05, beside 3,580 in the same column)."""
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:,.4g}"
+
+
 def _ab_table(results):
     from benchmarks import ab
     lines = []
@@ -98,7 +104,7 @@ def bench(
         df = pd.DataFrame(rows)
         cols = [c for c in COLUMNS if c in df.columns]
         with pd.option_context("display.width", 200, "display.max_columns", 20):
-            typer.echo(df[cols].to_string(index=False, float_format=lambda x: f"{x:,.4g}", na_rep=""))
+            typer.echo(df[cols].to_string(index=False, float_format=_num, na_rep=""))
     if update_baseline:
         suite.write_baseline(rows, expected, path, previous=known)
         typer.echo(f"baseline written to {path}", err=True)

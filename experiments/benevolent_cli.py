@@ -67,12 +67,12 @@ def summary_text(d):
              f"games        {d['games']:,}   ({share})"]
     for q, (w, r, (lo, hi)) in enumerate(zip(d["seat_wins"], d["seat_win_rates"], d["seat_ci95"])):
         mark = "" if lo <= fair <= hi else "  (differs from a fair share)"
-        lines.append(f"seat {q + 1} ({d['leaves'][q]} leaves)  wins {w:,}  {pct(r)}  (95% CI {pct(lo)} to {pct(hi)}){mark}")
+        lines.append(f"seat {q + 1} ({d['leaves'][q]} {'leaf' if d['leaves'][q] == 1 else 'leaves'})  wins {w:,}  {pct(r)}  (95% CI {pct(lo)} to {pct(hi)}){mark}")
     lo, hi = d["timeout_ci95"]
     lines += [f"timeouts     {d['timeouts']:,}  {pct(d['timeouts'] / d['games'])}  (95% CI {pct(lo)} to {pct(hi)})",
               f"mean rounds  {d['mean_rounds']:.2f}",
               f"speed        {d['games_per_second']:,.0f} games/s, {d['decisions_per_second']:,.0f} decisions/s "
-              f"on {d['threads']} threads ({d['seconds']:.2f} s)"]
+              f"on {d['threads']} thread{'s' if d['threads'] != 1 else ''} ({d['seconds']:.2f} s)"]
     return "\n".join(lines)
 
 
@@ -132,7 +132,9 @@ def play(
 def sensitivity(
     games: Annotated[int, typer.Option(help="Games per arm and setup (each variant and the defaults).")] = 20000,
     seed: Annotated[int, typer.Option(help="Master seed: every variant plays the same seeds as the defaults.")] = 7,
-    policy: Annotated[Optional[str], typer.Option(help="Policy (default: the strongest there is).")] = None,
+    policy: Annotated[Optional[str], typer.Option(
+        help="Policy for every seat, as for simulate; default: heuristic, the strongest fast enough "
+             "for thousands of games per variant.")] = None,
     threads: Annotated[Optional[int], typer.Option(help="Worker threads (default: all cores).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
     chart: Annotated[Optional[Path], typer.Option(help="Also draw the forest chart here (PNG and SVG).")] = None,

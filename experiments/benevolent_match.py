@@ -60,7 +60,7 @@ class Match:
                 f"{self.ci95[0]:.3%} to {self.ci95[1]:.3%}; by deal {self.deal_ci95[0]:.3%} to "
                 f"{self.deal_ci95[1]:.3%}), {self.b} wins {self.wins_b:,}, timeouts {self.timeouts:,}; "
                 f"mean rounds {self.mean_rounds:.1f}; {self.games_per_second:,.1f} games/s on {self.threads} "
-                f"threads ({self.seconds:.1f} s), {self.games_per_cpu_second:,.1f} games per CPU second")
+                f"thread{'s' if self.threads != 1 else ''} ({self.seconds:.1f} s), {self.games_per_cpu_second:,.1f} games per CPU second")
 
 
 def theta_with(name, overrides):

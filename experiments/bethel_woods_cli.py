@@ -26,7 +26,7 @@ Players = Annotated[int, typer.Option(help="Number of players, 2 to 4.")]
 Spies = Annotated[int, typer.Option(help="Spies added at setup (difficulty), 0 to 5.")]
 Characters = Annotated[Optional[str], typer.Option(
     help="Comma-separated characters, one per seat (Nova, Harris, Junas, Linny, Violet, Fenn, Rone, Fare); "
-         "default: dealt at random in every game.")]
+         "default: each game's characters dealt at random from its seed.")]
 Policy = Annotated[str, typer.Option(help=f"Policy for every seat ({', '.join(POLICIES['bethel_woods'])})." )]
 Seed = Annotated[int, typer.Option(help="Master seed: the same seed gives the same games.")]
 Budget = Annotated[Optional[int], typer.Option(
@@ -70,7 +70,7 @@ def summary_text(d):
         f"mean turns   {d['mean_turns']:.2f}   (Daydreamer pieces {d['mean_daydreamer_built']:.2f}, "
         f"spies uncovered {d['mean_spies_uncovered']:.2f}, malfunctions fixed {d['mean_malfunctions_fixed']:.2f})",
         f"speed        {d['games_per_second']:,.0f} games/s, {d['decisions_per_second']:,.0f} decisions/s "
-        f"on {d['threads']} threads ({d['seconds']:.2f} s)",
+        f"on {d['threads']} thread{'s' if d['threads'] != 1 else ''} ({d['seconds']:.2f} s)",
     ]
     return "\n".join(lines)
 
@@ -133,7 +133,9 @@ def play(
 def sensitivity(
     games: Annotated[int, typer.Option(help="Games per arm and setup (each variant and the defaults).")] = 2000,
     seed: Annotated[int, typer.Option(help="Master seed: every variant plays the same seeds as the defaults.")] = 7,
-    policy: Annotated[Optional[str], typer.Option(help="Policy (default: the strongest there is).")] = None,
+    policy: Annotated[Optional[str], typer.Option(
+        help="Policy for every seat, as for simulate; default: heuristic, the strongest fast enough "
+             "for thousands of games per variant.")] = None,
     threads: Annotated[Optional[int], typer.Option(help="Worker threads (default: all cores).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
     chart: Annotated[Optional[Path], typer.Option(help="Also draw the forest chart here (PNG and SVG).")] = None,

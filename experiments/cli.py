@@ -76,6 +76,28 @@ def _flow_short_help(t: typer.Typer) -> None:
 _flow_short_help(app)
 
 
+def _usage_message(e, argv) -> str:
+    """click's message, with what it leaves out: the value given to a bad option (typer's "Input
+    should be a valid integer" does not repeat it) and the commands there are after "No such
+    command"."""
+    exc = sys.modules[UsageError.__module__]   # click's exceptions, or typer's own copy of them
+    msg = e.format_message()
+    if isinstance(e, exc.BadParameter) and e.param is not None:
+        args = [str(a) for a in argv]
+        for opt in getattr(e.param, "opts", []):
+            for i, a in enumerate(args):
+                if a == opt and i + 1 < len(args):
+                    return f"{msg} (got {args[i + 1]!r})"
+                if a.startswith(opt + "="):
+                    return f"{msg} (got {a[len(opt) + 1:]!r})"
+    if msg.startswith("No such command") and "Did you mean" not in msg and e.ctx is not None:
+        group = e.ctx.command
+        names = group.list_commands(e.ctx) if hasattr(group, "list_commands") else []
+        if names:
+            return f"{msg.rstrip('.')}; commands: {', '.join(names)}"
+    return msg
+
+
 def main(argv=None) -> int:
     """Entry point: usage errors become one line on stderr with exit code 2."""
     try:
@@ -87,7 +109,7 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         return _interrupted()
     except UsageError as e:
-        typer.echo(f"error: {e.format_message()}", err=True)
+        typer.echo(f"error: {_usage_message(e, sys.argv[1:] if argv is None else argv)}", err=True)
         return 2
     except typer.Exit as e:
         return e.exit_code

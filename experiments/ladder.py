@@ -185,10 +185,12 @@ def ladder_table(rows, game):
     from tabulate import tabulate
     from .stats import pct
     out = []
+    shown = {r["policy"]: r["policy"] if r.get("budget") is None else f"{r['policy']}({r['budget']})"
+             for r in rows}   # Benevolent: the search named with its budget, as on the Bethel Woods ladder
     for r in rows:
         name = r.get("label", r["policy"])
         if game == "benevolent":
-            name = f"{r['policy']} vs {r['against']}"
+            name = f"{shown[r['policy']]} vs {shown.get(r['against'], r['against'])}"
         diff = "" if r["diff_vs_below"] is None else (
             f"{signed(r['diff_vs_below'] * 100)} pp ({signed(r['diff_ci95'][0] * 100)} to {signed(r['diff_ci95'][1] * 100)})")
         out.append([name, f"{r['games']:,}", f"{r['wins']:,}", pct(r["win_rate"]),

@@ -66,8 +66,8 @@ def run_studies(studies, out, threads=None, show_progress=True, title="boardsim 
             "python": platform.python_version()}
     meta = {"command": command or "boardsim report", "studies": ", ".join(s.name for s in studies),
             "games": f"{sum(r['games'] for r in runs):,}",
-            "time": f"{seconds:.0f} s on {nthreads} threads (load {load0:.1f} at start)"
-            if load0 is not None else f"{seconds:.0f} s on {nthreads} threads",
+            "time": f"{seconds:.0f} s on {nthreads} thread{'s' if nthreads != 1 else ''} (load {load0:.1f} at start)"
+            if load0 is not None else f"{seconds:.0f} s on {nthreads} thread{'s' if nthreads != 1 else ''}",
             "seeds": ", ".join(f"{r['study']} {r['seed']}" for r in runs),
             "tables": "tables/<study>_<table>.csv and .parquet: one row per cell with its counts"}
     intro = Section("About this report", (

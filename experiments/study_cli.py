@@ -13,7 +13,6 @@ from .errors import user_errors
 
 app = typer.Typer(no_args_is_help=True, help="Balance studies from study files (docs/studies.md).")
 
-Out = Annotated[Optional[Path], typer.Option(help="Folder to write (created; its parent must exist).")]
 Quick = Annotated[bool, typer.Option("--quick", help="Use the study files' \\[quick] sizes: minutes, not hours.")]
 Seed = Annotated[Optional[int], typer.Option(help="Override the study files' seeds.")]
 Threads = Annotated[Optional[int], typer.Option(help="Worker threads (default: all cores).")]
@@ -39,7 +38,9 @@ def store_path(out: Path) -> Path:
 @app.command()
 @user_errors
 def run(file: Annotated[Path, typer.Argument(help="A study file (TOML), e.g. experiments/studies/seats.toml.")],
-        out: Out = None, quick: Quick = False, seed: Seed = None, threads: Threads = None,
+        out: Annotated[Optional[Path], typer.Option(
+            help="Folder to write (created; its parent must exist); default: study-NAME, NAME the "
+                 "study file's name.")] = None, quick: Quick = False, seed: Seed = None, threads: Threads = None,
         fresh: Fresh = False, workers: Workers = None, scheduler: Scheduler = None):
     """Run one study file: tables (CSV, Parquet), charts, report.md and report.html in --out.
 
@@ -100,7 +101,9 @@ def status(file: Annotated[Path, typer.Argument(help="The study file given to `e
 
 
 @user_errors
-def report(out: Out = None, quick: Quick = False, seed: Seed = None, threads: Threads = None):
+def report(out: Annotated[Optional[Path], typer.Option(
+               help="Folder to write (created; its parent must exist); default: report, or "
+                    "report-quick with --quick.")] = None, quick: Quick = False, seed: Seed = None, threads: Threads = None):
     """Run the seven standard studies and write report.md and a self-contained report.html."""
     from .report import run_studies, standard_studies
     studies = standard_studies(quick=quick, seed=seed)

@@ -41,6 +41,11 @@ def read_table(path, table: str) -> dict:
     return t
 
 
+def toml_repr(x) -> str:
+    """A value as a rules file spells it: true/false for a boolean (Python would print True)."""
+    return ("true" if x else "false") if isinstance(x, bool) else repr(x)
+
+
 def rules_from_file(path, table: str, build):
     """build(the [table] of the rules file at path, source=path), with the file named in any
     RulesError the values raise (a bad value is then found in the right file)."""

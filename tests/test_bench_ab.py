@@ -230,3 +230,8 @@ def test_a_slowdown_accepted_on_purpose_moves_the_threshold_only_against_its_bas
     plain.add_round([100.0] * 5, [75.0] * 5)
     plain.add_round([100.0] * 5, [75.0] * 5)
     assert plain.failed()
+
+
+def test_bench_table_figures_are_never_in_exponent_form():
+    from experiments.bench_cli import _num
+    assert [_num(x) for x in (274_600.3, 3_580.2, 45.43, 0.98765)] == ["274,600", "3,580", "45.43", "0.9877"]

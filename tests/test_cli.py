@@ -166,8 +166,11 @@ def test_benevolent_simulate_json(capsys):
 
 def test_benevolent_table(capsys):
     code, out, _ = run(capsys, "benevolent", "simulate", "--players", "3", "--games", "500", "--policies",
-                       "random,random,random")
+                       "random,random,random", "--threads", "2")
     assert code == 0 and out.count("95% CI") == 4 and "seat 3 (4 leaves)" in out
+    assert "seat 1 (1 leaf)" in out and "on 2 threads" in out
+    code, out, _ = run(capsys, "benevolent", "simulate", "--games", "20", "--threads", "1")
+    assert code == 0 and "on 1 thread (" in out
 
 
 def test_benevolent_fair_share_is_of_the_decided_games():

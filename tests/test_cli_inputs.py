@@ -157,6 +157,9 @@ def test_a_bad_value_names_its_rules_file(capsys, tmp_path):
     f.write_text("[bethel_woods]\nknowledge_limit = -4\n")
     code, _, err = run(capsys, "bethel-woods", "simulate", "--games", "4", "--rules", f)
     one_line_error(code, err, f"rules file {str(f)!r}: knowledge_limit: -4 is not an integer from 1 to 40")
+    f.write_text("[bethel_woods]\nknowledge_limit = true\n")   # spelled as in the file, not True
+    code, _, err = run(capsys, "bethel-woods", "simulate", "--games", "4", "--rules", f)
+    one_line_error(code, err, "knowledge_limit: true is not an integer from 1 to 40")
 
 
 def test_policy_names_and_conflicts(capsys):
@@ -239,3 +242,16 @@ def test_sensitivity_table_prints_each_win_rate_with_its_interval():
     assert "default (95% CI)" in text and f"27.00% ({100 * lo:5.2f}-{100 * hi:5.2f})" in text
     lo, hi = wilson(40, 200)
     assert f"20.00% ({100 * lo:5.2f}-{100 * hi:5.2f})" in text
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["bethel-woods", "simulate", "--games", "abc"], "Invalid value for '--games'"),
+    (["bethel-woods", "simulate", "--games=1.5"], "(got '1.5')"),
+    (["benevolent", "simulate", "--players", "three"], "(got 'three')"),
+    (["chess", "simulate"], "No such command 'chess'; commands: bench, report"),
+    (["bethel-woods", "foo"], "No such command 'foo'; commands: simulate, play, sensitivity")])
+def test_usage_errors_name_the_value_and_what_there_is(capsys, args, needle):
+    code, _, err = run(capsys, *args)
+    one_line_error(code, err, needle)
+    if "Invalid value" in needle:
+        assert "(got 'abc')" in err

@@ -46,6 +46,9 @@ def test_benevolent_ladder_rotates_seats_over_the_same_deals():
         assert len(r["theta_hash"]) >= 8 and r["threads"] == 2
         assert (r["budget"] is not None) == (r["policy"] == "search")
     assert len({r["theta_hash"] for r in rows}) == len(rows)
+    from experiments.ladder import ladder_table
+    budget = next(r["budget"] for r in rows if r["policy"] == "search")
+    assert f"search({budget}) vs tuned" in ladder_table(rows, "benevolent")   # the budget is shown
     with pytest.raises(UserError, match="players 3"):
         ladder_benevolent(3, games=2)
 

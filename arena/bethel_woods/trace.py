@@ -103,7 +103,7 @@ def describe_decision(before, after, a):
     ts = before["turn_state"]
     if A_PICK <= a < A_DROP:
         m = a // 2
-        hand = ", ".join(f"{n} {w}" for w, n in after["turn_state"]["hand"].items() if n)
+        hand = ", ".join(f"{n} {w}{'s' if n != 1 else ''}" for w, n in after["turn_state"]["hand"].items() if n)
         return f"picks up {hand} from Machine {m + 1} and heads {'clockwise' if a % 2 == 0 else 'anticlockwise'}"
     if A_DROP <= a < A_ENTER:
         w = WORKERS[a - A_DROP]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..rulesfile import RulesError, parse_switches, rules_from_file, spec_mapping
+from ..rulesfile import RulesError, parse_switches, rules_from_file, spec_mapping, toml_repr
 
 TYPES = ("Mechanical", "Structural", "Digital", "Electrical")
 WORKERS = ("Mechanic", "Engineer", "Technician", "Electrician")
@@ -221,7 +221,7 @@ def _validate(r: Rules):
     for m, row in enumerate(c):
         for t, x in enumerate(row):
             if not isinstance(x, int) or isinstance(x, bool) or not 0 <= x <= 40:
-                raise RulesError(f"malfunction_counts[{m + 1}][{TYPES[t]}]: {x!r} is not an integer from 0 to 40")
+                raise RulesError(f"malfunction_counts[{m + 1}][{TYPES[t]}]: {toml_repr(x)} is not an integer from 0 to 40")
     # With 5 spies at setup five machines take at most 2 opening malfunctions: the redraw rule
     # must be able to place all 6, whatever machines the spies are on.
     room = sorted(min(sum(row), 3) for row in c)
@@ -232,7 +232,7 @@ def _validate(r: Rules):
                          ("malfunctions_per_turn", 3, 10)):
         x = getattr(r, name)
         if not isinstance(x, int) or isinstance(x, bool) or not lo <= x <= hi:
-            raise RulesError(f"{name}: {x!r} is not an integer from {lo} to {hi}")
+            raise RulesError(f"{name}: {toml_repr(x)} is not an integer from {lo} to {hi}")
     if r.critical_knowledge_limit > r.knowledge_limit:
         raise RulesError(f"critical_knowledge_limit: {r.critical_knowledge_limit} exceeds "
                          f"knowledge_limit {r.knowledge_limit}")
