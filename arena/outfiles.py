@@ -23,12 +23,22 @@ def _fd_alias(path) -> int | None:
     target may be a pipe (the link then leads nowhere on disk) or the file a shell redirected
     stdout to (which must not be replaced, and whose offset stdout shares)."""
     p = os.path.normpath(os.path.abspath(os.fspath(path)))
+    for _ in range(40):   # a link to /dev/stdout is /dev/stdout too: follow links a step at a time
+        fd = _fd_name(p)
+        if fd is not None or not os.path.islink(p):
+            return fd
+        p = os.path.normpath(os.path.join(os.path.dirname(p), os.readlink(p)))
+    return None
+
+
+def _fd_name(p: str) -> int | None:
     named = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
     if p in named:
         return named[p]
     for prefix in ("/dev/fd/", "/proc/self/fd/", f"/proc/{os.getpid()}/fd/"):
-        if p.startswith(prefix) and p[len(prefix):].isdigit():
-            return int(p[len(prefix):])
+        n = p[len(prefix):]
+        if p.startswith(prefix) and n.isascii() and n.isdigit():
+            return int(n)
     return None
 
 
@@ -36,7 +46,7 @@ def _check_fd(fd: int, shown: str) -> None:
     """UserError unless fd is open for writing."""
     try:
         flags = fcntl.fcntl(fd, fcntl.F_GETFL)
-    except OSError:
+    except (OSError, OverflowError):
         raise UserError(f"cannot write {shown}: file descriptor {fd} is not open") from None
     if flags & os.O_ACCMODE not in (os.O_WRONLY, os.O_RDWR):
         raise UserError(f"cannot write {shown}: file descriptor {fd} is not open for writing")
@@ -103,6 +113,8 @@ def atomic_open(path, mode: str = "w", what: str = "", **kwargs):
         try:
             with os.fdopen(os.dup(fd), mode, **kwargs) as f:
                 yield f
+        except BrokenPipeError:
+            raise    # `| head` closed the pipe: left to the CLI, as for standard output
         except OSError as e:
             raise UserError(f"cannot write {shown}: {e.strerror or e}") from None
         return
@@ -111,6 +123,8 @@ def atomic_open(path, mode: str = "w", what: str = "", **kwargs):
         try:
             with open(real, mode, **kwargs) as f:
                 yield f
+        except BrokenPipeError:
+            raise    # `| head` closed the pipe: left to the CLI, as for standard output
         except OSError as e:
             raise UserError(f"cannot write {shown}: {e.strerror or e}") from None
         return

@@ -21,7 +21,9 @@ AB_COLUMNS = ["row", "base", "head", "ratio", "pairs", "verdict", "wall ratio", 
 def _num(x: float) -> str:
     """A figure of the bench table: 4 significant digits, never in exponent form (274,600 rather
     than 2.746e+05, beside 3,580 in the same column)."""
-    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:,.4g}"
+    if abs(x) >= 1000:
+        return f"{x:,.0f}"
+    return f"{x:,.4g}" if x == 0 or abs(x) >= 1e-3 else f"{x:.6f}".rstrip("0")
 
 
 def _ab_table(results):

@@ -84,10 +84,13 @@ def _usage_message(e, argv) -> str:
     msg = e.format_message()
     if isinstance(e, exc.BadParameter) and e.param is not None:
         args = [str(a) for a in argv]
-        for opt in getattr(e.param, "opts", []):
-            for i, a in enumerate(args):
-                if a == opt and i + 1 < len(args):
-                    return f"{msg} (got {args[i + 1]!r})"
+        args = args[:args.index("--")] if "--" in args else args
+        opts = getattr(e.param, "opts", [])
+        for i in range(len(args) - 1, -1, -1):   # the last one given is the one click read
+            a = args[i]
+            if a in opts and i + 1 < len(args):
+                return f"{msg} (got {args[i + 1]!r})"
+            for opt in opts:
                 if a.startswith(opt + "="):
                     return f"{msg} (got {a[len(opt) + 1:]!r})"
     if msg.startswith("No such command") and "Did you mean" not in msg and e.ctx is not None:

@@ -174,7 +174,7 @@ def execute_units(work, threads: int | None = None, progress=None, on_unit: Call
             for ga, gn in (store.missing(cell, b - a, a) if store is not None else [(a, b - a)]):
                 units += [(cell, ua, un) for ua, un in plan(cell, gn, ga)]
     # progress counts games played: n seeds of a paired cell are 2n games (execute.games_per_seed)
-    k = lambda c: getattr(c, "games_per_seed", 1)   # noqa: E731
+    from .execute import games_per_seed as k
     cost = (lambda c, n: n * k(c) / speed(c)) if speed else (lambda c, n: float(n * k(c)))
     if progress is not None and hasattr(progress, "add"):
         todo, todo_cost = sum(n * k(c) for c, _, n in units), sum(cost(c, n) for c, _, n in units)

@@ -423,14 +423,22 @@ def format_status(rows: list[CellStatus]) -> str:
     if not rows:
         return "no cells"
     lines = [f"{'cell':<{W}} {'games':>14} {'asked':>14} {'done':>7} {'units':>7}"]
+    g = a = 0
     for r in rows:
         name = r.label or _short(r.key)
         done = f"{r.fraction:.1%}" if r.asked else "-"
-        lines.append(f"{name[:W]:<{W}} {r.games:>14,} {r.asked:>14,} {done:>7} {r.units:>7,}")
-    g, a = sum(r.games for r in rows), sum(r.asked for r in rows)
+        k = _games_per_seed(r.key)   # games, as `experiment run` counts them: a pair plays 2 a seed
+        lines.append(f"{name[:W]:<{W}} {k * r.games:>14,} {k * r.asked:>14,} {done:>7} {r.units:>7,}")
+        g, a = g + k * r.games, a + k * r.asked
     lines.append(f"{'total':<{W}} {g:>14,} {a:>14,} {(f'{min(1, g / a):.1%}' if a else '-'):>7} "
                  f"{sum(r.units for r in rows):>7,}")
     return "\n".join(lines)
+
+
+def _games_per_seed(key) -> int:
+    """2 for a paired cell's key (the variant and the defaults on each seed), else 1."""
+    d = json.loads(key) if isinstance(key, str) else key
+    return 2 if isinstance(d, dict) and "pair" in d else 1
 
 
 def _short(key) -> str:

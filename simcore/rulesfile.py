@@ -73,7 +73,7 @@ def parse_switches(given, spec: dict, table: str) -> tuple:
     for name, values in spec.items():
         v = given.get(name, values[0])
         if v not in values:
-            raise RulesError(f"switch {name} = {v!r} in [{table}.switches]; allowed: "
+            raise RulesError(f"switch {name} = {toml_repr(v)} in [{table}.switches]; allowed: "
                              f"{', '.join(repr(x) for x in values)}")
         out.append(values.index(v))
     return tuple(out)

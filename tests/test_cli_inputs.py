@@ -82,8 +82,23 @@ def test_records_through_a_file_descriptor(capsys, tmp_path):
     assert target.stat().st_ino == inode                      # the same file, written through
     assert lines[0].startswith("game,won,outcome") and len([x for x in lines if x[:1].isdigit()]) == 5
     assert any(x.startswith("games") for x in lines[6:])       # the summary follows the rows
+    link = tmp_path / "rows.csv"                               # a link to /dev/stdout is /dev/stdout
+    link.symlink_to("/dev/stdout")
+    with open(target, "w") as f:
+        proc = subprocess.run([sys.executable, "-c", "import sys; from experiments.cli import main; "
+                               "sys.exit(main(sys.argv[1:]))", "bethel-woods", "simulate", "--games", "5",
+                               "--threads", "1", "--records", str(link)],
+                              stdout=f, stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 0, proc.stderr
+    lines = target.read_text().splitlines()
+    assert target.stat().st_ino == inode and link.is_symlink()
+    assert lines[0].startswith("game,won,outcome") and any(x.startswith("games") for x in lines[6:])
     code, _, err = run(capsys, "bethel-woods", "simulate", "--games", "5", "--records", "/dev/fd/987")
     one_line_error(code, err, "file descriptor 987 is not open")
+    code, _, err = run(capsys, "bethel-woods", "simulate", "--games", "5", "--records", "/dev/fd/" + "9" * 20)
+    one_line_error(code, err, "is not open")                   # too large for a descriptor: no traceback
+    code, _, err = run(capsys, "bethel-woods", "simulate", "--games", "5", "--records", "/dev/fd/\u00b2")
+    one_line_error(code, err, "cannot write the records")      # not an ASCII number: an ordinary path
     r, w = os.pipe()
     try:
         code, _, err = run(capsys, "bethel-woods", "simulate", "--games", "5", "--records", f"/dev/fd/{r}")
@@ -247,6 +262,7 @@ def test_sensitivity_table_prints_each_win_rate_with_its_interval():
 @pytest.mark.parametrize("args, needle", [
     (["bethel-woods", "simulate", "--games", "abc"], "Invalid value for '--games'"),
     (["bethel-woods", "simulate", "--games=1.5"], "(got '1.5')"),
+    (["bethel-woods", "simulate", "--games", "5", "--games", "x7"], "(got 'x7')"),   # the one click read
     (["benevolent", "simulate", "--players", "three"], "(got 'three')"),
     (["chess", "simulate"], "No such command 'chess'; commands: bench, report"),
     (["bethel-woods", "foo"], "No such command 'foo'; commands: simulate, play, sensitivity")])

@@ -180,7 +180,9 @@ def test_the_variants_study_records_its_paired_units_and_a_rerun_replays_none(tm
                                               + first["only_default_won"] + first["neither_won"] == 700).all()
     assert main(["experiment", "status", str(f), "--out", str(out)]) == 0
     so = capsys.readouterr().out
-    assert so.count(" vs ") == 2 and "1,400          1,400  100.0%" in so
+    # per pair 700 seeds, 1,400 games; the total as `experiment run` counts it
+    assert so.count(" vs ") == 2 and so.count("1,400          1,400  100.0%") == 2
+    assert "2,800          2,800  100.0%" in so
 
 
 def test_a_paired_cell_in_the_store_is_kept_apart_from_its_cells(tmp_path):

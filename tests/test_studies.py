@@ -199,6 +199,9 @@ def test_report_folder_contents(tiny_report):
         assert png.with_suffix(".svg").is_file() and f"charts/{png.name}" in md
     run = json.loads((out / "run.json").read_text())
     assert [s["study"] for s in run["studies"]] == list(TINY)
+    # games played: a variants pair plays each seed twice (the variant and the defaults)
+    seeds = pd.read_csv(out / "tables" / "variants_pairs.csv")["games"].sum()
+    assert run["studies"][-1]["games"] == run["studies"][-1]["played"] == 2 * seeds == 300
     # the Benevolent seat and handicap findings say they rest on the assumed components
     assert md.count("These figures rest on assumed component data (segment sides") == 2
 

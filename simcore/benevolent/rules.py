@@ -273,7 +273,7 @@ def _whole(x, where):
 def _gift(g):
     """An arrow's gift: a name, or "" for none (0 or false would otherwise read as no gift)."""
     if not isinstance(g, str):
-        raise RulesError(f"[benevolent] dream_path: gift {g!r}; allowed: {', '.join(GIFTS)} or \"\"")
+        raise RulesError(f"[benevolent] dream_path: gift {toml_repr(g)}; allowed: {', '.join(GIFTS)} or \"\"")
     return g or None
 
 

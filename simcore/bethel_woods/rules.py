@@ -293,7 +293,8 @@ def _sections(f):
 
 
 ALTERNATIVES = {
-    # machine type pairs: M1, M5, M6 are fixed by the rulebook's examples; M2-M4 share
+    # machine type pairs: M5 and M6 are stated in the rulebook, M1 inferred from its examples
+    # (see machine_types above), so they stay; M2-M4 share
     # {Mechanical x2, Structural x2, Digital, Electrical}; every valid split but the default:
     "machines-b": {"machine_types": [list(_M[0]), ["Mechanical", "Structural"], ["Structural", "Digital"],
                                      ["Mechanical", "Electrical"], list(_M[4]), list(_M[5])]},
@@ -309,8 +310,9 @@ ALTERNATIVES = {
         for m, pair in enumerate(_types_to_idx(DEFAULT_MACHINE_TYPES, "machine_types"))]},
     # the Orphanage sections' accepted types. The rulebook's Orphanage example (the last worker,
     # an Electrician, enters the top section from Machine 1) needs section 0 to take Electricians:
-    # Electrical is on Machines 1, 3 and 5, so the sections may turn by 2 or 4 machines (not by 1 or
-    # 3), or run round the other way from section 0
+    # Electrical is on Machines 1, 3 and 5 (default types), so the sections may turn by 2 or 4
+    # machines (not by 1, 3 or 5), or run round the other way from section 0. The tables are made
+    # from the default machine types and stay as they are when combined with a machines-* table
     "orphanage-shift2": {"orphanage_types": _sections(lambda i: i + 2)},
     "orphanage-shift4": {"orphanage_types": _sections(lambda i: i + 4)},
     "orphanage-mirror": {"orphanage_types": _sections(lambda i: -i)},
