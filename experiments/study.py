@@ -488,12 +488,16 @@ def difficulty_findings(df: pd.DataFrame, seq=False) -> str:
                          f"(at most {pct(g[hi_col].max())} per level, the upper end of its {ci_name}).")
             continue
         drop, dlo, dhi = independent_difference(first.wins, first.games, last.wins, last.games)
+        word = "a drop" if drop >= 0 else "a rise"
+        if drop < 0:   # said as a rise: the estimate and its interval turned round
+            drop, dlo, dhi = -drop, -dhi, -dlo
+        num = (lambda x: f"{x:.2f}") if dlo >= 0 else (lambda x: signed(x))
         parts.append(
             f"With {pl} players and the {pol} policy the win rate goes from {pct(first.win_rate)} "
             f"({spies_label(first.spies)}, {first.difficulty}; {ci_name} {pct(first[lo_col])} to "
             f"{pct(first[hi_col])}) to {pct(last.win_rate)} ({spies_label(last.spies)}, "
-            f"{last.difficulty}; {pct(last[lo_col])} to {pct(last[hi_col])}), a drop of "
-            f"{signed(100 * drop)} points (95% CI {signed(100 * dlo)} to {signed(100 * dhi)}); "
+            f"{last.difficulty}; {pct(last[lo_col])} to {pct(last[hi_col])}), {word} of "
+            f"{100 * drop:.2f} points (95% CI {num(100 * dlo)} to {num(100 * dhi)}); "
             + ("the difference is significant" if p < 0.05 else "the difference is NOT significant")
             + f" (chi-square p = {p_text(p)})"
             + ("" if mono else "; the curve is not monotone at this sample size") + ".")

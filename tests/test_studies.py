@@ -349,7 +349,14 @@ def test_sequential_difficulty_findings_quote_the_sequential_interval():
     plain = wilson(270, 1000)
     assert f"{pct(plain[0])} to" not in text     # the plain interval is not quoted after stopping
     d, dlo, dhi = independent_difference(270, 1000, 30, 2000)
-    assert f"a drop of +{100 * d:.2f} points (95% CI +{100 * dlo:.2f} to +{100 * dhi:.2f})" in text
+    assert f"a drop of {100 * d:.2f} points (95% CI {100 * dlo:.2f} to {100 * dhi:.2f})" in text
+    # a win rate that rises with the spies is said as a rise, its interval turned round with it
+    up = df.assign(wins=[30, 270 * 2], games=[1000, 2000])
+    up["win_rate"] = up["wins"] / up["games"]
+    up["ci_low"], up["ci_high"] = zip(*[wilson(w, n) for w, n in zip(up["wins"], up["games"])])
+    d, dlo, dhi = independent_difference(30, 1000, 540, 2000)
+    assert d < 0 and f"a rise of {-100 * d:.2f} points (95% CI {-100 * dhi:.2f} to {-100 * dlo:.2f})" in \
+        difficulty_findings(up, seq=False)
     assert "95% CI" in difficulty_findings(df, seq=False) and "sequential" not in difficulty_findings(df, seq=False)
     # a policy that won nothing: the bound quoted is the sequential interval's upper end
     none = df.assign(wins=0, win_rate=0.0)
