@@ -262,11 +262,15 @@ def game_length(hist: pd.DataFrame, out, title: str = "Bethel Woods: how long ga
     _require(hist, ["players", "spies", "policy", "turns", "games"], "hist")
     h = hist.groupby(["policy", "players", "spies", "turns"], as_index=False)["games"].sum()
     panels = list(h.groupby(["policy", "players"], sort=True))
-    fig, axes = _grid(len(panels), 3, 3.8, 3.4, sharey=True)
+    fig, axes = _grid(len(panels), 3, 3.8, 3.4)
     cmap = matplotlib.colormaps["viridis"]
     spies_all = sorted(h["spies"].unique())
     multi_policy = h["policy"].nunique() > 1
     per_cell = h.groupby(["policy", "players", "spies"])["games"].sum()
+    # one y scale per policy, from its highest point (a scale shared with a flatter policy's
+    # panels cut the random policy's peaks off)
+    top = (100 * h["games"] / h.groupby(["policy", "players", "spies"])["games"].transform("sum")
+           ).groupby(h["policy"]).max() * 1.06
     for ax, ((pol, pl), g) in zip(axes, panels):
         for s, gs in g.groupby("spies", sort=True):
             gs = gs.sort_values("turns")
@@ -277,7 +281,8 @@ def game_length(hist: pd.DataFrame, out, title: str = "Bethel Woods: how long ga
         ax.set_title(f"{pl} players" + (f", {pol}" if multi_policy else ""), loc="left")
         ax.set_xlabel("Game length (turns)")
         ax.set_ylabel("Share of games (%)")
-        ax.set_ylim(bottom=0)
+        ax.set_ylim(0, float(top[pol]))
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))   # whole turns
         _pct_axis(ax)
     handles, labs = axes[0].get_legend_handles_labels()
     note = f"{_policy_phrase(h['policy'])}. {_games_phrase(per_cell, 'line')}."
@@ -622,10 +627,15 @@ def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
     axes[0].set_ylim(-0.7, len(order) - 0.3)
     from matplotlib.lines import Line2D
     handles = [Line2D([], [], color=PALETTE[0], marker="o", lw=2, label="rules switch (other reading)"),
-               Line2D([], [], color=PALETTE[1], marker="o", lw=2, label="alternative data table")]
-    if holm:
-        handles.append(Line2D([], [], ls="none", marker="o", markersize=10, markerfacecolor="none",
-                              markeredgecolor="#222222", label="significant after Holm's correction"))
+               Line2D([], [], color=PALETTE[1], marker="o", lw=2, label="alternative data table"),
+               Line2D([], [], ls="none", marker="o", markersize=6, color="#555555",
+                      label="filled: interval excludes 0"),
+               Line2D([], [], ls="none", marker="o", markersize=6, markerfacecolor="white",
+                      markeredgecolor="#555555", label="hollow: interval includes 0")]
+    if holm:   # the ring drawn round a dot: a large black circle with a small dot inside, as on the chart
+        handles.append((Line2D([], [], ls="none", marker="o", markersize=11, markerfacecolor="none",
+                               markeredgecolor="#222222"),
+                        Line2D([], [], ls="none", marker="o", markersize=5, color="#555555")))
     metric = str(df["metric"].iloc[0])
     if title is None:
         title = ("Bethel Woods: how much each reading moves the win rate (3 players)" if game == "bethel_woods"
@@ -640,8 +650,8 @@ def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
             f"common seeds (seed {int(df['seed'].iloc[0])}): {each}, {_n(played)} games in all; "
             f"lines: {interval}; filled dots: the interval excludes 0"
             + (f"; ringed: p below 0.05 after Holm's correction over all {len(df)} rows." if holm else "."))
-    return _finish(fig, out, title, note, legend=(handles, [h.get_label() for h in handles],
-                                                  3 if holm else 2))
+    labels = [h.get_label() for h in handles[:4]] + (["ringed: significant after Holm's correction"] if holm else [])
+    return _finish(fig, out, title, note, legend=(handles, labels, 3))
 
 
 def paired_differences(pairs: pd.DataFrame, out, *, outcome: str = "win rate",

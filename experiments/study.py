@@ -497,7 +497,7 @@ def difficulty_findings(df: pd.DataFrame, seq=False) -> str:
             f"({spies_label(first.spies)}, {first.difficulty}; {ci_name} {pct(first[lo_col])} to "
             f"{pct(first[hi_col])}) to {pct(last.win_rate)} ({spies_label(last.spies)}, "
             f"{last.difficulty}; {pct(last[lo_col])} to {pct(last[hi_col])}), {word} of "
-            f"{100 * drop:.2f} points (95% CI {num(100 * dlo)} to {num(100 * dhi)}); "
+            f"{100 * drop:.2f} pp (95% CI {num(100 * dlo)} to {num(100 * dhi)}); "
             + ("the difference is significant" if p < 0.05 else "the difference is NOT significant")
             + f" (chi-square p = {p_text(p)})"
             + ("" if mono else "; the curve is not monotone at this sample size") + ".")
@@ -803,7 +803,7 @@ ASSUMED_COMPONENTS = (("sides", "segment sides"), ("gray", "gray Footsteps"), ("
 def assumed_components_note(rules) -> str:
     """A sentence for Benevolent seat and handicap findings: which assumed component tables the
     figures rest on ('' when a rules file replaced them all). Under the heuristic those tables
-    move the largest seat gap by up to 9 points (docs/sensitivity.md)."""
+    move the largest seat gap by up to 9.3 points in 20,000 games per arm (docs/sensitivity.md)."""
     from simcore.benevolent.rules import Rules
     d = Rules()
     r = d if rules is None else rules
@@ -812,7 +812,8 @@ def assumed_components_note(rules) -> str:
         return ""
     return (f" These figures rest on assumed component data ({', '.join(kept)}; the rulebook's "
             "pictures are missing). Under the heuristic, the alternatives to these tables move the "
-            "largest seat gap by up to 9 points (docs/sensitivity.md): confirm a fairness "
+            "largest seat gap by up to 9.3 points (docs/sensitivity.md, 20,000 games per arm; a "
+            "quick report's own sensitivity study is too small to show it): confirm a fairness "
             "conclusion with the real components in a rules file.")
 
 
@@ -870,7 +871,8 @@ def seats_findings(cdf, sdf) -> str:
             f"{100 * r.max_gap:.1f} pp (95% CI {100 * r.gap_low:.1f} to {100 * r.gap_high:.1f}), Balance "
             f"{r.balance:.3f} ({r.balance_low:.3f} to {r.balance_high:.3f}); "
             f"the winner had one more turn than some opponent (so sat anywhere but last: the game "
-            f"ends at once when a player wins) in {extra}.")
+            f"ends at once when a player wins) in {extra}, against {pct((r.players - 1) / r.players)} "
+            f"if every seat were equally likely to win.")
     if seq:
         parts.append("The cells stopped sequentially: the seat intervals quoted are those valid under "
                      "the looks; the gap, Balance and extra-turn intervals are per-comparison figures on "
@@ -1159,9 +1161,12 @@ def run_sensitivity(st: Study, threads=None, progress=None, chart_dir=None, back
     if bw:   # the two win rates, each with its Wilson interval
         show["default (95% CI)"] = [rate_text(w, n, "") for w, n in zip(df["default_wins"], df["games"])]
         show["with the variant (95% CI)"] = [rate_text(w, n, "") for w, n in zip(df["variant_wins"], df["games"])]
-    else:    # largest seat gaps: the difference's interval is the one the bootstrap gives
-        show["default"] = [pct(x) for x in df["default"]]
-        show["with the variant"] = [pct(x) for x in df["value"]]
+    else:    # largest seat gaps, in points: the difference's interval is the one the bootstrap gives
+        show["default gap (pp)"] = (100 * df["default"]).round(2)
+        show["gap with the variant (pp)"] = (100 * df["value"]).round(2)
+        if "default_timeouts" in df:   # a game that times out has no winner: it lowers every seat's rate
+            show["timeouts (default, variant)"] = [f"{int(a):,}, {int(b):,}" for a, b in
+                                                   zip(df["default_timeouts"], df["variant_timeouts"])]
     show["variant"] = df["variant"]
     show["difference (pp)"] = (100 * df["diff"]).round(2)
     show["95% CI (pp)"] = [f"{signed(100 * a)} to {signed(100 * b)}" for a, b in zip(df["ci_low"], df["ci_high"])]
@@ -1170,12 +1175,14 @@ def run_sensitivity(st: Study, threads=None, progress=None, chart_dir=None, back
         cols = ["variant", "kind", "setup", "games", "default_wins", "wins", "default (95% CI)",
                 "with the variant (95% CI)", "difference (pp)", "95% CI (pp)", "p_holm"]
     else:
-        cols = (["variant", "kind", "setup", "games", "changed_games", "default", "with the variant",
-                 "difference (pp)", "95% CI (pp)", "p_holm"])
+        cols = (["variant", "kind", "setup", "games", "changed_games", "default gap (pp)",
+                 "gap with the variant (pp)"] + (["timeouts (default, variant)"] if "default_timeouts" in df else [])
+                + ["difference (pp)", "95% CI (pp)", "p_holm"])
     metric = "win rate" if bw else "largest seat gap"
     section = Section(st.title, sensitivity_findings(df), tables=[
         (f"Every reading against the defaults ({metric}; variant minus default, largest effect "
-         "first" + ("; wins = the variant's)" if bw else ")"),
+         "first" + ("; wins = the variant's)" if bw else
+                    "; a positive difference puts the seats further apart, less fair)"),
          show[cols].rename(columns={"p_holm": "p (Holm)"}))], charts=figs)
     return Result(st, {"rows": df}, section)
 
@@ -1205,7 +1212,14 @@ def sensitivity_findings(df: pd.DataFrame) -> str:
             (moves if n_sig else chance).append((r.a, txt))
         else:
             r = g.sort_values("a", ascending=False).iloc[0]
-            dont.append((r.a, f"{v} (largest difference {signed(100 * r['diff'], 1)} pp, at {where(r)})"))
+            # games whose result the reading changed: the winning seat (Benevolent), won or lost
+            # (Bethel Woods: the discordant games)
+            changed = int(g["changed_games"].sum()) if "changed_games" in g else \
+                int((g["only_variant"] + g["only_default"]).sum()) if "only_variant" in g else None
+            if changed == 0:
+                dont.append((r.a, f"{v} (changed no game's {'result' if bw else 'winner'} in any setup)"))
+            else:
+                dont.append((r.a, f"{v} (largest difference {signed(100 * r['diff'], 1)} pp, at {where(r)})"))
 
     def listed(items):
         return "; ".join(t for _, t in sorted(items, key=lambda x: -x[0]))
@@ -1224,6 +1238,17 @@ def sensitivity_findings(df: pd.DataFrame) -> str:
                      f"chance alone), largest first: {listed(chance)}.")
     if dont:
         parts.append(f"Readings whose intervals include 0 in every setup, largest first: {listed(dont)}.")
+    if not bw and "default_timeouts" in df:
+        # a game that reaches the round limit has no winner: a variant that times out far more
+        # often compares seat rates over far fewer decided games
+        t = df[(df["variant_timeouts"] - df["default_timeouts"]).abs() >= 0.05 * df["games"]]
+        if len(t):
+            parts.append("Timeouts (no winner) differ between the arms by 5% of the games or more in: "
+                         + "; ".join(f"{r.variant} at {int(r.players)} players, {int(r.variant_timeouts):,} "
+                                     f"of {int(r.games):,} games against {int(r.default_timeouts):,} with "
+                                     "the defaults" for r in t.itertuples())
+                         + (". Its seat gap rests" if len(t) == 1 else ". Their seat gaps rest")
+                         + " on fewer decided games.")
     parts.append(f"Each arm played the same {n:,} seeds (seed {int(df['seed'].iloc[0])}) with the "
                  f"{df['policy'].iloc[0]} policy; the intervals are per comparison (not corrected "
                  f"for the {len(df)} comparisons). An interval that includes 0 bounds an effect by "

@@ -270,3 +270,23 @@ def test_printed_leaves_are_one_legend_entry_for_every_panel(tmp_path):
     _, svg = charts.seat_bars(s, tmp_path / "pr")
     text = svg.read_text()
     assert "printed leaves (1,3 / 1,3,4 / 1,3,4,5)" in text and "leaves 1,3,4,5<" not in text
+
+
+def test_game_length_shows_every_peak(monkeypatch, tmp_path):
+    """Each policy's panels get a y scale that holds its highest point: a scale shared with a
+    flatter policy's panels cut the random policy's peaks off (seen at 61% under a 32% axis)."""
+    flat = length_hist().assign(policy="heuristic")
+    spiky = pd.DataFrame([{"players": pl, "spies": 0, "policy": "random", "turns": t, "games": g}
+                          for pl in (2, 4) for t, g in ((3, 610), (4, 390))])
+    seen = {}
+
+    def keep(fig, out, title, note, legend=None):
+        seen["axes"] = [ax for ax in fig.axes if ax.get_visible()]
+        return out, out
+    monkeypatch.setattr(charts, "_finish", keep)
+    charts.game_length(pd.concat([flat, spiky]), tmp_path / "g")
+    tops = {ax.get_title(loc="left"): ax.get_ylim()[1] for ax in seen["axes"]}
+    assert tops["2 players, random"] >= 61 and tops["4 players, random"] >= 61
+    assert tops["2 players, heuristic"] < 30        # the flat policy keeps a scale of its own
+    for ax in seen["axes"]:
+        assert all(float(x).is_integer() for x in ax.get_xticks())   # whole turns

@@ -111,6 +111,7 @@ def test_chart(bw, tmp_path):
     png, svg = sensitivity_forest(bw, tmp_path / "s")
     assert imread(png).shape[0] > 200 and "heuristic" in svg.read_text()
     assert "significant after Holm" in svg.read_text()          # the rows have p_holm: rings explained
+    assert "hollow: interval includes 0" in svg.read_text()     # and the hollow dots, apart from the rings
     _, svg2 = sensitivity_forest(bw.drop(columns=["p_holm"]), tmp_path / "t")
     assert "Holm" not in svg2.read_text()
 

@@ -241,6 +241,9 @@ def test_report_folder_contents(tiny_report):
         assert (r.balance_low, r.balance_high) == pytest.approx((1 - r.gap_high, 1 - r.gap_low))
         assert r.balance_low <= r.balance <= r.balance_high
         assert (r.extra_turn_low, r.extra_turn_high) == pytest.approx(wilson(r.winner_had_extra_turn, wins))
+    # the extra-turn share is read against its value with equal seats: (players - 1) / players
+    assert "against 50.000% if every seat were equally likely to win" in md
+    assert "against 66.667% if every seat were equally likely to win" in md
     sw = pd.read_csv(t / "seats_seats.csv")
     assert (sw["ci_low"] <= sw["rate"]).all() and (sw["rate"] <= sw["ci_high"]).all()
     # the report's tables count seats from 1 alike: seat N's row holds the cell's seatN_wins
@@ -349,13 +352,13 @@ def test_sequential_difficulty_findings_quote_the_sequential_interval():
     plain = wilson(270, 1000)
     assert f"{pct(plain[0])} to" not in text     # the plain interval is not quoted after stopping
     d, dlo, dhi = independent_difference(270, 1000, 30, 2000)
-    assert f"a drop of {100 * d:.2f} points (95% CI {100 * dlo:.2f} to {100 * dhi:.2f})" in text
+    assert f"a drop of {100 * d:.2f} pp (95% CI {100 * dlo:.2f} to {100 * dhi:.2f})" in text
     # a win rate that rises with the spies is said as a rise, its interval turned round with it
     up = df.assign(wins=[30, 270 * 2], games=[1000, 2000])
     up["win_rate"] = up["wins"] / up["games"]
     up["ci_low"], up["ci_high"] = zip(*[wilson(w, n) for w, n in zip(up["wins"], up["games"])])
     d, dlo, dhi = independent_difference(30, 1000, 540, 2000)
-    assert d < 0 and f"a rise of {-100 * d:.2f} points (95% CI {-100 * dhi:.2f} to {-100 * dlo:.2f})" in \
+    assert d < 0 and f"a rise of {-100 * d:.2f} pp (95% CI {-100 * dhi:.2f} to {-100 * dlo:.2f})" in \
         difficulty_findings(up, seq=False)
     assert "95% CI" in difficulty_findings(df, seq=False) and "sequential" not in difficulty_findings(df, seq=False)
     # a policy that won nothing: the bound quoted is the sequential interval's upper end
@@ -587,6 +590,17 @@ def test_sensitivity_findings_separate_holm_from_chance():
     text = sensitivity_findings(bv.assign(p_holm=1.0))
     assert text.startswith("No reading moves the largest seat gap (printed leaves) significantly") and \
         "real (-5.0 pp" in text.split("Readings whose intervals")[0]
+    # a reading that changed no game's result is said so, not "largest difference 0.0 pp"
+    text = sensitivity_findings(df.assign(only_variant=[9, 3, 0], only_default=[1, 1, 0]))
+    assert "flat (changed no game's result in any setup)" in text
+    text = sensitivity_findings(bv.assign(changed_games=[50, 9, 0]))
+    assert "flat (changed no game's winner in any setup)" in text
+    text = sensitivity_findings(bv.assign(changed_games=[50, 9, 2]))
+    assert "flat (largest difference 0.0 pp, at 3 players)" in text
+    # timeouts that differ between the arms by 5% of the games or more are named
+    text = sensitivity_findings(bv.assign(default_timeouts=[8, 8, 8], variant_timeouts=[102, 32, 33]))
+    assert "real at 3 players, 102 of 500 games against 8 with the defaults" in text
+    assert "flat at 3 players, 33 of 500" in text and "lucky at" not in text
 
 
 def test_leaves_sort_by_their_numbers():
