@@ -665,10 +665,16 @@ def characters_findings(sets, effects) -> str:
         e = e.sort_values("odds_ratio")
         hi, lo = e.iloc[-1], e.iloc[0]
         sig = e[e["p_holm"] < 0.05]
+
+        def close(r, others):   # the runners-up whose estimate lies inside r's interval: no clear order
+            near = [f"{o.term} {o.odds_ratio:.2f}" for o in others.itertuples()
+                    if r.or_low <= o.odds_ratio <= r.or_high]
+            return f"; {', '.join(near)} within its interval" if near else ""
         parts.append(
             f"With the {pol} policy, {hi.term} helps most (odds ratio {hi.odds_ratio:.2f} against "
-            f"an average character, 95% CI {hi.or_low:.2f} to {hi.or_high:.2f}) and {lo.term} "
-            f"least ({lo.odds_ratio:.2f}, {lo.or_low:.2f} to {lo.or_high:.2f}); "
+            f"an average character, 95% CI {hi.or_low:.2f} to {hi.or_high:.2f}{close(hi, e.iloc[-2:-1])}) "
+            f"and {lo.term} least ({lo.odds_ratio:.2f}, {lo.or_low:.2f} to {lo.or_high:.2f}"
+            f"{close(lo, e.iloc[1:2])}); "
             + (f"{len(sig)} of {len(e)} character effects differ from the average after Holm's "
                f"correction ({', '.join(sig['term'])})." if len(sig) else
                "no character's effect differs from the average after Holm's correction."))
@@ -966,6 +972,20 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None, backend
     return Result(st, {"candidates": cand, "confirm": conf, "confirm_seats": conf_seats}, section)
 
 
+def _handicap_sides(b, pr) -> str:
+    """What a designer must know before adopting a handicap beside its gap: which seat it leaves
+    weakest and strongest, and how often its games time out (no winner) against the printed one."""
+    seats = [(b[f"seat{q}_wins"], q) for q in range(1, int(b.players) + 1)]
+    (lw, lq), (hw, hq) = min(seats), max(seats)
+    n = int(b.games)
+    txt = (f"seat {lq} wins least, {rate_text(lw, n, 'per-seat 95% CI ')}, seat {hq} most, "
+           f"{rate_text(hw, n, 'per-seat 95% CI ')}; "
+           f"timeouts {int(b.timeouts):,} of {n:,}")
+    if len(pr) and not bool(pr.iloc[0].best):
+        txt += f" (printed: {int(pr.iloc[0].timeouts):,} of {int(pr.iloc[0].games):,})"
+    return txt
+
+
 def handicap_findings(cand, conf, n, o) -> str:
     parts = [f"The search played {len(cand)} candidate handicaps (non-decreasing, 0 to "
              f"{o['max_leaves']} leaves a seat) on the same {n:,} setups each; the "
@@ -982,7 +1002,7 @@ def handicap_findings(cand, conf, n, o) -> str:
                                                        "no evidence the seats differ"))
         txt = (f"{pl} players: the search's fairest {b.leaves} has a largest seat gap of "
                f"{100 * b.max_gap:.1f} pp on the fresh games (95% CI {100 * b.gap_low:.1f} to "
-               f"{100 * b.gap_high:.1f}; equal seats: {equal})")
+               f"{100 * b.gap_high:.1f}; equal seats: {equal}; {_handicap_sides(b, pr)})")
         if len(pr) and bool(pr.iloc[0].best):
             txt += "; this is the printed handicap itself: the search found none fairer"
         elif len(pr):

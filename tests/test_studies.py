@@ -13,7 +13,7 @@ from experiments.progress import StudyProgress
 from experiments.report import STANDARD, STUDIES_DIR, run_studies
 from experiments.study import (candidates, character_effects, fixed_games, leaves_for,
                                leaves_order, load_study)
-from experiments.stats import pct, wilson
+from experiments.stats import pct, rate_text, wilson
 from simcore.errors import UserError
 from test_browser import chromium  # noqa: F401  (a fixture)
 
@@ -267,6 +267,13 @@ def test_report_folder_contents(tiny_report):
     assert (conf["seed"] != cand["seed"].iloc[0]).all()   # fresh seeds
     assert (conf["gap_low"] <= conf["max_gap"]).all() and (conf["max_gap"] <= conf["gap_high"]).all()
     assert conf[conf["best"]]["leaves"].tolist() == [first.leaves]
+    # the findings give the fairest handicap's weakest and strongest seat and its timeouts beside
+    # the printed one's: a handicap that evens the gap may move the edge or add games without a winner
+    b, pr = conf[conf["best"]].iloc[0], conf[conf["printed"]].iloc[0]
+    (lw, lq), (hw, hq) = min((b.seat1_wins, 1), (b.seat2_wins, 2)), max((b.seat1_wins, 1), (b.seat2_wins, 2))
+    assert (f"seat {lq} wins least, {rate_text(lw, b.games, 'per-seat 95% CI ')}, seat {hq} most, "
+            f"{rate_text(hw, b.games, 'per-seat 95% CI ')}; timeouts {b.timeouts:,} of {b.games:,} "
+            f"(printed: {pr.timeouts:,} of {pr.games:,})") in md
 
     pairs = pd.read_csv(t / "variants_pairs.csv")
     r = pairs.iloc[0]
@@ -620,3 +627,20 @@ def test_sensitivity_findings_quote_a_significant_row():
     text = sensitivity_findings(df)
     assert "mixed (+5.0 pp at 3 players" in text and "excludes 0 in 2 of 2 setups" in text
     assert "+8.0 pp" not in text
+
+
+def test_character_findings_say_when_the_order_is_not_clear():
+    """The weakest character is named with the runner-up whose estimate lies inside its interval
+    (Fare 0.79 and Harris 0.80 read as a clear order otherwise); a clear gap adds nothing."""
+    from experiments.study import characters_findings
+    sets = pd.DataFrame({c: [] for c in ("policy", "players", "spies", "characters", "games", "wins",
+                                          "win_rate", "ci_low", "ci_high", "vs_rest", "p_holm", "significant")})
+
+    def effects(second):
+        rows = [("Fare", 0.79, 0.73, 0.86), ("Harris", second, second - 0.06, second + 0.07),
+                ("Nova", 1.0, 0.95, 1.05), ("Violet", 1.93, 1.79, 2.08)]
+        return pd.DataFrame([{"policy": "heuristic", "term": t, "odds_ratio": o, "or_low": lo, "or_high": hi,
+                              "p_holm": 0.5, "games": 100, "wins": 30} for t, o, lo, hi in rows])
+    assert "Fare least (0.79, 0.73 to 0.86; Harris 0.80 within its interval)" in \
+        characters_findings(sets, effects(0.797))
+    assert "Fare least (0.79, 0.73 to 0.86);" in characters_findings(sets, effects(0.90))
