@@ -378,7 +378,7 @@ def character_heatmap(sets: pd.DataFrame, out,
 
 @_styled
 def character_forest(effects: pd.DataFrame, out, *, policy: str | None = None,
-                     games: int | None = None,
+                     games: int | None = None, p_name: str = "p",
                      title: str = "Bethel Woods: character effects on the odds of winning"):
     """A forest plot of odds ratios with 95% intervals and a line at 1 (no effect).
 
@@ -402,9 +402,9 @@ def character_forest(effects: pd.DataFrame, out, *, policy: str | None = None,
     ax.axvline(1.0, color="#555555", lw=1, ls="--", zorder=1)
     ax.hlines(y, e["or_low"], e["or_high"], color=PALETTE[0], lw=2, zorder=2)
     ax.scatter(e["odds_ratio"][sig], y[sig], s=42, color=PALETTE[0], zorder=3,
-               label="p < 0.05")
+               label=f"{p_name} < 0.05")
     ax.scatter(e["odds_ratio"][~sig], y[~sig], s=42, facecolor="white", edgecolor=PALETTE[0],
-               lw=1.6, zorder=3, label="p ≥ 0.05")
+               lw=1.6, zorder=3, label=f"{p_name} ≥ 0.05")
     ax.set_yticks(y)
     ax.set_yticklabels(e["term"])
     ax.set_xscale("log")
@@ -426,7 +426,7 @@ def character_forest(effects: pd.DataFrame, out, *, policy: str | None = None,
     ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=2, fontsize=9,
               borderaxespad=0.2)
     note = (f"Policy: {policy}. Logistic regression on {_n(games)} games. Lines: 95% "
-            "intervals; filled dots: p < 0.05 (as given in the effects table).")
+            f"intervals; filled dots: {p_name} < 0.05 (the p_value column given).")
     return _finish(fig, out, title, note)
 
 

@@ -634,7 +634,8 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backe
                          "filled dots: Holm-adjusted p < 0.05",
                          charts.character_forest(e.assign(p_value=e["p_holm"]),
                                                  chart_dir / f"character_forest_{pol}",
-                                                 policy=pol, games=int(g["games"].sum()))[0]))
+                                                 policy=pol, games=int(g["games"].sum()),
+                                                 p_name="Holm-adjusted p")[0]))
     eff_show = effects[["policy", "term", "games", "wins", "odds_ratio", "or_low", "or_high",
                         "p_value", "p_holm"]].rename(columns={"term": "character"})
     best_worst = []
@@ -879,6 +880,7 @@ def seats_findings(cdf, sdf) -> str:
             f"the winner had one more turn than some opponent (so sat anywhere but last: the game "
             f"ends at once when a player wins) in {extra}, against {pct((r.players - 1) / r.players)} "
             f"if every seat were equally likely to win.")
+    parts.append("Balance is 1 minus the largest seat gap: 1 when every seat wins equally often.")
     if seq:
         parts.append("The cells stopped sequentially: the seat intervals quoted are those valid under "
                      "the looks; the gap, Balance and extra-turn intervals are per-comparison figures on "

@@ -290,3 +290,12 @@ def test_game_length_shows_every_peak(monkeypatch, tmp_path):
     assert tops["2 players, heuristic"] < 30        # the flat policy keeps a scale of its own
     for ax in seen["axes"]:
         assert all(float(x).is_integer() for x in ax.get_xticks())   # whole turns
+
+
+def test_character_forest_names_the_p_it_was_given(tmp_path):
+    """The study hands the chart Holm-adjusted p: its legend and note say so (they said "p < 0.05",
+    under a caption saying Holm-adjusted)."""
+    _, svg = charts.character_forest(effects_frame(), tmp_path / "f", policy="heuristic", games=100,
+                                     p_name="Holm-adjusted p")
+    text = svg.read_text()
+    assert "Holm-adjusted p &lt; 0.05" in text or "Holm-adjusted p < 0.05" in text

@@ -244,6 +244,7 @@ def test_report_folder_contents(tiny_report):
     # the extra-turn share is read against its value with equal seats: (players - 1) / players
     assert "against 50.000% if every seat were equally likely to win" in md
     assert "against 66.667% if every seat were equally likely to win" in md
+    assert "Balance is 1 minus the largest seat gap" in md
     sw = pd.read_csv(t / "seats_seats.csv")
     assert (sw["ci_low"] <= sw["rate"]).all() and (sw["rate"] <= sw["ci_high"]).all()
     # the report's tables count seats from 1 alike: seat N's row holds the cell's seatN_wins
