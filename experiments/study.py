@@ -460,10 +460,38 @@ def run_difficulty(st: Study, threads=None, progress=None, chart_dir=None, backe
         show["look"] = df["look"]
         show[f"sequential CI ({pct(1 - plan.alpha)} overall)"] = [
             f"{pct(a)} to {pct(b)}" for a, b in zip(df["seq_ci_low"], df["seq_ci_high"])]
-    section = Section(st.title, difficulty_findings(df, seq), tables=[
+    section = Section(st.title, difficulty_findings(df, seq) + first_turn_findings(lengths), tables=[
         ("Win rate by difficulty: one row per cell (policy x players x spies)", show)],
         charts=figs)
     return Result(st, {"cells": df, "lengths": lengths}, section)
+
+
+FIRST_TURN_SHARE = 0.10   # a cell where this share of games or more ends on the first turn is named
+
+
+def first_turn_findings(lengths: pd.DataFrame) -> str:
+    """The cells where 10% of the games or more are lost on the first turn, which a mean game
+    length hides (at 5 spies the sixth spy can come with the first critical machine). Every game
+    that ends on the first turn is a loss: the Daydreamer takes six turns at least, one worker a
+    turn. '' when there is none."""
+    if lengths is None or not len(lengths):
+        return ""
+    keys = ["policy", "players", "spies"]
+    tot = lengths.groupby(keys)["games"].sum()
+    first = lengths[lengths["turns"] == 1].groupby(keys)["games"].sum().reindex(tot.index, fill_value=0)
+    parts = []
+    for pol in tot.index.get_level_values("policy").unique():
+        cells = [(pl, sp, int(first[(pol, pl, sp)]), int(tot[(pol, pl, sp)]))
+                 for (p_, pl, sp) in tot.index if p_ == pol
+                 and first[(pol, pl, sp)] >= FIRST_TURN_SHARE * tot[(pol, pl, sp)]]
+        if cells:
+            parts.append(f"With the {pol} policy, games lost on the first turn: "
+                         + "; ".join(f"{pl} players, {spies_label(sp)}: {rate_text(k, n)}"
+                                     for pl, sp, k, n in cells) + ".")
+    if not parts:
+        return ""
+    return (" " + " ".join(parts) + " A mean game length hides these (the game-length chart "
+            "shows them); a game cannot be won on the first turn.")
 
 
 def difficulty_findings(df: pd.DataFrame, seq=False) -> str:

@@ -645,3 +645,18 @@ def test_character_findings_say_when_the_order_is_not_clear():
     assert "Fare least (0.79, 0.73 to 0.86; Harris 0.80 within its interval)" in \
         characters_findings(sets, effects(0.797))
     assert "Fare least (0.79, 0.73 to 0.86);" in characters_findings(sets, effects(0.90))
+
+
+def test_first_turn_losses_are_named_where_they_are_common():
+    """A cell where 10% of the games or more end on the first turn is named with its interval (a
+    mean game length hides it); below 10% nothing is said."""
+    from experiments.study import first_turn_findings
+    rows = [("heuristic", 3, 5, 1, 185), ("heuristic", 3, 5, 20, 415),     # 185 of 600 on turn 1
+            ("heuristic", 3, 0, 1, 59), ("heuristic", 3, 0, 25, 541),      # 59 of 600: under 10%
+            ("random", 2, 5, 1, 367), ("random", 2, 5, 3, 233)]
+    h = pd.DataFrame([dict(zip(("policy", "players", "spies", "turns", "games"), r)) for r in rows])
+    text = first_turn_findings(h)
+    assert f"With the heuristic policy, games lost on the first turn: 3 players, 5 spies: {rate_text(185, 600)}." in text
+    assert f"With the random policy, games lost on the first turn: 2 players, 5 spies: {rate_text(367, 600)}." in text
+    assert "0 spies" not in text
+    assert first_turn_findings(h[h["spies"] == 0]) == ""
