@@ -106,22 +106,15 @@ def atomic_open(path, mode: str = "w", what: str = "", **kwargs):
     shown = f"{what} {str(path)!r}" if what else repr(str(path))
     check_writable(path, what)
     fd = _fd_alias(path)
-    if fd is not None:
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):
-                stream.flush()   # what was printed before goes first
+    real = None if fd is not None else _real(path)
+    if fd is not None or _special(real):   # written directly, never replaced
+        if fd is not None:
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):
+                    stream.flush()   # what was printed before goes first
         try:
-            with os.fdopen(os.dup(fd), mode, **kwargs) as f:
-                yield f
-        except BrokenPipeError:
-            raise    # `| head` closed the pipe: left to the CLI, as for standard output
-        except OSError as e:
-            raise UserError(f"cannot write {shown}: {e.strerror or e}") from None
-        return
-    real = _real(path)
-    if _special(real):
-        try:
-            with open(real, mode, **kwargs) as f:
+            with (os.fdopen(os.dup(fd), mode, **kwargs) if fd is not None
+                  else open(real, mode, **kwargs)) as f:
                 yield f
         except BrokenPipeError:
             raise    # `| head` closed the pipe: left to the CLI, as for standard output

@@ -23,6 +23,7 @@ from arena.units import FIELDS, Cell, check_cell
 from simcore.errors import UserError
 
 from .cluster import map_units
+from .execute import games_per_seed
 from .store import Store, cut, format_status
 from .progress import StudyProgress
 
@@ -173,8 +174,8 @@ def execute_units(work, threads: int | None = None, progress=None, on_unit: Call
             asked.append((cell, b - a))
             for ga, gn in (store.missing(cell, b - a, a) if store is not None else [(a, b - a)]):
                 units += [(cell, ua, un) for ua, un in plan(cell, gn, ga)]
-    # progress counts games played: n seeds of a paired cell are 2n games (execute.games_per_seed)
-    from .execute import games_per_seed as k
+    # progress counts games played: n seeds of a paired cell are 2n games
+    k = games_per_seed
     cost = (lambda c, n: n * k(c) / speed(c)) if speed else (lambda c, n: float(n * k(c)))
     if progress is not None and hasattr(progress, "add"):
         todo, todo_cost = sum(n * k(c) for c, _, n in units), sum(cost(c, n) for c, _, n in units)

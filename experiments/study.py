@@ -479,15 +479,12 @@ def first_turn_findings(lengths: pd.DataFrame) -> str:
     keys = ["policy", "players", "spies"]
     tot = lengths.groupby(keys)["games"].sum()
     first = lengths[lengths["turns"] == 1].groupby(keys)["games"].sum().reindex(tot.index, fill_value=0)
+    named = (first >= FIRST_TURN_SHARE * tot)
     parts = []
-    for pol in tot.index.get_level_values("policy").unique():
-        cells = [(pl, sp, int(first[(pol, pl, sp)]), int(tot[(pol, pl, sp)]))
-                 for (p_, pl, sp) in tot.index if p_ == pol
-                 and first[(pol, pl, sp)] >= FIRST_TURN_SHARE * tot[(pol, pl, sp)]]
-        if cells:
-            parts.append(f"With the {pol} policy, games lost on the first turn: "
-                         + "; ".join(f"{pl} players, {spies_label(sp)}: {rate_text(k, n)}"
-                                     for pl, sp, k, n in cells) + ".")
+    for pol, sel in named[named].groupby(level="policy"):
+        parts.append(f"With the {pol} policy, games lost on the first turn: "
+                     + "; ".join(f"{pl} players, {spies_label(sp)}: {rate_text(first[k], tot[k])}"
+                                 for k in sel.index for _, pl, sp in [k]) + ".")
     if not parts:
         return ""
     return (" " + " ".join(parts) + " A mean game length hides these (the game-length chart "
@@ -519,7 +516,7 @@ def difficulty_findings(df: pd.DataFrame, seq=False) -> str:
         word = "a drop" if drop >= 0 else "a rise"
         if drop < 0:   # said as a rise: the estimate and its interval turned round
             drop, dlo, dhi = -drop, -dhi, -dlo
-        num = (lambda x: f"{x:.2f}") if dlo >= 0 else (lambda x: signed(x))
+        num = signed if dlo < 0 else (lambda x: f"{x:.2f}")   # signs only when the interval crosses 0
         parts.append(
             f"With {pl} players and the {pol} policy the win rate goes from {pct(first.win_rate)} "
             f"({spies_label(first.spies)}, {first.difficulty}; {ci_name} {pct(first[lo_col])} to "
@@ -1264,8 +1261,12 @@ def sensitivity_findings(df: pd.DataFrame) -> str:
             r = g.sort_values("a", ascending=False).iloc[0]
             # games whose result the reading changed: the winning seat (Benevolent), won or lost
             # (Bethel Woods: the discordant games)
-            changed = int(g["changed_games"].sum()) if "changed_games" in g else \
-                int((g["only_variant"] + g["only_default"]).sum()) if "only_variant" in g else None
+            if "changed_games" in g:
+                changed = g["changed_games"].sum()
+            elif "only_variant" in g:
+                changed = (g["only_variant"] + g["only_default"]).sum()
+            else:
+                changed = None
             if changed == 0:
                 dont.append((r.a, f"{v} (changed no game's {'result' if bw else 'winner'} in any setup)"))
             else:

@@ -41,6 +41,11 @@ def read_table(path, table: str) -> dict:
     return t
 
 
+def is_whole(x) -> bool:
+    """x is a TOML integer (a Python int that is not a bool)."""
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
 def toml_repr(x) -> str:
     """A value as a rules file spells it: true/false for a boolean (Python would print True)."""
     return ("true" if x else "false") if isinstance(x, bool) else repr(x)

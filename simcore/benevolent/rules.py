@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import UserError
-from ..rulesfile import RulesError, parse_switches, rules_from_file, spec_mapping, toml_repr
+from ..rulesfile import RulesError, is_whole, parse_switches, rules_from_file, spec_mapping, toml_repr
 
 GIFTS = ("Clover", "Feather", "Crystal", "Amber", "Figurine")
 GIFT_VALUES = (2, 4, 7, 10, 12)                       # rulebook: the Dream board
@@ -243,7 +243,7 @@ def _validate(r: Rules):
     if sorted(r.secret_pairs) != sorted(PERMANENT) or len(r.secret_pairs) != 9:
         raise RulesError(f"secret_pairs: expected the 9 permanent Secrets, each once, in tile order; "
                          f"allowed: {', '.join(PERMANENT)}")
-    if not isinstance(r.timeout_rounds, int) or isinstance(r.timeout_rounds, bool) or not 1 <= r.timeout_rounds <= 10000:
+    if not is_whole(r.timeout_rounds) or not 1 <= r.timeout_rounds <= 10000:
         raise RulesError(f"timeout_rounds: {toml_repr(r.timeout_rounds)} is not an integer from 1 to 10000")
 
 
@@ -265,7 +265,7 @@ _SHAPES = {  # what each key holds, for the error on a malformed value
 def _whole(x, where):
     """x if it is a whole number (a TOML integer), else RulesError naming it: int() would read 1.7
     as 1 and "1" as 1, quietly."""
-    if isinstance(x, bool) or not isinstance(x, int):
+    if not is_whole(x):
         raise RulesError(f"[benevolent] {where}: {toml_repr(x)} is not a whole number")
     return x
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..rulesfile import RulesError, parse_switches, rules_from_file, spec_mapping, toml_repr
+from ..rulesfile import RulesError, is_whole, parse_switches, rules_from_file, spec_mapping, toml_repr
 
 TYPES = ("Mechanical", "Structural", "Digital", "Electrical")
 WORKERS = ("Mechanic", "Engineer", "Technician", "Electrician")
@@ -220,7 +220,7 @@ def _validate(r: Rules):
                          "(Mechanical, Structural, Digital, Electrical)")
     for m, row in enumerate(c):
         for t, x in enumerate(row):
-            if not isinstance(x, int) or isinstance(x, bool) or not 0 <= x <= 40:
+            if not is_whole(x) or not 0 <= x <= 40:
                 raise RulesError(f"malfunction_counts[{m + 1}][{TYPES[t]}]: {toml_repr(x)} is not an integer from 0 to 40")
     # With 5 spies at setup five machines take at most 2 opening malfunctions: the redraw rule
     # must be able to place all 6, whatever machines the spies are on.
@@ -231,7 +231,7 @@ def _validate(r: Rules):
     for name, lo, hi in (("knowledge_limit", 1, 40), ("critical_knowledge_limit", 0, 40),
                          ("malfunctions_per_turn", 3, 10)):
         x = getattr(r, name)
-        if not isinstance(x, int) or isinstance(x, bool) or not lo <= x <= hi:
+        if not is_whole(x) or not lo <= x <= hi:
             raise RulesError(f"{name}: {toml_repr(x)} is not an integer from {lo} to {hi}")
     if r.critical_knowledge_limit > r.knowledge_limit:
         raise RulesError(f"critical_knowledge_limit: {r.critical_knowledge_limit} exceeds "
