@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Annotated, Optional
@@ -9,7 +10,7 @@ from typing import Annotated, Optional
 import pandas as pd
 import typer
 
-from benchmarks.ab import TOLERANCE as AB_TOLERANCE  # stdlib only: cheap to import
+from benchmarks.ab import ROUNDS as AB_ROUNDS, TOLERANCE as AB_TOLERANCE  # stdlib only: cheap to import
 
 from .errors import fail
 
@@ -53,7 +54,7 @@ def bench(
         "and time the same rows (every game x policy x 1 and 2 threads, each a whole `simulate --json` process) "
         "with base and with this working tree, pairs interleaved, on this machine; exit 1 if a row's median "
         f"pair ratio head/base (games per CPU second) is below {1 - AB_TOLERANCE:.2f} in a first round and again "
-        "in a confirmation round, or if the known-good outcomes differ. Absolute and normalised figures decide "
+        f"in {AB_ROUNDS - 1} confirmation rounds, or if the known-good outcomes differ. Absolute and normalised figures decide "
         "nothing. See docs/benchmarks.md."))] = False,
     base: Annotated[Optional[str], typer.Option(
         help="With --check: the commit to compare against (a hash, a branch, HEAD~1; default: \"base_commit\" of the baseline file).")] = None,
@@ -113,6 +114,9 @@ def bench(
     if not check:
         return
     t0 = time.perf_counter()
+    m = suite.machine_note()
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"
+    say(f"this machine: {m['cpu']}, {m['cores']} cores, load average {load} (1, 5, 15 minutes)")
     try:
         commit, results = ab.compare(commit, quick=quick, say=say, allowed=ab.accepted(known, commit))
     except ab.ABError as e:
@@ -126,7 +130,7 @@ def bench(
     else:
         typer.echo(f"\nspeed of this working tree (head) against base {commit[:12]}, side by side on this machine: "
                    f"base, head = medians of the runs ({ab.CLOCKS[ab.METRIC]}); ratio = the median of the pairs' "
-                   f"ratios head/base (a confirmation round's after 'then'), below {1 - ab.TOLERANCE:.2f} twice fails; "
+                   f"ratios head/base (confirmation rounds' after 'then'), below {1 - ab.TOLERANCE:.2f} in all {ab.ROUNDS} rounds fails; "
                    f"pairs = lowest-highest single pair (count); wall ratio = the same from the JSON's games/s")
         typer.echo(_ab_table(results))
     failures = ab.decide(results)
