@@ -52,8 +52,8 @@ ROOT = Path(__file__).resolve().parent.parent  # the working tree under test (he
 # had a standard deviation of 0.051 around 1, lowest 0.879 (2 of 56 rows of unchanged code below 0.90);
 # a 25% slowdown (each game 1.25 times as long) puts it at about 0.80. 0.90 is halfway, about 2
 # standard deviations from both. Two rounds below were taken as enough until unchanged code failed
-# in CI that way (the machine's load is not independent from one round to the next); with three,
-# 19 of the 20 rounds of the injected 25% slowdown's rows were below 0.90.
+# in CI that way (the machine's load is not independent from one round to the next). With three, an
+# injected slowdown of 22-30% failed every slowed row in 3 checks of 3, each round below 0.90.
 TOLERANCE = 0.10
 
 # Per game: the CLI group and the fixed setup of its rows.
