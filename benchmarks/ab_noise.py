@@ -80,7 +80,7 @@ def main(argv=None):
         load0 = os.getloadavg()
         commit, results = ab.compare(a.base, quick=not a.full)
         ln = {"run": i, "base": commit, "seconds": time.time() - t0, "loadavg_before": load0,
-              "loadavg_after": os.getloadavg(), "tolerance": ab.TOLERANCE,
+              "loadavg_after": os.getloadavg(), "tolerance": ab.TOLERANCE, "rounds_rule": ab.ROUNDS,
               "rows": [r.as_dict() for r in results]}
         lines.append(ln)
         if a.out:

@@ -47,14 +47,14 @@ def _ab_table(results):
 
 
 def bench(
-    quick: Annotated[bool, typer.Option(help="Short runs only (about a minute, and 2-4 more with --check): no compile, start-up or memory rows.")] = False,
+    quick: Annotated[bool, typer.Option(help="Short runs only (about a minute, and 3-8 more with --check): no compile, start-up or memory rows.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="One JSON object per row, one per line.")] = False,
     check: Annotated[bool, typer.Option(help=(
         "Speed check: export the base commit (--base, else \"base_commit\" in the baseline file) with git archive "
         "and time the same rows (every game x policy x 1 and 2 threads, each a whole `simulate --json` process) "
         "with base and with this working tree, pairs interleaved, on this machine; exit 1 if a row's median "
-        f"pair ratio head/base (games per CPU second) is below {1 - AB_TOLERANCE:.2f} in a first round and again "
-        f"in {AB_ROUNDS - 1} confirmation rounds, or if the known-good outcomes differ. Absolute and normalised figures decide "
+        f"pair ratio head/base (games per CPU second) is below {1 - AB_TOLERANCE:.2f} in each of {AB_ROUNDS} rounds "
+        "of pairs (a row is timed again only while it is below), or if the known-good outcomes differ. Absolute and normalised figures decide "
         "nothing. See docs/benchmarks.md."))] = False,
     base: Annotated[Optional[str], typer.Option(
         help="With --check: the commit to compare against (a hash, a branch, HEAD~1; default: \"base_commit\" of the baseline file).")] = None,
