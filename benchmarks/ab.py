@@ -173,6 +173,11 @@ class Result:
         return out
 
     @property
+    def rounds_text(self):
+        """The rounds' ratios as printed: "0.866 then 0.875 then 0.912"."""
+        return " then ".join(f"{x:.3f}" for x in self.round_ratios)
+
+    @property
     def ratio(self):
         """The row's figure: the median pair ratio of its first round (None: not compared)."""
         rr = self.round_ratios
@@ -228,9 +233,8 @@ def decide(results, tolerance=None):
     for r in results:
         if r.failed(tolerance):
             pr = r.pair_ratios
-            rr = " then ".join(f"{x:.3f}" for x in r.round_ratios)
             accepted = "" if r.allowed == 1.0 else f" x an accepted {r.allowed:.2f}"
-            out.append(f"{r.row.id}: head runs at {rr} of base's speed ({CLOCKS[r.metric]}; single pairs "
+            out.append(f"{r.row.id}: head runs at {r.rounds_text} of base's speed ({CLOCKS[r.metric]}; single pairs "
                        f"{min(pr):.2f} to {max(pr):.2f}), below the allowed {r.threshold(tolerance):.2f} "
                        f"(tolerance {tolerance:.0%}{accepted})")
     return out
@@ -356,8 +360,7 @@ def measure(base, head, rows, repeats, say=lambda m: None, metric=METRIC, allowe
     for k in range(1, ROUNDS):
         for res in results:
             if len(res.rounds) == k and res.all_below():
-                rr = " then ".join(f"{x:.3f}" for x in res.round_ratios)
-                say(f"{res.row.id}: ratio {rr} is below {res.threshold():.2f}: {repeats} more pairs to confirm "
+                say(f"{res.row.id}: ratio {res.rounds_text} is below {res.threshold():.2f}: {repeats} more pairs to confirm "
                     f"(round {k + 1} of at most {ROUNDS})")
                 _round(res, base, head, repeats)
     return results

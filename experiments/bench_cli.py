@@ -35,10 +35,9 @@ def _ab_table(results):
         if r.new:
             lines.append({"row": r.row.id, "verdict": d["verdict"]})
             continue
-        rr = " then ".join(f"{x:.3f}" for x in d["round_ratios"])
         wall = [h / b for h, b in zip(r.head_other, r.base_other)] if r.metric == "cpu" else None
         lines.append({"row": r.row.id, "base": f"{d['base_median']:,.0f}", "head": f"{d['head_median']:,.0f}",
-                      "ratio": rr, "pairs": f"{d['ab_min']:.2f}-{d['ab_max']:.2f} ({d['pairs']})",
+                      "ratio": r.rounds_text, "pairs": f"{d['ab_min']:.2f}-{d['ab_max']:.2f} ({d['pairs']})",
                       "verdict": d["verdict"],
                       "wall ratio": "" if not wall else f"{ab.statistics.median(r.head_other) / ab.statistics.median(r.base_other):.3f}",
                       "same outcomes": "yes" if d["same_outcomes"] else "NO"})
