@@ -77,7 +77,8 @@ def run_chunks(n_games, play_chunk, on_chunk, chunk=None, threads=None, progress
     chunk=None sizes chunks by time (see the module docstring); an integer fixes the size (the
     tests use it to show that results do not depend on it). play_chunk(0, 0) is called first,
     untimed, so that compiling (first run only: the code is then cached) is not counted as play.
-    progress(done, total, elapsed) is called after each chunk. Returns the wall time of the play
+    progress(done, total, elapsed) is called after each chunk, and progress.close(), if it has
+    one, when the run ends, also by an error. Returns the wall time of the play
     in seconds."""
     threads = check_threads(threads)
     old = numba.get_num_threads()
@@ -104,6 +105,9 @@ def run_chunks(n_games, play_chunk, on_chunk, chunk=None, threads=None, progress
                 progress(done, n_games, time.perf_counter() - t0)
     finally:
         numba.set_num_threads(old)
+        close = getattr(progress, "close", None)
+        if close is not None:   # a drawn bar (experiments.progress.ProgressBar) stops, also on an error or Ctrl-C
+            close()
     return time.perf_counter() - t0
 
 

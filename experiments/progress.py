@@ -1,30 +1,59 @@
-"""A plain progress bar on stderr for runs longer than a couple of seconds."""
+"""Progress bars on stderr, drawn with rich: ProgressBar for one run of games (simulate, the ladder's
+rungs), StudyProgress for a whole study."""
 from __future__ import annotations
-
-import sys
 
 SHOW_AFTER = 2.0  # seconds: shorter runs print no bar
 
 
 class ProgressBar:
-    def __init__(self, label="games", stream=None, width=30, show_after=SHOW_AFTER):
-        self.label, self.stream, self.width, self.show_after = label, stream or sys.stderr, width, show_after
+    """The progress(done, total, elapsed) callback of arena.runner.run_chunks, drawn with rich.
+
+    Shown only for runs projected to last more than ``show_after`` seconds (judged once there is a
+    rate to go by: the first chunks are tiny). "elapsed" and "left" are of the play itself, as the
+    runner times it (compiling is not counted). The bar is drawn in place on a terminal; on a stream
+    that is not one (a CI log, a pipe) rich prints only its last state, once, when the run ends.
+    run_chunks calls close() when a run stops early (an error, Ctrl-C), so the terminal's cursor
+    comes back."""
+
+    def __init__(self, label="games", console=None, show_after=SHOW_AFTER):
+        self.label, self.show_after = label, show_after
+        self.console = console
         self.shown = False
+        self._progress = None
 
     def __call__(self, done, total, elapsed):
-        # shown only for runs that look long once there is a rate to go by (the first chunks are tiny)
         if not self.shown and (done >= total or elapsed < self.show_after / 4
                                or elapsed * total / max(done, 1) < self.show_after):
             return
-        self.shown = True
         frac = done / total
-        bar = "#" * int(frac * self.width)
         eta = elapsed / frac - elapsed if frac > 0 else 0.0
-        self.stream.write(f"\r[{bar:<{self.width}}] {frac:6.1%} {done:,}/{total:,} {self.label} "
-                          f"{elapsed:5.1f}s elapsed, {eta:5.1f}s left")
+        if self._progress is None and not self.shown:
+            self._start(total)
+        if self._progress is None:
+            return
+        self._progress.update(self._task, completed=done, elapsed=elapsed, eta=eta,
+                              rate=done / elapsed if elapsed > 0 else 0.0, refresh=True)
         if done >= total:
-            self.stream.write("\n")
-        self.stream.flush()
+            self.close()
+
+    def _start(self, total):
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
+        self.shown = True
+        self._progress = Progress(
+            BarColumn(), TaskProgressColumn(),
+            TextColumn("{task.completed:,.0f}/{task.total:,.0f} " + self.label),
+            TextColumn("{task.fields[rate]:,.0f}/s"),
+            TextColumn("{task.fields[elapsed]:.1f}s elapsed, {task.fields[eta]:.1f}s left"),
+            console=self.console or Console(stderr=True), auto_refresh=False, transient=False)
+        self._task = self._progress.add_task(self.label, total=total, elapsed=0.0, eta=0.0, rate=0.0)
+        self._progress.start()
+
+    def close(self):
+        """Stop drawing (the line stays); nothing happens if the bar was never shown or is closed."""
+        if self._progress is not None:
+            progress, self._progress = self._progress, None
+            progress.stop()
 
 
 class StudyProgress:
