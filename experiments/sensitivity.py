@@ -76,21 +76,25 @@ def _rules_module(game):
     return rules
 
 
-def _check(games, seed):
+def _check(games, seed, threads=None):
+    """Every input checked before anything is played or printed."""
+    from arena.runner import check_run, check_threads
     if not isinstance(games, int) or games < 2:
         raise UserError(f"--games {games!r}: at least 2 games per cell are needed for a paired interval")
     if seed < 0:
         raise UserError(f"--seed {seed}: must be 0 or more")
+    check_run(games, seed)
+    check_threads(threads)
 
 
 def sensitivity(game: str, games: int = 2000, seed: int = 7, policy: str | None = None,
                 threads: int | None = None, progress=None, only=None) -> pd.DataFrame:
     """The sensitivity table (see the module doc). ``only``: a subset of variant names (for
     tests). ``progress``: called with a short text before each run (optional)."""
-    _check(games, seed)
-    policy = policy or strongest_policy(game)
-    from policies import policy_id
-    policy_id(policy, game)   # UserError for an unknown policy
+    _check(games, seed, threads)
+    from policies import canonical_policy, check_player
+    policy = canonical_policy(policy, game) if policy else strongest_policy(game)
+    check_player(policy, game)   # UserError for an unknown policy or the clairvoyant bound
     vs = variants(game)
     if only is not None:
         known = {v[0] for v in vs}

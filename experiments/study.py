@@ -208,12 +208,10 @@ def study_from_dict(raw: dict, name: str, base=None, quick=False, seed=None,
     game = KINDS[kind] or opts["game"]
     if game not in GAME_NAMES:
         raise UserError(f"{where}: game = {game!r} is not known; allowed: {', '.join(GAME_NAMES)}")
-    from policies import POLICIES
+    from policies import check_player
     opts["policy"] = opts.get("policy") or [DEFAULT_POLICY[game]]
     for p in opts["policy"]:
-        if p not in POLICIES[game]:
-            raise UserError(f"{where}: policy {p!r} is not known for {GAME_NAMES[game]}; "
-                            f"allowed: {', '.join(POLICIES[game])}")
+        check_player(p, game, f"{where}: policy", GAME_NAMES[game])
     base = Path(base) if base is not None else Path(".")
     st = Study(kind, game, name, opts.get("title") or _default_title(kind, game), opts,
                path=None)

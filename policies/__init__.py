@@ -36,6 +36,19 @@ POLICIES = {
 RANDOM = 0
 # policies that are not players (they see what players cannot): tables label them
 NOT_PLAYERS = {"bethel_woods": ("clairvoyant",), "benevolent": ()}
+# the policies that are players: what the studies (difficulty, seats, variants, sensitivity) play
+PLAYERS = {g: tuple(p for p in POLICIES[g] if p not in NOT_PLAYERS[g]) for g in POLICIES}
+
+
+def check_player(name: str, game: str = "bethel_woods", where: str = "policy", game_name: str = "") -> None:
+    """UserError unless `name` is a known policy that is a player (a study measures players; the
+    clairvoyant bound sees the coming draws, so it is a row of the ladder, not a study's player)."""
+    if name in NOT_PLAYERS[game]:
+        raise UserError(f"{where} {name!r} is an upper bound that sees the coming draws, not a player; "
+                        f"a study plays players; allowed: {', '.join(PLAYERS[game])}")
+    if name not in POLICIES[game]:
+        raise UserError(f"{where} {name!r} is not known{' for ' + game_name if game_name else ''}; "
+                        f"allowed: {', '.join(PLAYERS[game])}")
 
 
 def policy_id(name: str, game: str = "bethel_woods") -> int:

@@ -102,8 +102,28 @@ def test_bad_arguments():
         S.sensitivity("benevolent", games=1)
     with pytest.raises(UserError, match="variant 'nope' is not known"):
         S.sensitivity("benevolent", games=10, only=["nope"])
-    with pytest.raises(UserError, match="unknown policy"):
+    with pytest.raises(UserError, match="policy 'oracle' is not known; allowed: random, heuristic, search, tuned"):
         S.sensitivity("benevolent", games=10, policy="oracle")
+    with pytest.raises(UserError, match="'clairvoyant' is an upper bound .* not a player; .*allowed: random, heuristic, search, tuned$"):
+        S.sensitivity("bethel_woods", games=10, policy="clairvoyant")
+    with pytest.raises(UserError, match="threads 0"):
+        S.sensitivity("benevolent", games=10, threads=0)
+    with pytest.raises(UserError, match="seed 9223372036854775808 is not allowed"):
+        S.sensitivity("benevolent", games=10, seed=2 ** 63)
+
+
+def test_bad_input_on_the_command_line_is_one_line_before_any_play(capsys):
+    """Every input is checked before the first "playing ..." line: one line on stderr, exit code 2."""
+    for args in (["--threads", "0"], ["--seed", str(2 ** 63)], ["--policy", "clairvoyant"]):
+        code = main(["bethel-woods", "sensitivity", "--games", "10", *args])
+        out, err = capsys.readouterr()
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, (args, err)
+        assert "playing" not in err
+
+
+def test_policy_in_any_case_as_for_simulate():
+    df = S.sensitivity("benevolent", games=4, seed=1, only=["empty_gift=offered"], policy="Random")
+    assert set(df["policy"]) == {"random"}
 
 
 def test_chart(bw, tmp_path):

@@ -103,6 +103,9 @@ def write(tmp_path, name, text):
     ('kind = "difficulty"\nspies = [0, 9]\n', "spies = [0, 9]: 9 is not allowed; spies 0 to 5"),
     ('kind = "difficulty"\ngames = -4\n', "games = -4: expected a whole number from 1"),
     ('kind = "seats"\npolicy = "smart"\n', "policy 'smart' is not known for Benevolent; allowed: random"),
+    ('kind = "difficulty"\npolicy = "clairvoyant"\n',
+     "policy 'clairvoyant' is an upper bound that sees the coming draws, not a player; a study plays players; "
+     "allowed: random, heuristic, search, tuned"),
     ('kind = "difficulty"\nplayers = [3]\ncharacters = ["Nova", "Bob", "Fenn"]\n',
      "unknown character 'Bob'; allowed: Nova, Harris"),
     ('kind = "dificulty"\n', "kind = 'dificulty' is not known; allowed: difficulty, characters"),
