@@ -34,7 +34,7 @@ from simcore.errors import UserError
 from . import charts
 from .execute import execute
 from .render import Section, rate_table
-from .stats import (adjust_pvalues, against_rest, balance, chi2_equal, independent_difference, paired_difference, p_text, pct, rate_text,
+from .stats import (Z95, adjust_pvalues, against_rest, balance, chi2_equal, independent_difference, paired_difference, p_text, pct, rate_text,
                     seat_intervals, sequential_plan, signed, spies_label, wilson)
 
 # The policy a study plays when it names none: the strongest honest policy of each game. Change
@@ -313,7 +313,7 @@ def fixed_games(target: float) -> int:
     At a rate of 1/2 the half-width is z / (2 sqrt(n + z^2)), so the search starts just below
     (z / 2h)^2 - z^2 and steps by one game (before 2026-12-01 it stepped by n/200 and could
     return up to 0.5% more: 9,643 for h = 0.01 where 9,600 suffice)."""
-    z = 1.959963984540054
+    z = Z95
     n = max(2, int(math.floor((z / (2 * target)) ** 2 - z * z)) - 2)
     while True:
         lo, hi = wilson(n // 2, n)
@@ -583,19 +583,19 @@ def character_effects(sets: pd.DataFrame) -> pd.DataFrame:
     X = sm.add_constant(X, has_constant="add")
     y = np.column_stack([d["wins"], d["games"] - d["wins"]])
     fit = sm.GLM(y, X, family=sm.families.Binomial()).fit()
-    cov = fit.cov_params()
     rows = []
-    from scipy.stats import norm
     for c in names:
-        if c != names[-1]:
-            b, se = fit.params[c], math.sqrt(cov.loc[c, c])
-        else:
-            k = names[:-1]
-            b = -fit.params[k].sum()
-            se = math.sqrt(float(cov.loc[k, k].to_numpy().sum()))
-        p = 2 * norm.sf(abs(b) / se) if se > 0 else 1.0
-        rows.append({"term": c, "coef": b, "ci_low": b - 1.959963984540054 * se,
-                     "ci_high": b + 1.959963984540054 * se, "p_value": p})
+        # the effect as a contrast of the fit's parameters (the last: minus the sum of the others);
+        # statsmodels' Wald test of it (normal, as the GLM's own intervals) gives its interval and p
+        L = np.zeros(len(fit.params))
+        cols = list(fit.params.index)
+        for k in ([c] if c != names[-1] else names[:-1]):
+            L[cols.index(k)] = 1.0 if c != names[-1] else -1.0
+        t = fit.t_test(L)
+        b, se = float(np.squeeze(t.effect)), float(np.squeeze(t.sd))
+        lo, hi = (float(v) for v in np.squeeze(t.conf_int(alpha=0.05)))
+        p = float(np.squeeze(t.pvalue)) if se > 0 else 1.0
+        rows.append({"term": c, "coef": b, "ci_low": lo, "ci_high": hi, "p_value": p})
     e = pd.DataFrame(rows)
     e["p_holm"] = adjust_pvalues(e["p_value"].to_numpy())
     e["odds_ratio"], e["or_low"], e["or_high"] = np.exp(e["coef"]), np.exp(e["ci_low"]), np.exp(e["ci_high"])
