@@ -220,12 +220,12 @@ def table_text(df: pd.DataFrame) -> str:
     game = df["game"].iloc[0]
     bw = game == "bethel_woods"
     if bw:
-        from .stats import wilson
+        from .stats import pct, wilson
 
-        def rate(k, n):
+        def rate(k, n):   # as stats.pct prints rates: a bound near 0 keeps its digits
             lo, hi = wilson(int(k), int(n))
-            return f"{100 * k / n:6.2f}% ({100 * lo:5.2f}-{100 * hi:5.2f})"
-        w = 23
+            return f"{pct(k / n)} ({pct(lo)} to {pct(hi)})"
+        w = 30
     else:
         w = 8
     dh, vh = ("default (95% CI)", "variant (95% CI)") if bw else ("default", "variant")

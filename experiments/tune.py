@@ -43,7 +43,7 @@ from typing import Annotated, Optional
 import numpy as np
 import typer
 
-from .stats import paired_difference, paired_difference_by_deal, p_text, signed, wilson
+from .stats import paired_difference, paired_difference_by_deal, p_text, pct, signed, wilson
 from .errors import user_errors
 
 TUNE_GAMES = ("bethel-woods", "benevolent")
@@ -109,9 +109,10 @@ def _method(popsize, sigma0):
 
 
 def _ci(k, n):
-    """'(27.0%, 95% CI 25.1% to 29.0%)': a tally's rate with its Wilson interval."""
+    """'(27.000%, 95% CI 25.063% to 29.008%)': a tally's rate with its Wilson interval, as
+    stats.pct prints rates (0 wins of 20,000: '0%, 95% CI 0% to 0.0192%', never '0.0% to 0.0%')."""
     lo, hi = wilson(k, n)
-    return f"({100 * k / n:.1f}%, 95% CI {100 * lo:.1f}% to {100 * hi:.1f}%)"
+    return f"({pct(k / n)}, 95% CI {pct(lo)} to {pct(hi)})"
 
 
 def tune_bethel_woods(players=3, spies=0, budget_games=100_000, games_per_candidate=500, popsize=None,

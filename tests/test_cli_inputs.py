@@ -254,9 +254,18 @@ def test_sensitivity_table_prints_each_win_rate_with_its_interval():
                         "diff": -0.07, "ci_low": -0.12, "ci_high": -0.02, "p_holm": 0.01}])
     text = table_text(df)
     lo, hi = wilson(54, 200)
-    assert "default (95% CI)" in text and f"27.00% ({100 * lo:5.2f}-{100 * hi:5.2f})" in text
+    assert "default (95% CI)" in text and f"27.000% ({100 * lo:.3f}% to {100 * hi:.3f}%)" in text
     lo, hi = wilson(40, 200)
-    assert f"20.00% ({100 * lo:5.2f}-{100 * hi:5.2f})" in text
+    assert f"20.000% ({100 * lo:.3f}% to {100 * hi:.3f}%)" in text
+    # no wins: the upper bound keeps its digits (it printed " 0.00% ( 0.00- 0.05)" before)
+    text = table_text(df.assign(games=8000, default_wins=0, default=0.0))
+    assert f"0% (0% to {100 * wilson(0, 8000)[1]:.3g}%)" in text and "0.048%)" in text
+
+
+def test_tune_prints_rates_as_pct_does():
+    from experiments.tune import _ci
+    assert _ci(0, 20_000) == "(0%, 95% CI 0% to 0.0192%)"
+    assert _ci(5400, 20_000) == "(27.000%, 95% CI 26.389% to 27.620%)"
 
 
 @pytest.mark.parametrize("args, needle", [
