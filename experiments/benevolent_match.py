@@ -81,7 +81,15 @@ def match(a, b, deals, seed=1, threads=None, theta_a=None, theta_b=None, rules=N
         raise UserError(f"--deals {deals}: at least 2")
     threads = check_threads(threads)
     import numba
+    old_threads = numba.get_num_threads()
     numba.set_num_threads(threads)
+    try:
+        return _match(a, b, deals, seed, threads, theta_a, theta_b, rules)
+    finally:
+        numba.set_num_threads(old_threads)
+
+
+def _match(a, b, deals, seed, threads, theta_a, theta_b, rules) -> Match:
     p = (rules or Rules()).params
     cfg = setup_config(2, (1, 3))
     won = np.zeros(deals, np.int64)   # A's wins per deal (0, 1 or 2)
@@ -128,7 +136,10 @@ def _overrides(items):
     return out
 
 
-if __name__ == "__main__":
+def main(argv=None) -> int:
+    """The script: bad input (an unknown policy, --deals 1, a bad --set) is a one-line error on
+    stderr with exit code 2, as on the boardsim command line; argparse's own errors are too."""
+    import sys
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--a", default="heuristic")
     ap.add_argument("--b", default="random")
@@ -137,7 +148,18 @@ if __name__ == "__main__":
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--set", action="append", help="a parameter of A, e.g. budget=64 (repeatable)")
     ap.add_argument("--set-b", action="append", help="a parameter of B")
-    x = ap.parse_args()
-    ta = theta_with(x.a, _overrides(x.set)) if x.set else None
-    tb = theta_with(x.b, _overrides(x.set_b)) if x.set_b else None
-    print(match(x.a, x.b, x.deals, x.seed, x.threads, ta, tb).text())
+    x = ap.parse_args(argv)
+    try:
+        for name in (x.a, x.b):
+            policy_id(name, "benevolent")
+        ta = theta_with(x.a, _overrides(x.set)) if x.set else None
+        tb = theta_with(x.b, _overrides(x.set_b)) if x.set_b else None
+        print(match(x.a, x.b, x.deals, x.seed, x.threads, ta, tb).text())
+    except UserError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -135,6 +135,21 @@ def test_heuristic_beats_random_by_a_margin():
     assert 0 <= lo < hi <= 1 and lo <= m.rate_a <= hi
 
 
+def test_match_script_bad_input_is_one_line_exit_2_and_threads_come_back(capsys):
+    import numba
+
+    from experiments.benevolent_match import main, match
+    for argv, needle in ((["--deals", "1"], "--deals 1: at least 2"),
+                         (["--a", "oracle"], "unknown policy 'oracle'; allowed: random"),
+                         (["--set", "budget"], "--set 'budget': expected name=number")):
+        assert main(argv) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.strip().splitlines() == [f"error: {err.strip()[7:]}"] and needle in err
+    numba.set_num_threads(1)
+    match("random", "random", 4, seed=1, threads=2)
+    assert numba.get_num_threads() == 1   # the match ran on 2 and gave the caller's setting back
+
+
 def test_match_by_deal_interval_is_the_win_rates_with_timeouts():
     """With timed-out games (the heuristic mirror times out a few percent of 2-player games) the
     by-deal interval is a t interval centred on the printed win rate, a timeout a game not won
