@@ -2,13 +2,18 @@
 
 A folder holds tables/<study>_<table>.csv and .parquet (one row per cell with its counts),
 charts/*.png and .svg, report.md and a self-contained report.html, and run.json (what ran, how
-long, on how many threads). Every study file is checked before anything is played or written.
+long, on how many threads). Every study file is checked before anything is played or written,
+and the files are written into a hidden folder inside it, moved into place only when every study
+has finished: a run stopped by an error or Ctrl-C leaves the folder as it was.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
+import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -46,6 +51,36 @@ def run_studies(studies, out, threads=None, show_progress=True, title="boardsim 
     _check_out(out)
     from arena.runner import check_threads
     nthreads = check_threads(threads)
+    made = not out.exists()
+    out.mkdir(exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=".partial-", dir=out))
+    try:
+        info = _run_into(studies, stage, nthreads, show_progress, title, command, backend)
+        _move_into(stage, out)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        if made:   # the folder this run made, if nothing else (a results store) is in it
+            with contextlib.suppress(OSError):
+                out.rmdir()
+        raise
+    stage.rmdir()
+    return info
+
+
+def _move_into(src: Path, dst: Path) -> None:
+    """Every file under `src` to the same place under `dst`, replacing a file of the same name
+    (files of earlier runs that this one did not write stay, as when the run wrote in place)."""
+    for p in sorted(src.iterdir()):
+        target = dst / p.name
+        if p.is_dir():
+            target.mkdir(exist_ok=True)
+            _move_into(p, target)
+            p.rmdir()
+        else:
+            os.replace(p, target)
+
+
+def _run_into(studies, out: Path, nthreads, show_progress, title, command, backend) -> dict:
     sections, runs = [], []
     t_all = time.perf_counter()
     load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else None

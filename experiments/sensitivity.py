@@ -264,14 +264,14 @@ def run_command(game: str, games: int, seed: int, policy: str | None, threads: i
     import sys
     df = sensitivity(game, games, seed, policy, threads,
                      progress=None if json_out else (lambda msg: print(f"  playing {msg}", file=sys.stderr)))
-    if csv is not None:
-        write_csv(df, csv)
-    if chart is not None:
+    if chart is not None:   # the chart first: if it cannot be written, no CSV is left beside the error
         from .charts import sensitivity_forest
         try:
             sensitivity_forest(df, chart)
         except OSError as e:
             raise UserError(f"cannot write the chart {str(chart)!r}: {e.strerror or e}") from None
+    if csv is not None:
+        write_csv(df, csv)
     if json_out:
         return json.dumps({"game": game, "games": games, "seed": seed, "policy": df["policy"].iloc[0],
                            "rows": json.loads(df.to_json(orient="records"))})

@@ -317,6 +317,38 @@ def test_same_seed_same_tables(tiny_studies, tiny_report, tmp_path):
         (out / "tables" / "seats_cells.csv").read_bytes()
 
 
+def test_a_stopped_report_leaves_its_folder_as_it_was(tiny_studies, tmp_path, monkeypatch):
+    """Ctrl-C (or an error) in the second study: the first study's tables and charts, already made,
+    are not moved in: a new folder is not left behind, and an old one keeps its files unchanged."""
+    import experiments.report as R
+    studies = [load_study(tiny_studies[n]) for n in ("difficulty", "seats")]
+    real = R.run_study
+
+    def stop_in_the_second(st, **kw):
+        if st.name == "seats":
+            raise KeyboardInterrupt
+        return real(st, **kw)
+    monkeypatch.setattr(R, "run_study", stop_in_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        run_studies(studies, tmp_path / "new", threads=1, show_progress=False)
+    assert not (tmp_path / "new").exists()
+    old = tmp_path / "old"
+    (old / "tables").mkdir(parents=True)
+    (old / "tables" / "difficulty_cells.csv").write_text("an earlier run's table\n")
+    (old / "notes.txt").write_text("mine\n")
+    with pytest.raises(KeyboardInterrupt):
+        run_studies(studies, old, threads=1, show_progress=False)
+    assert sorted(p.relative_to(old).as_posix() for p in old.rglob("*")) == [
+        "notes.txt", "tables", "tables/difficulty_cells.csv"]
+    assert (old / "tables" / "difficulty_cells.csv").read_text() == "an earlier run's table\n"
+    # a run that finishes writes in place: replaces the table, keeps the other file, no hidden folder left
+    monkeypatch.setattr(R, "run_study", real)
+    run_studies(studies[:1], old, threads=1, show_progress=False)
+    assert (old / "tables" / "difficulty_cells.csv").read_text().startswith("players,")
+    assert (old / "notes.txt").read_text() == "mine\n" and (old / "report.html").exists()
+    assert not list(old.glob(".partial-*"))
+
+
 def test_sequential_stops_at_the_target(tmp_path):
     f = write(tmp_path, "seq.toml", 'kind = "seats"\nplayers = [2]\nleaves = ["printed"]\n'
               'games = 64000\ntarget_halfwidth = 0.05\nsequential_n0 = 500\nseed = 2\n')
