@@ -12,7 +12,7 @@ from arena.runner import check_game_index
 from arena.units import theta_hash
 from simcore.errors import UserError
 from simcore.benevolent.rules import load_rules
-from arena.bethel_woods.trace import write_trace
+from arena.trace import write_trace
 from arena.benevolent.trace import record_game
 
 from policies import POLICIES, canonical_policy

@@ -12,7 +12,8 @@ from arena.runner import check_game_index
 from arena.units import theta_hash
 from policies.bethel_woods.search import T_BUDGET
 from simcore.bethel_woods.rules import load_rules
-from arena.bethel_woods.trace import record_game, write_trace
+from arena.bethel_woods.trace import record_game
+from arena.trace import write_trace
 
 from policies import POLICIES, canonical_policy
 

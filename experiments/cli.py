@@ -38,7 +38,7 @@ def replay(trace: Annotated[Path, typer.Argument(help="A trace written by `play 
     replayed from its setup (setup fields and position, each decision's legality and that the
     setup's policy makes it, each chance outcome, each position, the end line's result); a trace
     that does not match is a one-line error naming the line."""
-    from arena.bethel_woods.trace import read_trace, trace_game
+    from arena.trace import read_trace, trace_game
     lines, numbers = read_trace(trace, numbered=True)
     if trace_game(lines, str(trace), numbers) == "bethel_woods":
         from arena.bethel_woods.trace import replay_lines

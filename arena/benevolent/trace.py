@@ -17,7 +17,7 @@ from simcore.benevolent.face import Game, check_players, setup_config
 from simcore.benevolent.rules import parse_leaves, rules_from_mapping
 from simcore.errors import UserError
 
-from ..bethel_woods.trace import (check_decision, check_end, check_policy_decision, check_position, check_weights,
+from ..trace import (check_decision, check_end, check_policy_decision, check_position, check_weights,
                                   first_difference, trace_lines)
 from .batch import MAX_PLAYERS, WS_SIZE, parse_policies, play_game
 
