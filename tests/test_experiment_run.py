@@ -134,6 +134,19 @@ def test_bad_backend_options_are_one_line_errors_and_write_nothing(study, tmp_pa
     assert not out.exists()
 
 
+@pytest.mark.parametrize("args", [["--workers", "1"], ["--scheduler", "tcp://h:8786"]])
+def test_a_sensitivity_study_refuses_a_cluster_in_one_line(tmp_path, capsys, args):
+    """Its paired intervals need every game's outcome, which units do not return: a cluster would
+    sit idle while the study played here, so the option is refused before anything starts."""
+    f = tmp_path / "s.toml"
+    f.write_text('kind = "sensitivity"\ngame = "benevolent"\ngames = 4\nonly = ["empty_gift=offered"]\n')
+    out = tmp_path / "o"
+    assert main(["experiment", "run", str(f), "--out", str(out), *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: {args[0]}: a sensitivity study plays in this process") and "\n" not in err
+    assert not out.exists()
+
+
 def test_a_store_of_another_engine_asks_for_fresh(study, tmp_path, capsys):
     out = tmp_path / "o"
     small = tmp_path / "small.toml"
