@@ -25,12 +25,6 @@ import pandas as pd
 
 from .stats import pct, wilson
 
-try:
-    import tabulate as _tabulate  # noqa: F401  (DataFrame.to_markdown needs it)
-    _HAVE_TABULATE = True
-except ImportError:  # pragma: no cover - exercised by monkeypatching _HAVE_TABULATE
-    _HAVE_TABULATE = False
-
 
 @dataclass
 class Section:
@@ -95,19 +89,9 @@ def _markdown_table(df: pd.DataFrame) -> str:
     header, rows, numeric = _strings(df)
     header = [_md_escape(h) for h in header]
     rows = [[_md_escape(c) for c in r] for r in rows]
-    if _HAVE_TABULATE:
-        text = pd.DataFrame(rows, columns=header).to_markdown(
-            index=False, disable_numparse=True,
-            colalign=["right" if n else "left" for n in numeric])
-        return text
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
-
-    def line(cells):
-        return "| " + " | ".join(c.rjust(w) if n else c.ljust(w)
-                                 for c, w, n in zip(cells, widths, numeric)) + " |"
-    rule = "|" + "|".join(("-" * (w + 1) + ":") if n else (":" + "-" * (w + 1))
-                          for w, n in zip(widths, numeric)) + "|"
-    return "\n".join([line(header), rule] + [line(r) for r in rows])
+    # DataFrame.to_markdown is tabulate's (a declared dependency)
+    return pd.DataFrame(rows, columns=header).to_markdown(
+        index=False, disable_numparse=True, colalign=["right" if n else "left" for n in numeric])
 
 
 def _html_table(caption: str, df: pd.DataFrame) -> str:

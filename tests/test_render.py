@@ -131,7 +131,7 @@ def test_rename_failure_keeps_old_report_and_no_temp_files(tmp_path, chart_pngs,
     assert not [p for p in tmp_path.rglob("*.tmp")]
 
 
-def test_own_markdown_formatter_matches_tabulate(tmp_path, monkeypatch):
+def test_markdown_table_cells_escape_pipes_and_align_numbers(tmp_path):
     df = rate_table(pd.DataFrame({"players": [2, 3], "note": ["a|b", "c"],
                                   "games": [1000, 25], "wins": [500, 25]}))
 
@@ -139,11 +139,11 @@ def test_own_markdown_formatter_matches_tabulate(tmp_path, monkeypatch):
         lines = md.splitlines()
         return [[c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
                 for i, line in enumerate(lines) if i != 1]
-    with_tab = render._markdown_table(df)
-    monkeypatch.setattr(render, "_HAVE_TABULATE", False)
-    own = render._markdown_table(df)
-    assert cells(own) == cells(with_tab)
-    assert cells(own)[2] == ["3", "c", "25", "25", "100.000%", "86.681% to 100.000%"]
+    md = render._markdown_table(df)
+    assert cells(md)[1][:2] == ["2", "a\\|b"]
+    assert cells(md)[2] == ["3", "c", "25", "25", "100.000%", "86.681% to 100.000%"]
+    rule = md.splitlines()[1].strip("|").split("|")
+    assert rule[0].endswith(":") and rule[1].startswith(":") and not rule[1].endswith(":")
 
 
 def test_charts_show_at_their_printed_size(tmp_path, chart_pngs):
