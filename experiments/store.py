@@ -415,24 +415,23 @@ def store_path_for(study_file) -> pathlib.Path:
     return p.with_name(p.stem + ".results.sqlite")
 
 
-W = 64   # the cell column of the status table
-
-
 def format_status(rows: list[CellStatus]) -> str:
-    """A plain table of a study's progress (the ``experiment status`` output)."""
+    """A plain table of a study's progress (the ``experiment status`` output), by tabulate; each
+    cell's label in full."""
     if not rows:
         return "no cells"
-    lines = [f"{'cell':<{W}} {'games':>14} {'asked':>14} {'done':>7} {'units':>7}"]
+    from tabulate import tabulate
+    table = []
     g = a = 0
     for r in rows:
-        name = r.label or _short(r.key)
-        done = f"{r.fraction:.1%}" if r.asked else "-"
         k = _games_per_seed(r.key)   # games, as `experiment run` counts them: a pair plays 2 a seed
-        lines.append(f"{name[:W]:<{W}} {k * r.games:>14,} {k * r.asked:>14,} {done:>7} {r.units:>7,}")
+        table.append([r.label or _short(r.key), f"{k * r.games:,}", f"{k * r.asked:,}",
+                      f"{r.fraction:.1%}" if r.asked else "-", f"{r.units:,}"])
         g, a = g + k * r.games, a + k * r.asked
-    lines.append(f"{'total':<{W}} {g:>14,} {a:>14,} {(f'{min(1, g / a):.1%}' if a else '-'):>7} "
-                 f"{sum(r.units for r in rows):>7,}")
-    return "\n".join(lines)
+    table.append(["total", f"{g:,}", f"{a:,}", f"{min(1, g / a):.1%}" if a else "-",
+                  f"{sum(r.units for r in rows):,}"])
+    return tabulate(table, headers=["cell", "games", "asked", "done", "units"], tablefmt="simple",
+                    disable_numparse=True, colalign=("left", "right", "right", "right", "right"))
 
 
 def _games_per_seed(key) -> int:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from arena.units import FIELDS, Cell, run_unit
-from experiments.store import DeterminismError, OverlapError, Store, format_status, store_path_for
+from experiments.store import CellStatus, DeterminismError, OverlapError, Store, format_status, store_path_for
 from simcore.errors import UserError
 
 BW = Cell("bethel_woods", 3, spies=1, seed=11, label="bw3")
@@ -101,6 +101,12 @@ def test_status_and_its_table(tmp_path):
         assert rows[0].fraction == 0.25
         table = format_status(rows)
         assert "bw3" in table and "25.0%" in table and "benevolent 2p" in table
+        lines = table.splitlines()
+        assert lines[0].split() == ["cell", "games", "asked", "done", "units"]
+        assert lines[-1].split() == ["total", "50", "200", "25.0%", "1"]
+        assert len({len(line) for line in lines}) == 1   # the columns line up
+        long = [CellStatus(rows[0].key, "x" * 90, "bethel_woods", "e", 5, 10, 1)]
+        assert "x" * 90 in format_status(long)   # a long label is not cut short
     with Store(tmp_path / "s.sqlite", readonly=True) as r:
         assert r.status()[0].games == 50
     with pytest.raises(UserError, match="no such file"):
