@@ -16,7 +16,6 @@ import base64
 import html
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -147,15 +146,11 @@ def _png_css_width(data: bytes) -> int | None:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """arena.outfiles.atomic_open: moved into place when written, with the permissions the umask
+    gives (a plain mkstemp file stayed owner-only, 0600, where every other output is 0644)."""
+    from arena.outfiles import atomic_open
+    with atomic_open(path, "w", what="the report", encoding="utf-8", newline="\n") as f:
+        f.write(text)
 
 
 def write_report(sections: list[Section], out_dir, title: str,

@@ -125,7 +125,8 @@ def test_rename_failure_keeps_old_report_and_no_temp_files(tmp_path, chart_pngs,
             raise OSError("disk full")
         return real_replace(src, dst)
     monkeypatch.setattr(render.os, "replace", failing)
-    with pytest.raises(OSError, match="disk full"):
+    from simcore.errors import UserError
+    with pytest.raises(UserError, match="cannot write the report .*disk full"):   # one line, as every output
         write_report(sections(chart_pngs), tmp_path, "second")
     assert (tmp_path / "report.md").read_text() == old
     assert not [p for p in tmp_path.rglob("*.tmp")]
@@ -162,3 +163,15 @@ def test_cells_print_no_negative_zero_and_spies_are_counted_in_words():
     # a difference rounded to -0.0 (12.000% against 12.000%) prints as 0, as the CSV means it
     assert _cell(-0.0) == "0" and _cell(np.float64(-0.0)) == "0" and _cell(-0.25) == "-0.25"
     assert [spies_label(n) for n in (0, 1, 2, np.int64(1))] == ["0 spies", "1 spy", "2 spies", "1 spy"]
+
+
+def test_report_files_get_the_umasks_permissions(tmp_path):
+    """report.md and report.html are readable as every other output is (mkstemp made them 0600)."""
+    import os
+    import stat
+    old = os.umask(0o022)
+    try:
+        md, html = write_report([Section("s", "text")], tmp_path, "t")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(md.stat().st_mode) == 0o644 and stat.S_IMODE(html.stat().st_mode) == 0o644
