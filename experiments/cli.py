@@ -2,6 +2,7 @@
 and `replay`."""
 from __future__ import annotations
 
+import errno
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -112,8 +113,20 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         return _interrupted()
     except UsageError as e:
-        typer.echo(f"error: {_usage_message(e, sys.argv[1:] if argv is None else argv)}", err=True)
+        msg = _usage_message(e, sys.argv[1:] if argv is None else argv)
+        if msg:  # a group given no command has printed its help: no empty "error:" line after it
+            typer.echo(f"error: {msg}", err=True)
         return 2
+    except OSError as e:
+        # output files are written through arena.outfiles (a write error there is a UserError), so a
+        # write error that gets here is the terminal's stdout: a full disk or a closed device
+        if e.errno not in (errno.ENOSPC, errno.EIO, errno.EPIPE, errno.EDQUOT, errno.EFBIG):
+            raise
+        try:
+            typer.echo(f"error: cannot write the output: {e.strerror}", err=True)
+        except OSError:
+            pass
+        return 1
     except typer.Exit as e:
         return e.exit_code
     except typer.Abort:

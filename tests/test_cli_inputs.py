@@ -280,3 +280,25 @@ def test_usage_errors_name_the_value_and_what_there_is(capsys, args, needle):
     one_line_error(code, err, needle)
     if "Invalid value" in needle:
         assert "(got 'abc')" in err
+
+
+@pytest.mark.parametrize("group", ["bethel-woods", "benevolent", "experiment"])
+def test_a_group_without_a_command_prints_its_help_and_no_empty_error(capsys, group):
+    code, out, err = run(capsys, group)
+    assert code == 2
+    assert "Commands" in out and ("simulate" in out or "status" in out)
+    assert err == "", err                       # it printed a bare "error: " line before
+
+
+def test_stdout_that_cannot_be_written_is_one_line(tmp_path):
+    """stdout on a full device (/dev/full): one line on stderr and exit code 1, not a traceback."""
+    import subprocess
+    import sys
+    with open("/dev/full", "w") as full:
+        for args in (["bethel-woods", "--help"],
+                     ["bethel-woods", "simulate", "--games", "5", "--threads", "1"]):
+            proc = subprocess.run([sys.executable, "-c", "import sys; from experiments.cli import main; "
+                                   "sys.exit(main(sys.argv[1:]))", *args],
+                                  stdout=full, stderr=subprocess.PIPE, text=True)
+            assert proc.returncode == 1, proc.stderr
+            assert proc.stderr == "error: cannot write the output: No space left on device\n", proc.stderr
