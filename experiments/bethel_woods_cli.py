@@ -32,7 +32,7 @@ Policy = Annotated[str, typer.Option(help=f"Policy for every seat ({', '.join(PO
 Seed = Annotated[int, typer.Option(help="Master seed: the same seed gives the same games.")]
 Budget = Annotated[Optional[int], typer.Option(
     help="Rollouts per decision of policy search (default 8; 0 or 1: the heuristic's own plan); "
-         "the clairvoyant plays each plan once against the known future.")]
+         "for policy search only.")]
 RulesFile = Annotated[Optional[str], typer.Option("--rules", metavar="FILE|NAMES", help=(
     "TOML rules file overriding the assumptions, or shipped rules by name: alternative data tables and "
     "switch=value settings, comma-separated (e.g. machines-b,four_critical=immediate; see the game's docs)."))]

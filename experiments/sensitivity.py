@@ -81,8 +81,6 @@ def _check(games, seed, threads=None):
     from arena.runner import check_run, check_threads
     if not isinstance(games, int) or games < 2:
         raise UserError(f"--games {games!r}: at least 2 games per cell are needed for a paired interval")
-    if seed < 0:
-        raise UserError(f"--seed {seed}: must be 0 or more")
     check_run(games, seed)
     check_threads(threads)
 

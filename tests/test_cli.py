@@ -62,6 +62,8 @@ def test_simulate_records_csv(capsys, tmp_path):
     (["--spies", "9"], "spies 9"),
     (["--characters", "Nova,Bob,Fenn"], "unknown character 'Bob'"),
     (["--characters", "Nova,Fenn"], "2 characters for 3"),
+    (["--characters", "Nova,Fenn,"], "'Nova,Fenn,' has an empty name"),
+    (["--characters", "Nova,,Fenn"], "'Nova,,Fenn' has an empty name"),
     (["--games", "0"], "games 0"),
     (["--threads", "64"], "threads 64"),
     (["--policy", "genius"], "unknown policy 'genius'"),

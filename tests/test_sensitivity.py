@@ -110,6 +110,8 @@ def test_bad_arguments():
         S.sensitivity("benevolent", games=10, threads=0)
     with pytest.raises(UserError, match="seed 9223372036854775808 is not allowed"):
         S.sensitivity("benevolent", games=10, seed=2 ** 63)
+    with pytest.raises(UserError, match=r"seed -1 is not allowed; use 0 to 2\*\*63-1"):  # as simulate says it
+        S.sensitivity("benevolent", games=10, seed=-1)
 
 
 def test_bad_input_on_the_command_line_is_one_line_before_any_play(capsys):

@@ -39,7 +39,11 @@ def parse_characters(spec, n_players):
     are matched without regard to case (``canonical_characters``)."""
     if spec is None:
         return None
-    typed = [x.strip() for x in (spec.split(",") if isinstance(spec, str) else spec) if x.strip()]
+    typed = [str(x).strip() for x in (spec.split(",") if isinstance(spec, str) else spec)]
+    if "" in typed:   # 'Fenn,Fare,' or 'Fenn,,Fare': a name left out, not a name to ignore
+        shown = spec if isinstance(spec, str) else ",".join(map(str, spec))
+        raise UserError(f"--characters {shown!r} has an empty name; give {n_players} names "
+                        f"separated by commas, from: {', '.join(CHARACTERS)}")
     names = canonical_characters(typed)
     for t, n in zip(typed, names):
         if n not in CHARACTERS:
