@@ -58,8 +58,8 @@ from numba import njit
 
 from simcore.bethel_woods import engine as E
 from simcore.bethel_woods.actions import (
-    A_DROP, A_END_TURN, A_ENTER, A_ENTER_NOVA, A_FIX, A_HARRIS, A_PAY, A_RONE, A_SELECT, A_UNCOVER,
-    A_UNCOVER_FARE_CCW, N_ACTIONS, OUT_WIN, PH_FIX, PH_HARRIS_FROM, PH_HARRIS_TO, PH_LINNY,
+    A_DROP, A_END_TURN, A_ENTER, A_ENTER_NOVA, A_FIX, A_HARRIS, A_PAY, A_RONE, A_SELECT,
+    N_ACTIONS, OUT_WIN, PH_FIX, PH_HARRIS_FROM, PH_HARRIS_TO, PH_LINNY,
     PH_MOVE, PH_PAY, PH_POST, PH_PRE, PH_TERMINAL,
 )
 from simcore.bethel_woods.rules import (
@@ -127,7 +127,7 @@ W_NEVAL = 5       # statistics: positions evaluated (wraps around)
 W_NPLAN = 6       # statistics: plans searched
 W_RDRAWS = 7      # the draws the risk table W_RISK was made for (-1: none)
 W_PLAN = 8                           # PATH_MAX: the plan
-W_ACTS = W_PLAN + PATH_MAX           # N_ACTIONS: legal actions of a simulated position
+W_ACTS = W_PLAN + PATH_MAX           # N_ACTIONS: spare (held a legal list of the drop search before uncover_actions)
 W_HAVE = W_ACTS + N_ACTIONS          # 16: knowledge by seat and type after the end-of-turn discard
 W_USE = W_HAVE + 16                  # 4: types some open Orphanage section accepts
 W_IT = W_USE + 4                     # N_SLOTS: the search's child iterator per depth
@@ -850,14 +850,10 @@ def _post_stage1(ws, p, theta, st, plen, c):
                                     and st[E.SPY + (lm + 1) % 6] + st[E.SPY + (lm + 5) % 6] > 0):
         return  # no spy to uncover
     acts = ws[W_ACTS2: W_ACTS2 + N_ACTIONS]
-    n = E.legal_actions(st, p, acts)
+    n = E.uncover_actions(st, p, acts, 0)  # the legal list's uncovers (43-46), without its abilities
     child = ws[W_SLOT + c * S_SIZE: W_SLOT + (c + 1) * S_SIZE]
     for i in range(n):
         a = acts[i]
-        if a > A_UNCOVER_FARE_CCW:
-            break
-        if a < A_UNCOVER:
-            continue
         _copy(child, st)
         if plen < PATH_MAX:
             ws[W_PATH + plen] = a
@@ -888,7 +884,6 @@ def _search_moves(ws, p, theta, d0):
     d0 + 1 (its uncovers in d0 + 2), as are the uncovers after a drop that empties the hand."""
     st = ws[W_SLOT + d0 * S_SIZE: W_SLOT + (d0 + 1) * S_SIZE]
     child = ws[W_SLOT + (d0 + 1) * S_SIZE: W_SLOT + (d0 + 2) * S_SIZE]
-    acts = ws[W_ACTS: W_ACTS + N_ACTIONS]
     ws[W_IT + d0] = 0
     d = d0
     while True:
@@ -927,8 +922,9 @@ def _search_moves(ws, p, theta, d0):
                 continue
             if st[E.CHAR + st[E.CUR]] != NOVA or st[E.ABIL_USED] != 0:
                 continue
-            n = E.legal_actions(st, p, acts)
-            if not _contains(acts, n, A_ENTER_NOVA):
+            # Nova's entry is legal iff she can pay with one substitution (legal_actions' test;
+            # the conditions before it were checked above)
+            if not E.can_pay(E.have_types(st, st[E.CUR]), E._need1(t, cost), E.effect_active(st, p, E_ABILITY), 1):
                 continue
             a = A_ENTER_NOVA
             _copy(child, st)
@@ -1021,11 +1017,9 @@ def _stage2(ws, p, theta):
         plen = ws[W_CPL + c]
         _usable(cst, p, ws)
         rp = _rone_pair(cst, ws)
-        n = E.legal_actions(cst, p, acts2)
+        n = E._ability_mask(cst, p, acts2, 0)  # the abilities of the legal list (its actions >= A_HARRIS)
         for i in range(n):
             a = acts2[i]
-            if a < A_HARRIS:
-                continue
             if a >= A_RONE and (a - A_RONE) % 6 != rp:
                 continue
             if a < A_HARRIS + 4 and c != best_c:

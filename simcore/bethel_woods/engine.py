@@ -505,26 +505,7 @@ def legal_actions(s, p, acts):
                 n = _add(acts, n, A_FIX + N_TYPES * pm + t)
         n = _add(acts, n, A_STOP_FIXING)
     elif ph == PH_POST:
-        lm = s[LASTM]
-        if lm >= 0 and s[UNCOVERED] == 0:
-            have = have_types(s, cur)
-            extra = effect_active(s, p, E_UNCOVER)
-            tax = effect_active(s, p, E_ABILITY)
-            free = s[ABIL_USED] == 0
-            ch = s[CHAR + cur]
-            if s[SPY + lm] == 1:
-                need = _need2(p[P_MACHINE_TYPES + 2 * lm], p[P_MACHINE_TYPES + 2 * lm + 1])
-                if can_pay(have, need, extra, 0):
-                    n = _add(acts, n, A_UNCOVER)
-                if ch == FENN and free and can_pay(have, need, extra + tax, 1):
-                    n = _add(acts, n, A_UNCOVER_FENN)
-            if ch == FARE and free:
-                for d in range(2):
-                    m2 = (lm + 1) % N_MACHINES if d == 0 else (lm + N_MACHINES - 1) % N_MACHINES
-                    if s[SPY + m2] == 1:
-                        need = _need2(p[P_MACHINE_TYPES + 2 * m2], p[P_MACHINE_TYPES + 2 * m2 + 1])
-                        if can_pay(have, need, extra + 1 + tax, 0):
-                            n = _add(acts, n, A_UNCOVER_FARE_CW + d)
+        n = uncover_actions(s, p, acts, n)
         n = _add(acts, n, A_END_TURN)  # after the uncovers: the list stays ascending
         n = _ability_mask(s, p, acts, n)
     elif ph == PH_PAY:
@@ -560,6 +541,35 @@ def legal_actions(s, p, acts):
             for t in range(N_TYPES):
                 if s[BOARD + N_KINDS * loc + N_TYPES * pm + t] > 0:
                     n = _add(acts, n, A_SELECT + N_TYPES * loc + t)
+    return n
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def uncover_actions(s, p, acts, n):
+    """Add the legal uncovers of a PH_POST position (plain, Fenn's, Fare's clockwise and
+    anticlockwise: actions 43-46, ascending) to acts[n:]; return the new count. The first part of
+    ``legal_actions`` there, and the planners' list of a turn's uncovers (inlined into both)."""
+    lm = s[LASTM]
+    if lm >= 0 and s[UNCOVERED] == 0:
+        cur = s[CUR]
+        have = have_types(s, cur)
+        extra = effect_active(s, p, E_UNCOVER)
+        tax = effect_active(s, p, E_ABILITY)
+        free = s[ABIL_USED] == 0
+        ch = s[CHAR + cur]
+        if s[SPY + lm] == 1:
+            need = _need2(p[P_MACHINE_TYPES + 2 * lm], p[P_MACHINE_TYPES + 2 * lm + 1])
+            if can_pay(have, need, extra, 0):
+                n = _add(acts, n, A_UNCOVER)
+            if ch == FENN and free and can_pay(have, need, extra + tax, 1):
+                n = _add(acts, n, A_UNCOVER_FENN)
+        if ch == FARE and free:
+            for d in range(2):
+                m2 = (lm + 1) % N_MACHINES if d == 0 else (lm + N_MACHINES - 1) % N_MACHINES
+                if s[SPY + m2] == 1:
+                    need = _need2(p[P_MACHINE_TYPES + 2 * m2], p[P_MACHINE_TYPES + 2 * m2 + 1])
+                    if can_pay(have, need, extra + 1 + tax, 0):
+                        n = _add(acts, n, A_UNCOVER_FARE_CW + d)
     return n
 
 
