@@ -96,6 +96,56 @@ def test_section_filter_never_hides_an_entry():
 
 
 
+def test_planner_lists_equal_the_legal_list():
+    """The planner takes parts of the legal list without making it: the uncovers after the last
+    worker (engine.uncover_actions), Nova's entry (heuristic._nova_enters) and the abilities of a
+    candidate (engine._ability_mask). At every decision position of random and heuristic games
+    with Nova, Fenn, Fare and the active characters seated, each part is the legal list's."""
+    from arena.bethel_woods.batch import STREAM_CHANCE, stream_key
+    from policies.bethel_woods.heuristic import THETA_DEFAULT, _nova_enters, _section_takes, heuristic_action, heuristic_reset
+    from simcore.bethel_woods.actions import A_ENTER_NOVA, A_HARRIS, A_UNCOVER, A_UNCOVER_FARE_CCW, PH_MOVE, PH_POST
+    from simcore.bethel_woods.rules import E_CONSTRUCT, FARE, FENN, HARRIS, JUNAS, LINNY, NOVA, RONE, VIOLET
+    rng = np.random.default_rng(5)
+    acts = np.zeros(N_ACTIONS, np.int32)
+    part = np.zeros(N_ACTIONS, np.int32)
+    seen = {"uncover": 0, "nova_yes": 0, "nova_no": 0, "ability": 0}
+    tables = [(NOVA, FENN, FARE), (NOVA, HARRIS, LINNY), (NOVA, JUNAS, RONE, VIOLET), (FARE, FENN, NOVA)]
+    for g in range(24):
+        chars = tables[g % 4]
+        s = np.zeros(E.S_SIZE, np.int32)
+        ck = np.uint64(stream_key(np.uint64(17), g, STREAM_CHANCE))
+        E.setup(s, P, setup_config(len(chars), g % 3, chars), ck)
+        ws = np.zeros((4, WS_SIZE), np.int32)
+        for q in range(4):
+            heuristic_reset(ws[q])
+        while not E.is_terminal(s):
+            if E.is_chance(s):
+                E.apply_chance(s, P, E.chance_outcome(s, P, ck))
+                continue
+            n = E.legal_actions(s, P, acts)
+            legal = acts[:n].tolist()
+            if s[E.PHASE] == PH_POST:
+                k = E.uncover_actions(s, P, part, 0)
+                assert part[:k].tolist() == [a for a in legal if A_UNCOVER <= a <= A_UNCOVER_FARE_CCW]
+                seen["uncover"] += k > 0
+                k = E._ability_mask(s, P, part, 0)
+                assert part[:k].tolist() == [a for a in legal if a >= A_HARRIS]
+                seen["ability"] += k > 0
+            cur = s[E.CUR]
+            if (s[E.PHASE] == PH_MOVE and E.hand_total(s) == 1 and s[E.ORPH + s[E.POS]] < 0
+                    and _section_takes(s, P) and s[E.CHAR + cur] == NOVA and s[E.ABIL_USED] == 0):
+                t = int(np.flatnonzero(s[E.HAND: E.HAND + 4])[0])
+                cost = E.orphanage_count(s) + 1 + E.effect_active(s, P, E_CONSTRUCT)
+                ok = _nova_enters(s, P, t, cost)
+                assert ok == (A_ENTER_NOVA in legal)
+                seen["nova_yes" if ok else "nova_no"] += 1
+            if g % 2:
+                a = heuristic_action(s, P, THETA_DEFAULT, cur, acts, n, np.uint64(0), ws[cur])
+            else:
+                a = acts[rng.integers(n)]
+            E.apply(s, P, int(a))
+    assert min(seen.values()) > 0, seen
+
 def _engine_then_settle(s, p, a, ws):
     """The reference for the planner's own steps: the engine's apply, then the planner's
     canonical order-free steps (greedy fixes, canonical payments) through the engine."""

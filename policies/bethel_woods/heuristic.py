@@ -875,6 +875,15 @@ def _section_takes(node, p):
     return p[P_SECTION_TYPES + 2 * i] == t or p[P_SECTION_TYPES + 2 * i + 1] == t
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _nova_enters(node, p, t, cost):
+    """Is Nova's entry legal for her last worker (type t, the piece costing cost), where the
+    section at the group's machine is empty and takes type t and her ability is unused? The test
+    ``engine.legal_actions`` makes there: she can pay with one substitution (and the ability tax).
+    (tests/test_bw_heuristic.py::test_planner_lists_equal_the_legal_list)"""
+    return E.can_pay(E.have_types(node, node[E.CUR]), E._need1(t, cost), E.effect_active(node, p, E_ABILITY), 1)
+
+
 @njit(cache=True, _nrt=False)
 def _search_moves(ws, p, theta, d0):
     """Depth first over the drops from the MOVE position in slot d0 (its path length at W_PLEN+d0):
@@ -922,9 +931,7 @@ def _search_moves(ws, p, theta, d0):
                 continue
             if st[E.CHAR + st[E.CUR]] != NOVA or st[E.ABIL_USED] != 0:
                 continue
-            # Nova's entry is legal iff she can pay with one substitution (legal_actions' test;
-            # the conditions before it were checked above)
-            if not E.can_pay(E.have_types(st, st[E.CUR]), E._need1(t, cost), E.effect_active(st, p, E_ABILITY), 1):
+            if not _nova_enters(st, p, t, cost):
                 continue
             a = A_ENTER_NOVA
             _copy(child, st)
