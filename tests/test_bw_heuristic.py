@@ -100,15 +100,19 @@ def test_planner_lists_equal_the_legal_list():
     """The planner takes parts of the legal list without making it: the uncovers after the last
     worker (engine.uncover_actions), Nova's entry (heuristic._nova_enters) and the abilities of a
     candidate (engine._ability_mask). At every decision position of random and heuristic games
-    with Nova, Fenn, Fare and the active characters seated, each part is the legal list's."""
+    with Nova, Fenn, Fare and the active characters seated, each part is the legal list's. (The
+    legal list itself is checked against the reference engine by test_bw_differential.py; the
+    first two parts are what legal_actions calls, so these asserts guard against another source
+    of actions in their ranges; Nova's test is the planner's own copy of legal_actions' test.)"""
     from arena.bethel_woods.batch import STREAM_CHANCE, stream_key
     from policies.bethel_woods.heuristic import THETA_DEFAULT, _nova_enters, _section_takes, heuristic_action, heuristic_reset
-    from simcore.bethel_woods.actions import A_ENTER_NOVA, A_HARRIS, A_UNCOVER, A_UNCOVER_FARE_CCW, PH_MOVE, PH_POST
-    from simcore.bethel_woods.rules import E_CONSTRUCT, FARE, FENN, HARRIS, JUNAS, LINNY, NOVA, RONE, VIOLET
+    from simcore.bethel_woods.actions import A_ENTER, A_ENTER_NOVA, A_HARRIS, A_UNCOVER, A_UNCOVER_FARE_CCW, PH_MOVE, PH_POST
+    from simcore.bethel_woods.rules import E_ABILITY, E_CONSTRUCT, FARE, FENN, HARRIS, JUNAS, LINNY, NOVA, RONE, VIOLET
     rng = np.random.default_rng(5)
     acts = np.zeros(N_ACTIONS, np.int32)
     part = np.zeros(N_ACTIONS, np.int32)
-    seen = {"uncover": 0, "nova_yes": 0, "nova_no": 0, "ability": 0}
+    seen = {"uncover": 0, "fenn_or_fare": 0, "nova_yes": 0, "nova_only": 0, "nova_no": 0, "nova_tax": 0,
+            "ability": 0}
     tables = [(NOVA, FENN, FARE), (NOVA, HARRIS, LINNY), (NOVA, JUNAS, RONE, VIOLET), (FARE, FENN, NOVA)]
     for g in range(24):
         chars = tables[g % 4]
@@ -128,6 +132,7 @@ def test_planner_lists_equal_the_legal_list():
                 k = E.uncover_actions(s, P, part, 0)
                 assert part[:k].tolist() == [a for a in legal if A_UNCOVER <= a <= A_UNCOVER_FARE_CCW]
                 seen["uncover"] += k > 0
+                seen["fenn_or_fare"] += k > 0 and part[k - 1] > A_UNCOVER
                 k = E._ability_mask(s, P, part, 0)
                 assert part[:k].tolist() == [a for a in legal if a >= A_HARRIS]
                 seen["ability"] += k > 0
@@ -139,12 +144,15 @@ def test_planner_lists_equal_the_legal_list():
                 ok = _nova_enters(s, P, t, cost)
                 assert ok == (A_ENTER_NOVA in legal)
                 seen["nova_yes" if ok else "nova_no"] += 1
+                seen["nova_only"] += ok and A_ENTER not in legal   # the plain entry is not legal: the substitution is needed
+                seen["nova_tax"] += E.effect_active(s, P, E_ABILITY)
             if g % 2:
                 a = heuristic_action(s, P, THETA_DEFAULT, cur, acts, n, np.uint64(0), ws[cur])
             else:
                 a = acts[rng.integers(n)]
             E.apply(s, P, int(a))
     assert min(seen.values()) > 0, seen
+
 
 def _engine_then_settle(s, p, a, ws):
     """The reference for the planner's own steps: the engine's apply, then the planner's

@@ -127,8 +127,7 @@ W_NEVAL = 5       # statistics: positions evaluated (wraps around)
 W_NPLAN = 6       # statistics: plans searched
 W_RDRAWS = 7      # the draws the risk table W_RISK was made for (-1: none)
 W_PLAN = 8                           # PATH_MAX: the plan
-W_ACTS = W_PLAN + PATH_MAX           # N_ACTIONS: spare (held a legal list of the drop search before uncover_actions)
-W_HAVE = W_ACTS + N_ACTIONS          # 16: knowledge by seat and type after the end-of-turn discard
+W_HAVE = W_PLAN + PATH_MAX           # 16: knowledge by seat and type after the end-of-turn discard
 W_USE = W_HAVE + 16                  # 4: types some open Orphanage section accepts
 W_IT = W_USE + 4                     # N_SLOTS: the search's child iterator per depth
 W_PLEN = W_IT + N_SLOTS              # N_SLOTS: path length per depth
@@ -865,8 +864,8 @@ def _post_stage1(ws, p, theta, st, plen, c):
 @njit(cache=True, _nrt=False, inline="always")
 def _section_takes(node, p):
     """Does the Orphanage section at the group's machine take the type of the last worker in
-    hand? (A rule the entry's legality starts with: when it does not, no entry is legal and the
-    legal list need not be made.)"""
+    hand? (A rule the entry's legality starts with: when it does not, no entry is legal and
+    neither entry is tried.)"""
     t = 0
     for t2 in range(4):
         if node[E.HAND + t2] > 0:

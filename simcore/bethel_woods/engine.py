@@ -547,8 +547,9 @@ def legal_actions(s, p, acts):
 @njit(cache=True, _nrt=False, inline="always")
 def uncover_actions(s, p, acts, n):
     """Add the legal uncovers of a PH_POST position (plain, Fenn's, Fare's clockwise and
-    anticlockwise: actions 43-46, ascending) to acts[n:]; return the new count. The first part of
-    ``legal_actions`` there, and the planners' list of a turn's uncovers (inlined into both)."""
+    anticlockwise: actions 43-46, ascending) to acts[n:]; return the new count. The first part
+    of ``legal_actions`` there, and the heuristic planner's list of a turn's uncovers (inlined
+    into both)."""
     lm = s[LASTM]
     if lm >= 0 and s[UNCOVERED] == 0:
         cur = s[CUR]
