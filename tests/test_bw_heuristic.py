@@ -104,53 +104,32 @@ def test_planner_lists_equal_the_legal_list():
     legal list itself is checked against the reference engine by test_bw_differential.py; the
     first two parts are what legal_actions calls, so these asserts guard against another source
     of actions in their ranges; Nova's test is the planner's own copy of legal_actions' test.)"""
-    from arena.bethel_woods.batch import STREAM_CHANCE, stream_key
-    from policies.bethel_woods.heuristic import THETA_DEFAULT, _nova_enters, _section_takes, heuristic_action, heuristic_reset
+    from policies.bethel_woods.heuristic import _nova_enters, _section_takes
     from simcore.bethel_woods.actions import A_ENTER, A_ENTER_NOVA, A_HARRIS, A_UNCOVER, A_UNCOVER_FARE_CCW, PH_MOVE, PH_POST
     from simcore.bethel_woods.rules import E_ABILITY, E_CONSTRUCT, FARE, FENN, HARRIS, JUNAS, LINNY, NOVA, RONE, VIOLET
-    rng = np.random.default_rng(5)
-    acts = np.zeros(N_ACTIONS, np.int32)
     part = np.zeros(N_ACTIONS, np.int32)
     seen = {"uncover": 0, "fenn_or_fare": 0, "nova_yes": 0, "nova_only": 0, "nova_no": 0, "nova_tax": 0,
             "ability": 0}
     tables = [(NOVA, FENN, FARE), (NOVA, HARRIS, LINNY), (NOVA, JUNAS, RONE, VIOLET), (FARE, FENN, NOVA)]
-    for g in range(24):
-        chars = tables[g % 4]
-        s = np.zeros(E.S_SIZE, np.int32)
-        ck = np.uint64(stream_key(np.uint64(17), g, STREAM_CHANCE))
-        E.setup(s, P, setup_config(len(chars), g % 3, chars), ck)
-        ws = np.zeros((4, WS_SIZE), np.int32)
-        for q in range(4):
-            heuristic_reset(ws[q])
-        while not E.is_terminal(s):
-            if E.is_chance(s):
-                E.apply_chance(s, P, E.chance_outcome(s, P, ck))
-                continue
-            n = E.legal_actions(s, P, acts)
-            legal = acts[:n].tolist()
-            if s[E.PHASE] == PH_POST:
-                k = E.uncover_actions(s, P, part, 0)
-                assert part[:k].tolist() == [a for a in legal if A_UNCOVER <= a <= A_UNCOVER_FARE_CCW]
-                seen["uncover"] += k > 0
-                seen["fenn_or_fare"] += k > 0 and part[k - 1] > A_UNCOVER
-                k = E._ability_mask(s, P, part, 0)
-                assert part[:k].tolist() == [a for a in legal if a >= A_HARRIS]
-                seen["ability"] += k > 0
-            cur = s[E.CUR]
-            if (s[E.PHASE] == PH_MOVE and E.hand_total(s) == 1 and s[E.ORPH + s[E.POS]] < 0
-                    and _section_takes(s, P) and s[E.CHAR + cur] == NOVA and s[E.ABIL_USED] == 0):
-                t = int(np.flatnonzero(s[E.HAND: E.HAND + 4])[0])
-                cost = E.orphanage_count(s) + 1 + E.effect_active(s, P, E_CONSTRUCT)
-                ok = _nova_enters(s, P, t, cost)
-                assert ok == (A_ENTER_NOVA in legal)
-                seen["nova_yes" if ok else "nova_no"] += 1
-                seen["nova_only"] += ok and A_ENTER not in legal   # the plain entry is not legal: the substitution is needed
-                seen["nova_tax"] += E.effect_active(s, P, E_ABILITY)
-            if g % 2:
-                a = heuristic_action(s, P, THETA_DEFAULT, cur, acts, n, np.uint64(0), ws[cur])
-            else:
-                a = acts[rng.integers(n)]
-            E.apply(s, P, int(a))
+    for s, acts, n in _decision_positions(17, 24, np.random.default_rng(5), chars=tables):
+        legal = acts[:n].tolist()
+        if s[E.PHASE] == PH_POST:
+            k = E.uncover_actions(s, P, part, 0)
+            assert part[:k].tolist() == [a for a in legal if A_UNCOVER <= a <= A_UNCOVER_FARE_CCW]
+            seen["uncover"] += k > 0
+            seen["fenn_or_fare"] += k > 0 and part[k - 1] > A_UNCOVER
+            k = E._ability_mask(s, P, part, 0)
+            assert part[:k].tolist() == [a for a in legal if a >= A_HARRIS]
+            seen["ability"] += k > 0
+        if (s[E.PHASE] == PH_MOVE and E.hand_total(s) == 1 and s[E.ORPH + s[E.POS]] < 0
+                and _section_takes(s, P) and s[E.CHAR + s[E.CUR]] == NOVA and s[E.ABIL_USED] == 0):
+            t = int(np.flatnonzero(s[E.HAND: E.HAND + 4])[0])
+            cost = E.orphanage_count(s) + 1 + E.effect_active(s, P, E_CONSTRUCT)
+            ok = _nova_enters(s, P, t, cost)
+            assert ok == (A_ENTER_NOVA in legal)
+            seen["nova_yes" if ok else "nova_no"] += 1
+            seen["nova_only"] += ok and A_ENTER not in legal   # the plain entry is not legal: the substitution is needed
+            seen["nova_tax"] += E.effect_active(s, P, E_ABILITY)
     assert min(seen.values()) > 0, seen
 
 
@@ -254,17 +233,19 @@ def test_planner_steps_equal_the_engine():
     assert min(seen.values()) > 0, seen
 
 
-def _decision_positions(seed, games, rng):
-    """Every decision position of `games` games (3p/0s, 2p/2s, 4p/5s, 3p/3s in turn; odd games
-    played by the heuristic, even ones at random with rng): yields (s, acts, n), then plays on."""
+def _decision_positions(seed, games, rng, chars=None):
+    """Every decision position of `games` games (3p/0s, 2p/2s, 4p/5s, 3p/3s in turn; or, given
+    chars, a list of character tuples, the seats of chars[g % len(chars)] with g % 3 spies; odd
+    games played by the heuristic, even ones at random with rng): yields (s, acts, n), then plays on."""
     from arena.bethel_woods.batch import STREAM_CHANCE, stream_key
     from policies.bethel_woods.heuristic import heuristic_action, heuristic_reset
     acts = np.zeros(N_ACTIONS, np.int32)
     for g in range(games):
-        players, spies = [(3, 0), (2, 2), (4, 5), (3, 3)][g % 4]
+        seats = None if chars is None else chars[g % len(chars)]
+        players, spies = [(3, 0), (2, 2), (4, 5), (3, 3)][g % 4] if seats is None else (len(seats), g % 3)
         s = np.zeros(E.S_SIZE, np.int32)
         ck = np.uint64(stream_key(np.uint64(seed), g, STREAM_CHANCE))
-        E.setup(s, P, setup_config(players, spies), ck)
+        E.setup(s, P, setup_config(players, spies, seats), ck)
         hws = np.zeros((4, WS_SIZE), np.int32)
         for q in range(4):
             heuristic_reset(hws[q])
