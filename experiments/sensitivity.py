@@ -88,7 +88,9 @@ def _check(games, seed, threads=None):
 def sensitivity(game: str, games: int = 2000, seed: int = 7, policy: str | None = None,
                 threads: int | None = None, progress=None, only=None) -> pd.DataFrame:
     """The sensitivity table (see the module doc). ``only``: a subset of variant names (for
-    tests). ``progress``: called with a short text before each run (optional)."""
+    tests). ``progress`` (optional): a bar with add(games) and advance(games), as
+    experiments.progress.StudyProgress: add() once with every arm's games before the first is
+    played, advance() after each arm."""
     _check(games, seed, threads)
     from policies import canonical_policy, check_player
     policy = canonical_policy(policy, game) if policy else strongest_policy(game)
@@ -100,6 +102,9 @@ def sensitivity(game: str, games: int = 2000, seed: int = 7, policy: str | None 
         if bad:
             raise UserError(f"variant {bad[0]!r} is not known; allowed: {', '.join(sorted(known))}")
         vs = [v for v in vs if v[0] in only]
+    setups = BW_SPIES if game == "bethel_woods" else BV_PLAYERS
+    if progress is not None:
+        progress.add(len(setups) * (len(vs) + 1) * games)
     if game == "bethel_woods":
         df = _bw(vs, games, seed, policy, threads, progress)
     else:
@@ -110,20 +115,24 @@ def sensitivity(game: str, games: int = 2000, seed: int = 7, policy: str | None 
     return df.drop(columns="abs_diff").reset_index(drop=True)
 
 
+def _arm(simulate, progress, games, column, *args):
+    """One arm: the game's simulate(*args) with per-game records; its `column` per game. The bar
+    advances by the arm's games when it is done."""
+    out = simulate(*args, keep_records=True).records[column].to_numpy()
+    if progress is not None:
+        progress.advance(games)
+    return out
+
+
 def _bw(vs, games, seed, policy, threads, progress):
     from arena.bethel_woods.batch import simulate
     from simcore.bethel_woods.rules import Rules
     rows = []
     for spies in BW_SPIES:
-        if progress:
-            progress(f"defaults, {spies_label(spies)}")
-        base = simulate(BW_PLAYERS, spies, None, policy, games, seed, threads, Rules(), keep_records=True)
-        b = base.records["won"].to_numpy()
+        b = _arm(simulate, progress, games, "won", BW_PLAYERS, spies, None, policy, games, seed, threads, Rules())
         for name, kind, rules in vs:
-            if progress:
-                progress(f"{name}, {spies_label(spies)}")
-            run = simulate(BW_PLAYERS, spies, None, policy, games, seed, threads, rules, keep_records=True)
-            a = run.records["won"].to_numpy()
+            a = _arm(simulate, progress, games, "won", BW_PLAYERS, spies, None, policy, games, seed, threads,
+                     rules)
             pd_ = paired_difference(a, b)
             rows.append({"game": "bethel_woods", "variant": name, "kind": kind, "players": BW_PLAYERS,
                          "spies": spies, "metric": "win rate", "games": games,
@@ -173,15 +182,9 @@ def _bv(vs, games, seed, policy, threads, progress):
     from simcore.benevolent.rules import Rules
     rows = []
     for players in BV_PLAYERS:
-        if progress:
-            progress(f"defaults, {players} players")
-        base = simulate(players, None, policy, games, seed, threads, Rules(), keep_records=True)
-        b = base.records["winner"].to_numpy()
+        b = _arm(simulate, progress, games, "winner", players, None, policy, games, seed, threads, Rules())
         for name, kind, rules in vs:
-            if progress:
-                progress(f"{name}, {players} players")
-            run = simulate(players, None, policy, games, seed, threads, rules, keep_records=True)
-            a = run.records["winner"].to_numpy()
+            a = _arm(simulate, progress, games, "winner", players, None, policy, games, seed, threads, rules)
 
             def stat(x, y, axis=-1):
                 return seat_gap(x, players, axis) - seat_gap(y, players, axis)
@@ -260,8 +263,10 @@ def run_command(game: str, games: int, seed: int, policy: str | None, threads: i
     if csv is not None:
         check_writable(csv, "the CSV")
     import sys
-    df = sensitivity(game, games, seed, policy, threads,
-                     progress=None if json_out else (lambda msg: print(f"  playing {msg}", file=sys.stderr)))
+
+    from .progress import StudyProgress
+    with StudyProgress("sensitivity", enabled=sys.stderr.isatty()) as bar:   # as report and experiment run
+        df = sensitivity(game, games, seed, policy, threads, progress=bar)
     if chart is not None:   # the chart first: if it cannot be written, no CSV is left beside the error
         from .charts import sensitivity_forest
         try:

@@ -1166,34 +1166,12 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
 
 # sensitivity: experiments/sensitivity.py as a study --------------------------------------------
 
-class _SensitivityProgress:
-    """sensitivity()'s progress callback (a text before each run of `games` games) turned into the
-    study bar's add/advance: every run is one unit of `games` games."""
-
-    def __init__(self, bar, runs, games):
-        self.bar, self.games, self.started = bar, games, 0
-        if bar is not None:
-            bar.add(runs * games)
-
-    def __call__(self, msg):
-        self.finish_one()
-        self.started += 1
-
-    def finish_one(self):
-        if self.started and self.bar is not None:
-            self.bar.advance(self.games)
-
-
 def run_sensitivity(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:
-    from .sensitivity import BV_PLAYERS, BW_SPIES, sensitivity, variants
+    from .sensitivity import sensitivity
     o = st.opts
     only = o.get("only")
-    n_var = len(only) if only else len(variants(st.game))
-    setups = len(BW_SPIES) if st.game == "bethel_woods" else len(BV_PLAYERS)
-    prog = _SensitivityProgress(progress, setups * (n_var + 1), o["games"])
-    df = sensitivity(st.game, o["games"], o["seed"], o["policy"][0], threads, progress=prog,
+    df = sensitivity(st.game, o["games"], o["seed"], o["policy"][0], threads, progress=progress,
                      only=only)
-    prog.finish_one()
     figs = []
     if chart_dir is not None:
         figs = [("Each reading against the defaults on the same seeds (paired 95% intervals; "

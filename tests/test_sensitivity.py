@@ -115,12 +115,30 @@ def test_bad_arguments():
 
 
 def test_bad_input_on_the_command_line_is_one_line_before_any_play(capsys):
-    """Every input is checked before the first "playing ..." line: one line on stderr, exit code 2."""
+    """Every input is checked before anything is played: one line on stderr, exit code 2."""
     for args in (["--threads", "0"], ["--seed", str(2 ** 63)], ["--policy", "clairvoyant"]):
         code = main(["bethel-woods", "sensitivity", "--games", "10", *args])
         out, err = capsys.readouterr()
         assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, (args, err)
         assert "playing" not in err
+
+
+def test_progress_counts_every_arm_before_the_first_is_played():
+    """The bar is told the whole run's games once, before any arm plays, then advanced by each
+    arm's games as it finishes: (variants + the defaults) x setups arms of `games` games."""
+    calls = []
+
+    class Bar:
+        def add(self, games, cost=None):
+            calls.append(("add", games))
+
+        def advance(self, games, cost=None):
+            calls.append(("advance", games))
+
+    S.sensitivity("benevolent", games=6, seed=1, only=["empty_gift=offered", "gather_tile=optional"],
+                  progress=Bar())
+    arms = len(S.BV_PLAYERS) * (2 + 1)
+    assert calls == [("add", arms * 6)] + [("advance", 6)] * arms
 
 
 def test_policy_in_any_case_as_for_simulate():
