@@ -112,12 +112,13 @@ def bv_rungs():
     return names
 
 
-def _head_to_head(a, b, players, games, seed, threads):
+def _head_to_head(a, b, players, games, seed, threads, progress_factory=None):
     """a against b on the same deals, seats swapped: (a's wins by game as seat 0 then 1, b's wins
     the same way, seconds, games played)."""
     from arena.benevolent.batch import rotate_seats
     assert players == 2
-    w, secs = rotate_seats(a, b, 2, games, seed, threads)   # row k: a in seat k
+    w, secs = rotate_seats(a, b, 2, games, seed, threads,   # row k: a in seat k
+                           progress_factory=progress_factory)
     a_won = np.concatenate([w[0] == 0, w[1] == 1])  # a in seat 0 of deal d, then in seat 1
     b_won = np.concatenate([w[1] == 0, w[0] == 1])  # b in seat 0 of deal d, then in seat 1
     return a_won, b_won, secs, 2 * games  # the runs' own times (no compile)
@@ -134,7 +135,7 @@ def _bv_params(name):
     return theta_hash(th), (int(th[T_BUDGET]) if name == "search" else None)
 
 
-def ladder_benevolent(players=2, games=1000, seed=7, threads=None, say=None):
+def ladder_benevolent(players=2, games=1000, seed=7, threads=None, say=None, progress_factory=None):
     """One dict per rung (see the module doc); policies in the order of bv_rungs()."""
     from simcore.errors import UserError
     if players != 2:
@@ -149,7 +150,7 @@ def ladder_benevolent(players=2, games=1000, seed=7, threads=None, say=None):
         for b in names[:i + 1]:
             if say:
                 say(f"{a} against {b}: {games:,} deals, seats swapped")
-            a_won, b_won, sec, n = _head_to_head(a, b, players, games, seed, threads)
+            a_won, b_won, sec, n = _head_to_head(a, b, players, games, seed, threads, progress_factory)
             pair[(a, b)] = (a_won, b_won, sec, n)
             pair[(b, a)] = (b_won, a_won, sec, n)
     rows = []
@@ -257,7 +258,8 @@ def ladder(
             if budgets is not None:
                 raise UserError(f"--budgets {budgets}: the Benevolent ladder plays search at its own budget; "
                                 "leave --budgets out")
-            rows = ladder_benevolent(2 if players is None else players, games, seed, threads, say=say)
+            rows = ladder_benevolent(2 if players is None else players, games, seed, threads, say=say,
+                                     progress_factory=ProgressBar)
     except UserError as e:
         raise fail(str(e).splitlines()[0]) from None
     if json_out:

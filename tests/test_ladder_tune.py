@@ -35,7 +35,16 @@ def test_bethel_woods_ladder_rungs_share_their_games():
 
 
 def test_benevolent_ladder_rotates_seats_over_the_same_deals():
-    rows = ladder_benevolent(2, games=6, seed=3, threads=2)
+    bars = []
+
+    def bar():   # each rotation of each pair gets its own progress callback, as a Bethel Woods rung does
+        seen = []
+        bars.append(seen)
+        return lambda done, total, elapsed: seen.append((done, total))
+
+    rows = ladder_benevolent(2, games=6, seed=3, threads=2, progress_factory=bar)
+    pairs = len(rows) * (len(rows) + 1) // 2
+    assert len(bars) == 2 * pairs and all(seen and seen[-1] == (6, 6) for seen in bars)
     for r in rows:
         for opp, v in r["vs"].items():
             back = next(x for x in rows if x["policy"] == opp)["vs"][r["policy"]]

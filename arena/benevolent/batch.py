@@ -197,12 +197,14 @@ def simulate(players=4, leaves=None, policy="random", games=1000, seed=0, thread
     return summary
 
 
-def rotate_seats(a, b, players, games, seed, threads=None, theta_a=None, theta_b=None, leaves=None, rules=None):
+def rotate_seats(a, b, players, games, seed, threads=None, theta_a=None, theta_b=None, leaves=None, rules=None,
+                 progress_factory=None):
     """Policy `a` in each seat in turn, `b` in all the others, over the same deals (games
     0..games-1 of `seed`: the same forest, Secret tiles and seat keys; common random numbers).
     `theta_a`/`theta_b` override the policies' own parameter vectors. Returns the winners, an
     int array (players, games): row k is the rotation with `a` in seat k, entry the winning seat
-    (-1 a timeout); and the seconds the runs took (compile excluded)."""
+    (-1 a timeout); and the seconds the runs took (compile excluded). `progress_factory`: makes
+    each rotation's progress callback (simulate's `progress`), e.g. a bar."""
     winners = np.zeros((players, games), dtype=np.int64)
     secs = 0.0
     for k in range(players):
@@ -211,7 +213,8 @@ def rotate_seats(a, b, players, games, seed, threads=None, theta_a=None, theta_b
         seat_thetas = [theta_b] * players
         seat_thetas[k] = theta_a
         s = simulate(players, leaves, games=games, seed=seed, threads=threads, rules=rules, policies=names,
-                     keep_records=True, thetas=seat_thetas)
+                     keep_records=True, thetas=seat_thetas,
+                     progress=progress_factory() if progress_factory else None)
         winners[k] = s.records["winner"].to_numpy()
         secs += s.seconds
     return winners, secs
