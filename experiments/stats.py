@@ -74,6 +74,12 @@ def p_text(p: float) -> str:
     return "< 1e-300" if p < 1e-300 else f"{p:.2g}"
 
 
+def p_is(p: float) -> str:
+    """"p = 0.012", or "p < 1e-300" where p_text gives a bound (never "p = < 1e-300")."""
+    t = p_text(p)
+    return f"p {t}" if t.startswith("<") else f"p = {t}"
+
+
 def pct(x: float) -> str:
     """A rate as a percentage that never hides a small bound: 3 decimals from 0.1%, else 3
     significant digits (0 wins in a million games: CI 0% to 0.000384%, not 0.000% to 0.000%)."""

@@ -34,7 +34,7 @@ from simcore.errors import UserError
 from . import charts
 from .execute import execute
 from .render import Section, rate_table
-from .stats import (Z95, adjust_pvalues, against_rest, balance, chi2_equal, independent_difference, paired_difference, p_text, pct, rate_text,
+from .stats import (Z95, adjust_pvalues, against_rest, balance, chi2_equal, independent_difference, paired_difference, p_is, pct, rate_text,
                     seat_intervals, sequential_plan, signed, spies_label, wilson)
 
 # The policy a study plays when it names none: the strongest honest policy of each game. Change
@@ -522,7 +522,7 @@ def difficulty_findings(df: pd.DataFrame, seq=False) -> str:
             f"{last.difficulty}; {pct(last[lo_col])} to {pct(last[hi_col])}), {word} of "
             f"{100 * drop:.2f} pp (95% CI {num(100 * dlo)} to {num(100 * dhi)}); "
             + ("the difference is significant" if p < 0.05 else "the difference is NOT significant")
-            + f" (chi-square p = {p_text(p)})"
+            + f" (chi-square {p_is(p)})"
             + ("" if mono else "; the curve is not monotone at this sample size") + ".")
     parts += loss_findings(df)
     parts.append(f"The table rests on {int(df['games'].sum()):,} games.")
@@ -896,7 +896,7 @@ def seats_findings(cdf, sdf) -> str:
         parts.append(
             f"{r.players} players, {r.leaves} leaves ({r.leaves_by_seat}): "
             + ("the seats are NOT equal" if r.chi2_p < 0.05 else "no evidence the seats differ")
-            + f" (chi-square p = {p_text(r.chi2_p)}); seat {best} wins most ({seat_rate(best)}), "
+            + f" (chi-square {p_is(r.chi2_p)}); seat {best} wins most ({seat_rate(best)}), "
             f"seat {worst} least ({seat_rate(worst)}; {ci_name}); largest gap "
             f"{100 * r.max_gap:.1f} pp (95% CI {100 * r.gap_low:.1f} to {100 * r.gap_high:.1f}), Balance "
             f"{r.balance:.3f} ({r.balance_low:.3f} to {r.balance_high:.3f}); "
@@ -1022,7 +1022,7 @@ def handicap_findings(cand, conf, n, o) -> str:
         b = g[g["best"]].iloc[0]
         pr = g[g["printed"]]
         equal = ("no game decided" if not np.isfinite(b.chi2_p) else
-                 f"chi-square p = {p_text(b.chi2_p)}, " + ("so even it leaves the seats unequal"
+                 f"chi-square {p_is(b.chi2_p)}, " + ("so even it leaves the seats unequal"
                                                        if b.chi2_p < 0.05 else
                                                        "no evidence the seats differ"))
         txt = (f"{pl} players: the search's fairest {b.leaves} has a largest seat gap of "
@@ -1155,7 +1155,7 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
                      f"{signed(100 * r.diff_high)}); "
                      + ("significant" if r.p_holm < 0.05 else "not significant")
                      + f" after Holm's correction over the {len(df)} comparisons (McNemar, "
-                     f"adjusted p = {p_text(r.p_holm)}).")
+                     f"adjusted {p_is(r.p_holm)}).")
     parts.append(f"Each variant played the same {n:,} seeds as the defaults (paired); the "
                  "intervals are per comparison, the significance calls are Holm-adjusted.")
     section = Section(st.title, " ".join(parts), tables=[

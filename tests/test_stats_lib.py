@@ -307,6 +307,8 @@ def test_p_text_never_prints_zero():
     from experiments.stats import p_text
     assert p_text(0.0) == "< 1e-300" and p_text(1e-320) == "< 1e-300"
     assert p_text(0.01234) == "0.012" and p_text(3.2e-45) == "3.2e-45" and p_text(1.0) == "1"
+    from experiments.stats import p_is
+    assert p_is(0.0) == "p < 1e-300" and p_is(0.01234) == "p = 0.012"   # never "p = < 1e-300"
 
 
 def test_rate_text_carries_the_wilson_interval():
