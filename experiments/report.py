@@ -41,8 +41,11 @@ def _check_out(out: Path) -> None:
 
 
 def run_studies(studies, out, threads=None, show_progress=True, title="boardsim balance report",
-                command="", backend=None) -> dict:
+                command="", backend=None, say=None) -> dict:
     """Play checked studies and write the folder `out`; returns run.json's content.
+
+    say: called with one line as each study finishes (its games and seconds), for a log where
+    no bar is drawn (``boardsim report`` with stderr not a terminal).
 
     backend: execute's store=/client= keywords for every study (``boardsim experiment run``:
     a results store, so games recorded before are read back, not replayed, and a Dask client).
@@ -55,7 +58,7 @@ def run_studies(studies, out, threads=None, show_progress=True, title="boardsim 
     out.mkdir(exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=".partial-", dir=out))
     try:
-        info = _run_into(studies, stage, nthreads, show_progress, title, command, backend)
+        info = _run_into(studies, stage, nthreads, show_progress, title, command, backend, say)
         _move_into(stage, out)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
@@ -80,11 +83,11 @@ def _move_into(src: Path, dst: Path) -> None:
             os.replace(p, target)
 
 
-def _run_into(studies, out: Path, nthreads, show_progress, title, command, backend) -> dict:
+def _run_into(studies, out: Path, nthreads, show_progress, title, command, backend, say=None) -> dict:
     sections, runs = [], []
     t_all = time.perf_counter()
     load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    for st in studies:
+    for i, st in enumerate(studies):
         t0 = time.perf_counter()
         with StudyProgress(st.name, enabled=show_progress) as bar:
             res = run_study(st, threads=nthreads, progress=bar, chart_dir=out / "charts",
@@ -94,6 +97,8 @@ def _run_into(studies, out: Path, nthreads, show_progress, title, command, backe
         sections.append(res.section)
         runs.append({**res.meta, "games": bar.games, "played": bar.played, "seconds": round(seconds, 1),
                      "games_per_second": round(bar.played / seconds) if seconds > 0 else None})
+        if say is not None:
+            say(f"study {i + 1} of {len(studies)}, {st.name}: {bar.games:,} games in {seconds:.0f} s")
     seconds = time.perf_counter() - t_all
     info = {"command": command, "studies": runs, "seconds": round(seconds, 1),
             "threads": nthreads, "cpus": os.cpu_count(), "load_at_start": load0,

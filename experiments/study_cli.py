@@ -112,7 +112,9 @@ def report(out: Annotated[Optional[Path], typer.Option(
     from .report import run_studies, standard_studies
     studies = standard_studies(quick=quick, seed=seed)
     out = out or Path("report-quick" if quick else "report")
-    info = run_studies(studies, out, threads=threads, show_progress=_progress_wanted(),
+    bar = _progress_wanted()   # a bar per study on a terminal; in a log, a line as each study finishes
+    info = run_studies(studies, out, threads=threads, show_progress=bar,
+                       say=None if bar else (lambda line: typer.echo(line, err=True)),
                        title="boardsim balance report" + (" (quick)" if quick else ""),
                        command="boardsim report" + (" --quick" if quick else "") + (
                            f" --seed {seed}" if seed is not None else ""))

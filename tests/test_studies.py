@@ -186,12 +186,18 @@ def tiny_studies(tmp_path_factory):
 def tiny_report(tiny_studies, tmp_path_factory):
     out = tmp_path_factory.mktemp("report") / "r"
     studies = [load_study(p) for p in tiny_studies.values()]
-    info = run_studies(studies, out, threads=2, show_progress=False)
+    lines = []
+    info = run_studies(studies, out, threads=2, show_progress=False, say=lines.append)
+    info["said"] = lines   # (not in run.json: the lines a log is shown as each study finishes)
     return out, info
 
 
 def test_report_folder_contents(tiny_report):
     out, info = tiny_report
+    said = info["said"]   # one line per study as it finishes, in order, with its games
+    assert len(said) == len(info["studies"]) == len(TINY)
+    for i, (line, s) in enumerate(zip(said, info["studies"])):
+        assert line.startswith(f"study {i + 1} of {len(TINY)}, {s['study']}: {s['games']:,} games in ")
     assert (out / "report.md").stat().st_size > 1000
     html = (out / "report.html").read_text()
     assert html.count("<img ") >= 8 and "data:image/png;base64," in html and "src=\"http" not in html
