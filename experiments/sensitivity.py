@@ -115,12 +115,12 @@ def sensitivity(game: str, games: int = 2000, seed: int = 7, policy: str | None 
     return df.drop(columns="abs_diff").reset_index(drop=True)
 
 
-def _arm(simulate, progress, games, column, *args):
+def _arm(simulate, progress, column, *args):
     """One arm: the game's simulate(*args) with per-game records; its `column` per game. The bar
     advances by the arm's games when it is done."""
     out = simulate(*args, keep_records=True).records[column].to_numpy()
     if progress is not None:
-        progress.advance(games)
+        progress.advance(out.size)
     return out
 
 
@@ -129,10 +129,9 @@ def _bw(vs, games, seed, policy, threads, progress):
     from simcore.bethel_woods.rules import Rules
     rows = []
     for spies in BW_SPIES:
-        b = _arm(simulate, progress, games, "won", BW_PLAYERS, spies, None, policy, games, seed, threads, Rules())
+        b = _arm(simulate, progress, "won", BW_PLAYERS, spies, None, policy, games, seed, threads, Rules())
         for name, kind, rules in vs:
-            a = _arm(simulate, progress, games, "won", BW_PLAYERS, spies, None, policy, games, seed, threads,
-                     rules)
+            a = _arm(simulate, progress, "won", BW_PLAYERS, spies, None, policy, games, seed, threads, rules)
             pd_ = paired_difference(a, b)
             rows.append({"game": "bethel_woods", "variant": name, "kind": kind, "players": BW_PLAYERS,
                          "spies": spies, "metric": "win rate", "games": games,
@@ -182,9 +181,9 @@ def _bv(vs, games, seed, policy, threads, progress):
     from simcore.benevolent.rules import Rules
     rows = []
     for players in BV_PLAYERS:
-        b = _arm(simulate, progress, games, "winner", players, None, policy, games, seed, threads, Rules())
+        b = _arm(simulate, progress, "winner", players, None, policy, games, seed, threads, Rules())
         for name, kind, rules in vs:
-            a = _arm(simulate, progress, games, "winner", players, None, policy, games, seed, threads, rules)
+            a = _arm(simulate, progress, "winner", players, None, policy, games, seed, threads, rules)
 
             def stat(x, y, axis=-1):
                 return seat_gap(x, players, axis) - seat_gap(y, players, axis)
