@@ -30,7 +30,7 @@ from .random import random_action  # noqa: F401
 GAMES = ("bethel_woods", "benevolent")
 # the policies of each game, by id (the id is the index)
 POLICIES = {
-    "bethel_woods": ("random", "heuristic", "search", "clairvoyant", "tuned"),
+    "bethel_woods": ("random", "heuristic", "search", "clairvoyant", "tuned", "learned", "expert"),
     "benevolent": ("random", "heuristic", "search", "tuned"),
 }
 RANDOM = 0
@@ -38,6 +38,9 @@ RANDOM = 0
 NOT_PLAYERS = {"bethel_woods": ("clairvoyant",), "benevolent": ()}
 # the policies that are players: what the studies (difficulty, seats, variants, sensitivity) play
 PLAYERS = {g: tuple(p for p in POLICIES[g] if p not in NOT_PLAYERS[g]) for g in POLICIES}
+# the study player of each game: what a study plays when it names no policy, and the report's
+# player (strong and fast: the learned value over the heuristic's best plans, docs/policies.md)
+STUDY_PLAYER = {"bethel_woods": "learned", "benevolent": "heuristic"}
 
 
 def check_player(name: str, game: str = "bethel_woods", where: str = "policy", game_name: str = "") -> None:

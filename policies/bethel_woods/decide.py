@@ -9,6 +9,10 @@ Policies by id (the order of policies.POLICIES["bethel_woods"]):
     3 clairvoyant  the same search handed the game's chance key: NOT A PLAYER, a measuring stick.
                    The arena passes it the chance key in place of its decision key (this policy only)
     4 tuned        the heuristic with the weights tuned by `boardsim tune` (policies/bethel_woods/tuned.json)
+    5 learned      the heuristic's best plans chosen by a learned value (policies/bethel_woods/learned.py;
+                   the model `boardsim train bethel-woods` installs in learned.json): the studies' player
+    6 expert       successive halving over the learned player's best plans, learned rollouts
+                   (policies/bethel_woods/expert.py): the best honest player, slow
 """
 import numpy as np
 from numba import njit
@@ -17,14 +21,18 @@ from ..random import random_action
 from .heuristic import THETA_DEFAULT as HEURISTIC_THETA, WS_SIZE as HEURISTIC_WS, heuristic_action, heuristic_reset
 from .search import THETA_SIZE as SEARCH_THETA, WS_SIZE as SEARCH_WS, default_theta as search_theta
 from .search import search_action, search_reset
+from . import expert as _x
+from . import learned as _l
 
 RANDOM = 0
 HEURISTIC = 1
 SEARCH = 2
 CLAIRVOYANT = 3
 TUNED = 4
-THETA_SIZE = max(len(HEURISTIC_THETA), SEARCH_THETA)   # the widest theta of any Bethel Woods policy
-WS_SIZE = SEARCH_WS                                    # int32 scratch entries per seat (the widest)
+LEARNED = 5
+EXPERT = 6
+THETA_SIZE = max(len(HEURISTIC_THETA), SEARCH_THETA, _l.THETA_SIZE)   # the widest theta of any Bethel Woods policy
+WS_SIZE = max(SEARCH_WS, _x.WS_SIZE)                                   # int32 scratch entries per seat (the widest)
 
 
 def default_theta(policy_id: int) -> np.ndarray:
@@ -39,6 +47,12 @@ def default_theta(policy_id: int) -> np.ndarray:
         from .tuned import tuned_theta
         t = tuned_theta()
         theta[:len(t)] = t
+    elif policy_id == LEARNED:
+        t = _l.learned_theta()
+        theta[:len(t)] = t
+    elif policy_id == EXPERT:
+        t = _x.expert_theta()
+        theta[:len(t)] = t
     return theta
 
 
@@ -52,6 +66,10 @@ def _planner(policy_id, s, p, theta, seat, acts, n, key, ws):
         return heuristic_action(s, p, theta, seat, acts, n, key, ws)
     if policy_id == SEARCH:
         return search_action(s, p, theta, seat, acts, n, key, ws, False)
+    if policy_id == LEARNED:
+        return _l.learned_action(s, p, theta, seat, acts, n, key, ws)
+    if policy_id == EXPERT:
+        return _x.expert_action(s, p, theta, seat, acts, n, key, ws)
     return search_action(s, p, theta, seat, acts, n, key, ws, True)
 
 
@@ -72,7 +90,11 @@ def ws_size(pols):
         if pid == HEURISTIC or pid == TUNED:
             n = max(n, HEURISTIC_WS)
         elif pid == SEARCH or pid == CLAIRVOYANT:
-            n = max(n, WS_SIZE)
+            n = max(n, SEARCH_WS)
+        elif pid == LEARNED:
+            n = max(n, _l.WS_SIZE)
+        elif pid == EXPERT:
+            n = max(n, _x.WS_SIZE)
     return n
 
 
@@ -83,5 +105,9 @@ def reset(policy_id, theta, seat, ws):
         heuristic_reset(ws)
     elif policy_id == SEARCH or policy_id == CLAIRVOYANT:
         search_reset(ws)
+    elif policy_id == LEARNED:
+        _l.learned_reset(ws)
+    elif policy_id == EXPERT:
+        _x.expert_reset(ws)
     else:
         ws[0] = 0

@@ -110,11 +110,11 @@ assert len(THETA_DEFAULT) == len(THETA_NAMES) == len(THETA_BOUNDS)
 
 WIN_SCORE = 1.0e6
 LOSS_SCORE = -1.0e5   # four critical machines at the end of the turn
-K_TOP = 6             # stage-1 positions that go on to the ability search
+K_TOP = 6             # stage-1 positions that go on to the ability search (at most; W_KTOP may ask fewer)
 PATH_MAX = 96         # actions in one turn's plan (picks, drops, fixes, payments, abilities)
 N_SLOTS = 24          # scratch states: the drop depth-first search and the ability search
 SCORE_SCALE = 1000.0  # candidate scores are kept as integers (ws is int32)
-K_CAND = 8            # whole-turn plans the search policy can ask for (W_TOPK)
+K_CAND = 16           # whole-turn plans the search and learned policies can ask for (W_TOPK)
 
 # ---- workspace layout (int32) ---------------------------------------------------------------------
 S_SIZE = E.S_SIZE
@@ -149,14 +149,16 @@ W_TOPK = W_SLOT + N_SLOTS * S_SIZE   # how many plans to keep (0: off; at most K
 W_TN = W_TOPK + 1                    # plans kept
 W_TSC = W_TN + 1                     # K_CAND: their scores (x SCORE_SCALE)
 W_TPL = W_TSC + K_CAND               # K_CAND: their lengths
-W_THASH = W_TPL + K_CAND             # K_CAND: a hash of their end positions (duplicates are dropped)
-W_TPATH = W_THASH + K_CAND           # K_CAND * PATH_MAX: their paths
+W_TPATH = W_TPL + K_CAND             # K_CAND * PATH_MAX: their paths
 W_UNDO = W_TPATH + K_CAND * PATH_MAX # N_SLOTS * U_SIZE: what undoes the drop made at each depth
 U_SIZE = 12                          # per depth: pos, phase, last type, fix_left, lastm, fixes, 6 fixes by kind
 W_SECB = W_UNDO + N_SLOTS * U_SIZE   # 6: the types Orphanage section i accepts, as bits (set by _plan)
 W_ENDS = W_SECB + 6                  # 36: at 6j + (g - 1) % 6, the (section, type) bits (bit 4i + t) a
                                      # group of g on machine j can enter, either way (set by _plan)
-WS_SIZE = W_ENDS + 36
+W_TST = W_ENDS + 36                  # K_CAND * S_SIZE: the kept plans' end positions (before `end turn`)
+W_KTOP = W_TST + K_CAND * S_SIZE     # stage-1 positions for the ability search, 1 to K_TOP (0: K_TOP);
+                                     # heuristic_reset leaves it as the caller set it (the learned player)
+WS_SIZE = W_KTOP + 1
 
 NEG_INF_Q = -2_000_000_000
 RISK_SCALE = float(1 << 30)
@@ -764,39 +766,48 @@ def _quant(x):
 
 
 @njit(cache=True, _nrt=False)
-def _state_hash(st):
-    """A hash of a position, leaving out the statistics (two paths to one position differ there)."""
-    h = 0
+def _same_end(a, b):
+    """Are two end positions the same, the statistics (ST_FIXED, ST_UNCOV, ST_DECISIONS) left out
+    (two paths to one position differ there)? The workers and the hands are compared first: where
+    two plans' ends differ most often."""
+    for i in range(E.WORK, E.WORK + 24):
+        if a[i] != b[i]:
+            return False
+    for i in range(E.HAVE, E.HAVE + 16):
+        if a[i] != b[i]:
+            return False
     for i in range(S_SIZE):
-        if i == E.ST_FIXED or i == E.ST_UNCOV or i == E.ST_DECISIONS:
-            continue
-        h = (h * 1000003 + st[i] + 7) & 0x7FFFFFFF
-    return h
+        if a[i] != b[i] and i != E.ST_FIXED and i != E.ST_UNCOV and i != E.ST_DECISIONS:
+            return False
+    return True
 
 
 @njit(cache=True, _nrt=False)
 def _offer_top(ws, st, plen, sc):
-    """Keep the plan among the W_TOPK best with distinct end positions."""
-    h = _state_hash(st)
+    """Keep the plan among the W_TOPK best with distinct end positions; its end position is kept
+    at W_TST (the learned player scores it there). A plan that would not enter is turned away
+    before its end is compared; an end equal to a kept one has the same score (the evaluation is
+    a function of the position), so only kept plans of an equal score are compared."""
     nt = ws[W_TN]
-    for i in range(nt):
-        if ws[W_THASH + i] == h:
-            return  # the same end position (and so the same score) is kept already
-    if nt < ws[W_TOPK]:
-        c = nt
-        ws[W_TN] = nt + 1
-    else:
+    full = nt >= ws[W_TOPK]
+    c = nt
+    if full:
         c = 0
         for i in range(1, nt):
             if ws[W_TSC + i] < ws[W_TSC + c]:
                 c = i
         if sc <= ws[W_TSC + c]:
             return
+    for i in range(nt):
+        if ws[W_TSC + i] == sc and _same_end(ws[W_TST + i * S_SIZE: W_TST + (i + 1) * S_SIZE], st):
+            return  # the same end position is kept already
+    if not full:
+        ws[W_TN] = nt + 1
     ws[W_TSC + c] = sc
     ws[W_TPL + c] = plen
-    ws[W_THASH + c] = h
     for i in range(plen):
         ws[W_TPATH + c * PATH_MAX + i] = ws[W_PATH + i]
+    _copy(ws[W_TST + c * S_SIZE: W_TST + (c + 1) * S_SIZE], st)
 
 
 @njit(cache=True, _nrt=False)
@@ -814,17 +825,19 @@ def _offer_best(ws, st, plen, sc):
 
 @njit(cache=True, _nrt=False)
 def _offer_candidate(ws, st, plen, sc):
-    """Keep the position st (reached by the path) among the K_TOP best for the ability search."""
+    """Keep the position st (reached by the path) among the K_TOP best (W_KTOP when set) for the
+    ability search."""
     _offer_best(ws, st, plen, sc)
     if plen > PATH_MAX:
         return
     n = ws[W_CN]
-    if n < K_TOP:
+    kt = ws[W_KTOP] if ws[W_KTOP] > 0 else K_TOP
+    if n < kt:
         c = n
         ws[W_CN] = n + 1
     else:
         c = 0
-        for i in range(1, K_TOP):
+        for i in range(1, kt):
             if ws[W_CSC + i] < ws[W_CSC + c]:
                 c = i
         if sc <= ws[W_CSC + c]:
@@ -1141,9 +1154,10 @@ def _plan(s, p, theta, ws):
 
 
 @njit(cache=True, _nrt=False)
-def heuristic_action(s, p, theta, seat, acts, n, key, ws):
-    """The decision of `seat` at s (acts[:n] legal, ascending). `key` is unused (no ties are
-    broken at random). ws: this seat's int32 workspace of WS_SIZE entries."""
+def planned_step(s, seat, acts, n, ws):
+    """The next step of the plan stored at W_PLAN when s is the position it expects (the seat's
+    own turn, the turn it was made for, the decision count it predicts, the step legal); -1
+    otherwise (the caller plans again)."""
     ph = s[E.PHASE]
     mine = s[E.CUR] == seat and ph != PH_PAY or (ph == PH_PAY and s[E.PAYER] == seat and s[E.CUR] == seat)
     if mine and ws[W_VALID] == 1 and ws[W_TURN] == s[E.TURN]:
@@ -1153,10 +1167,27 @@ def heuristic_action(s, p, theta, seat, acts, n, key, ws):
             if _contains(acts, n, a):
                 ws[W_PLAN_I] = i + 1
                 return a
-    if ph == PH_PAY:
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def planning_turn(s, seat):
+    """Does `seat` plan its turn at s (its own turn, in a phase a whole-turn plan starts from)?"""
+    ph = s[E.PHASE]
+    return s[E.CUR] == seat and (ph == PH_PRE or ph == PH_MOVE or ph == PH_FIX or ph == PH_POST)
+
+
+@njit(cache=True, _nrt=False)
+def heuristic_action(s, p, theta, seat, acts, n, key, ws):
+    """The decision of `seat` at s (acts[:n] legal, ascending). `key` is unused (no ties are
+    broken at random). ws: this seat's int32 workspace of WS_SIZE entries."""
+    a = planned_step(s, seat, acts, n, ws)
+    if a >= 0:
+        return a
+    if s[E.PHASE] == PH_PAY:
         a = _pay_rule(s, p, ws)
         return a if _contains(acts, n, a) else acts[0]
-    if s[E.CUR] == seat and (ph == PH_PRE or ph == PH_MOVE or ph == PH_FIX or ph == PH_POST):
+    if planning_turn(s, seat):
         _plan(s, p, theta, ws)
         a = ws[W_PLAN]
         if ws[W_PLAN_N] > 0 and _contains(acts, n, a):

@@ -1,0 +1,197 @@
+"""Bethel Woods: the learned player (policy `learned`), the studies' player.
+
+Once per turn (and whenever the position is not the one its plan expects) it
+
+1. runs the heuristic's whole-turn planner (``heuristic._plan``) keeping its K best plans with
+   distinct end positions (W_TOPK = theta[T_K], default 16), each with its end position;
+2. scores each end position with a learned value (``policies/value_model.py``: a network of one
+   hidden layer over ``features.FEATURE_NAMES``, trained by ``boardsim train bethel-woods`` on
+   rollout outcomes: an estimate of the probability that the players win from there);
+3. plays the plan with the highest value: a plan that wins at once first, and a plan that leaves
+   four machines critical at `end turn` (a certain loss) only when every plan does.
+
+So the heuristic proposes and the learned value disposes: the planner's linear score keeps its
+role of finding good plans fast (every pick-up and drop order), and the choice among the best of
+them is made by what they are worth in the game (the heuristic prices a certain loss at about a
+token, docs/policies.md). Payments outside the plan use the heuristic's canonical rule. Every
+choice is deterministic (the key is not used).
+
+theta: the heuristic's 24 weights (for the planner), T_K (plans kept, default 16), T_KTOP (the
+planner's ability search after this many stage-1 positions, default 3 where the heuristic takes 6:
+measured below), two fields the expert reads (T_M, T_BUDGET), then the network packed at T_NET (``value_model.pack``). The default vector
+(``default_theta``) reads the model file ``learned.json`` beside this module; a missing, truncated
+or foreign file is a one-line error naming the command that trains one.
+
+Workspace (int32): [0, HWS) the heuristic's (candidates, their end positions, the plan), then
+float64 scratch viewed over int32 pairs: the features and the hidden units.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from simcore.bethel_woods import engine as E
+from simcore.bethel_woods.actions import A_END_TURN, PH_PAY, PH_TERMINAL, OUT_WIN
+
+from .. import value_model as VM
+from . import heuristic as H
+from .features import FEATURE_NAMES, NF, features
+
+T_K = len(H.THETA_DEFAULT)   # plans the planner keeps for the value to choose from
+T_KTOP = T_K + 1             # stage-1 positions the planner's ability search starts from (heuristic: 6)
+T_M = T_K + 2                # expert: plans compared by rollouts
+T_BUDGET = T_K + 3           # expert: rollouts per decision
+T_NET = T_K + 4              # the packed network
+K_DEFAULT = 16
+KTOP_DEFAULT = 3
+MAX_HIDDEN = 128             # hidden units a model may have (the scratch below is sized for it)
+THETA_SIZE = T_NET + VM.packed_size(NF, MAX_HIDDEN)
+LOSS_VALUE = -1.0e6          # a plan that leaves four machines critical at `end turn`
+WIN_VALUE = 1.0e6
+
+MODEL_PATH = Path(__file__).with_name("learned.json")
+COMMAND = "boardsim train bethel-woods"
+
+# ---- workspace layout (int32) ---------------------------------------------------------------------------
+HWS = H.WS_SIZE + (H.WS_SIZE & 1)   # the heuristic's workspace, padded to an even size
+L_FV = HWS                          # 2 * NF: the features (float64)
+L_H = L_FV + 2 * NF                 # 2 * MAX_HIDDEN: the hidden units (float64)
+WS_SIZE = L_H + 2 * MAX_HIDDEN
+
+
+def model_record(path: Path | None = None) -> dict:
+    """The model file as read (UserError when it cannot be used)."""
+    return VM.read_model(MODEL_PATH if path is None else path, "bethel_woods", FEATURE_NAMES, COMMAND)
+
+
+def learned_theta(net: dict | None = None, k: int = K_DEFAULT, ktop: int = KTOP_DEFAULT) -> np.ndarray:
+    """The learned player's parameter vector: the heuristic's default weights, k, ktop and the
+    network (default: the installed model file's)."""
+    net = model_record() if net is None else net
+    if net["hidden"] > MAX_HIDDEN:
+        raise ValueError(f"a model of {net['hidden']} hidden units; at most {MAX_HIDDEN}")
+    t = planner_theta(k, ktop)
+    packed = VM.packed(net)
+    t[T_NET:T_NET + len(packed)] = packed
+    return t
+
+
+def planner_theta(k: int = K_DEFAULT, ktop: int = KTOP_DEFAULT) -> np.ndarray:
+    """The learned player's vector without a network (theta[T_NET] = 0): it then plays the
+    planner's best kept plan, the heuristic's choice but for ties (the first round of training)."""
+    t = np.zeros(THETA_SIZE, dtype=np.float64)
+    t[:T_K] = H.THETA_DEFAULT
+    t[T_K] = k
+    t[T_KTOP] = ktop
+    return t
+
+
+def model_label(path: Path | None = None) -> str:
+    """How reports name the installed model: its sha256's first 8 digits and its training date."""
+    import json
+    obj = json.loads((MODEL_PATH if path is None else path).read_text())
+    date = obj.get("training", {}).get("date", "")
+    return f"model {obj['sha256'][:8]}" + (f", trained {date[:10]}" if date else "")
+
+
+def learned_available(path: Path | None = None) -> bool:
+    try:
+        model_record(path)
+    except Exception:
+        return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def learned_reset(ws):
+    H.heuristic_reset(ws)
+
+
+@njit(cache=True, _nrt=False)
+def candidate_value(st, p, theta, ws):
+    """The learned value of the end position st of a plan (ws: the planner's workspace of that
+    plan, whose tables the features read). A win is WIN_VALUE; four machines critical (lost at
+    `end turn`) add LOSS_VALUE."""
+    if st[E.PHASE] == PH_TERMINAL:
+        return WIN_VALUE if st[E.OUTCOME] == OUT_WIN else -WIN_VALUE
+    fv = ws[L_FV: L_FV + 2 * NF].view(np.float64)
+    hb = ws[L_H: L_H + 2 * MAX_HIDDEN].view(np.float64)
+    ncrit = features(st, p, ws, fv)
+    v = VM.value(fv, theta, T_NET, hb)
+    if ncrit >= E.CRITICAL_LOSS_AT:
+        v += LOSS_VALUE
+    return v
+
+
+@njit(cache=True, _nrt=False)
+def plan_value(p, theta, ws, c):
+    """The value of kept plan c (``candidate_value`` of its end); with no network in theta, the
+    planner's own score."""
+    if theta[T_NET] == 0.0:
+        return ws[H.W_TSC + c] / H.SCORE_SCALE
+    return candidate_value(ws[H.W_TST + c * H.S_SIZE: H.W_TST + (c + 1) * H.S_SIZE], p, theta, ws)
+
+
+@njit(cache=True, _nrt=False)
+def plan_candidates(s, p, theta, ws):
+    """The planner's theta[T_K] best distinct plans from s (at W_TPATH, their ends at W_TST), its
+    ability search after the theta[T_KTOP] best stage-1 positions; their number."""
+    ws[H.W_TOPK] = int(theta[T_K])
+    ws[H.W_KTOP] = int(theta[T_KTOP])
+    H._plan(s, p, theta, ws)
+    ws[H.W_TOPK] = 0
+    ws[H.W_KTOP] = 0
+    return ws[H.W_TN]
+
+
+@njit(cache=True, _nrt=False)
+def store_candidate(s, ws, c):
+    """Make kept plan c (followed by `end turn`) the plan to play from s."""
+    n = ws[H.W_TPL + c]
+    for i in range(n):
+        ws[H.W_PLAN + i] = ws[H.W_TPATH + c * H.PATH_MAX + i]
+    if n < H.PATH_MAX:
+        ws[H.W_PLAN + n] = A_END_TURN  # harmless when the plan ends the game
+        n += 1
+    ws[H.W_PLAN_N] = n
+    ws[H.W_PLAN_I] = 0
+    ws[H.W_TURN] = s[E.TURN]
+    ws[H.W_DEC0] = s[E.ST_DECISIONS]
+    ws[H.W_VALID] = 1
+
+
+@njit(cache=True, _nrt=False)
+def choose(s, p, theta, ws):
+    """Plan the turn and store the kept plan of the highest value (ties: the first kept)."""
+    nc = plan_candidates(s, p, theta, ws)
+    if nc == 0:
+        return  # the heuristic's own plan (_plan stored it) stays
+    best = 0
+    bv = -1.0e300
+    for c in range(nc):
+        v = plan_value(p, theta, ws, c)
+        if v > bv:
+            bv = v
+            best = c
+    store_candidate(s, ws, best)
+
+
+@njit(cache=True, _nrt=False)
+def learned_action(s, p, theta, seat, acts, n, key, ws):
+    """The decision of `seat` at s (acts[:n] legal, ascending); `key` is unused."""
+    a = H.planned_step(s, seat, acts, n, ws)
+    if a >= 0:
+        return a
+    if s[E.PHASE] == PH_PAY:
+        a = H._pay_rule(s, p, ws)
+        return a if H._contains(acts, n, a) else acts[0]
+    if H.planning_turn(s, seat):
+        choose(s, p, theta, ws)
+        a = ws[H.W_PLAN]
+        if ws[H.W_PLAN_N] > 0 and H._contains(acts, n, a):
+            ws[H.W_PLAN_I] = 1
+            return a
+        ws[H.W_VALID] = 0
+    return acts[0]

@@ -1,0 +1,152 @@
+"""A learned value of a position: a small neural network (one hidden layer of ReLU units) that the
+compiled planners evaluate from plain arrays, and the model file that holds it.
+
+The network maps a position's features x (each game's ``features.py`` names them) to a value,
+the probability of winning that rollouts from such positions estimated (fit by least squares,
+``boardsim train``):
+
+    v(x) = b2 + sum_j W2[j] * max(0, b1[j] + sum_i W1[i, j] * (x[i] - mean[i]) / scale[i])
+
+Inside a policy's parameter vector theta the network is *packed* at an offset (``pack``): ``nf``,
+``nh``, then W1 with the standardisation folded in (W1[i, j] / scale[i], row i = feature i), b1
+(less the folded means), W2, b2. ``value(x, theta, off, h)`` evaluates it with ``h`` as scratch
+(at least nh floats); no allocation, so it runs inside the planners' hot loops (Stockfish's NNUE
+keeps its weights as plain arrays in the same way). Because the weights are part of theta, a
+policy's ``theta_hash`` (every ``--json``, the results store's cell keys, traces) names the model.
+
+The model file (``policies/<game>/learned.json``, written by ``boardsim train``): JSON with
+
+    format    "boardsim-value-model"
+    version   MODEL_VERSION (a file of another version is refused: train again)
+    game      "bethel_woods" or "benevolent"
+    features  the feature names in order (they must equal the game's FEATURE_NAMES)
+    hidden    nh
+    mean, scale, W1 (nf rows of nh), b1, W2, b2    the network, unpacked
+    sha256    of the network's numbers (a file edited by hand or cut short is refused)
+    training  the record of how it was trained and what it scored on seeds it never saw
+
+A file that is missing, truncated, not JSON, of another format, version, game or feature list,
+or whose numbers do not match its sha256, is a one-line ``UserError`` that says what to do.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from simcore.errors import UserError
+
+MODEL_FORMAT = "boardsim-value-model"
+MODEL_VERSION = 1
+
+
+def packed_size(nf: int, nh: int) -> int:
+    """The floats a packed network of nf features and nh hidden units takes in theta."""
+    return 2 + nf * nh + nh + nh + 1
+
+
+def pack(mean, scale, W1, b1, W2, b2) -> np.ndarray:
+    """The network as one float64 vector (standardisation folded into the first layer)."""
+    W1 = np.asarray(W1, dtype=np.float64)
+    nf, nh = W1.shape
+    mean = np.asarray(mean, dtype=np.float64)
+    scale = np.asarray(scale, dtype=np.float64)
+    W1f = W1 / scale[:, None]
+    b1f = np.asarray(b1, dtype=np.float64) - (mean / scale) @ W1
+    return np.concatenate([[nf, nh], W1f.ravel(), b1f, np.asarray(W2, dtype=np.float64), [float(b2)]])
+
+
+@njit(cache=True, _nrt=False, fastmath=True)
+def value(x, theta, off, h):
+    """The network packed at theta[off:] evaluated at features x (h: scratch, >= nh floats)."""
+    nf = int(theta[off])
+    nh = int(theta[off + 1])
+    w1 = off + 2
+    b1 = w1 + nf * nh
+    w2 = b1 + nh
+    for j in range(nh):
+        h[j] = theta[b1 + j]
+    for i in range(nf):
+        z = x[i]
+        if z == 0.0:
+            continue  # most features are counts and flags: a zero adds nothing
+        r = w1 + i * nh
+        for j in range(nh):
+            h[j] += z * theta[r + j]
+    v = theta[w2 + nh]
+    for j in range(nh):
+        if h[j] > 0.0:
+            v += h[j] * theta[w2 + j]
+    return v
+
+
+def _digest(net: dict) -> str:
+    h = hashlib.sha256()
+    for k in ("mean", "scale", "W1", "b1", "W2", "b2"):
+        h.update(k.encode())
+        h.update(np.asarray(net[k], dtype=np.float64).tobytes())
+    return h.hexdigest()
+
+
+def model_text(game: str, feature_names, net: dict, training: dict) -> str:
+    """The model file's text (net: mean, scale, W1, b1, W2, b2 as arrays; training: the record)."""
+    obj = {
+        "format": MODEL_FORMAT, "version": MODEL_VERSION, "game": game,
+        "features": list(feature_names), "hidden": int(np.asarray(net["W1"]).shape[1]),
+        "mean": [float(v) for v in net["mean"]], "scale": [float(v) for v in net["scale"]],
+        "W1": [[float(v) for v in row] for row in np.asarray(net["W1"])],
+        "b1": [float(v) for v in net["b1"]], "W2": [float(v) for v in net["W2"]], "b2": float(net["b2"]),
+        "training": training,
+    }
+    obj["sha256"] = _digest(obj)
+    return json.dumps(obj, indent=1) + "\n"
+
+
+def read_model(path: Path, game: str, feature_names, command: str) -> dict:
+    """The model file as a dict with numpy arrays; a one-line UserError when it cannot be used."""
+    path = Path(path)
+    again = f"run `{command}` to train one"
+    if not path.exists():
+        raise UserError(f"no learned model at {path}; {again}")
+    if not path.is_file():
+        raise UserError(f"the learned model {path} is not a regular file; {again}")
+    try:
+        obj = json.loads(path.read_text())
+    except (UnicodeDecodeError, ValueError) as e:
+        raise UserError(f"the learned model {path} is not complete JSON ({type(e).__name__}); it may be truncated; "
+                        f"{again}") from None
+    if not isinstance(obj, dict) or obj.get("format") != MODEL_FORMAT:
+        raise UserError(f"{path} is not a boardsim value model (format {MODEL_FORMAT!r}); {again}")
+    if obj.get("version") != MODEL_VERSION:
+        raise UserError(f"the learned model {path} is of version {obj.get('version')!r}, this boardsim reads version "
+                        f"{MODEL_VERSION}; {again}")
+    if obj.get("game") != game:
+        raise UserError(f"the learned model {path} is for game {obj.get('game')!r}, not {game!r}; {again}")
+    if obj.get("features") != list(feature_names):
+        raise UserError(f"the learned model {path} was trained on other features than this boardsim computes; {again}")
+    try:
+        net = {k: np.asarray(obj[k], dtype=np.float64) for k in ("mean", "scale", "W1", "b1", "W2")}
+        net["b2"] = float(obj["b2"])
+    except (KeyError, TypeError, ValueError):
+        raise UserError(f"the learned model {path} lacks or mangles its weights; {again}") from None
+    nf = len(feature_names)
+    nh = obj.get("hidden")
+    shapes_ok = (isinstance(nh, int) and nh >= 1 and net["mean"].shape == (nf,) and net["scale"].shape == (nf,)
+                 and net["W1"].shape == (nf, nh) and net["b1"].shape == (nh,) and net["W2"].shape == (nh,))
+    if not shapes_ok:
+        raise UserError(f"the learned model {path} has weights of the wrong shape for {nf} features; {again}")
+    if not all(np.all(np.isfinite(v)) for v in net.values()) or not np.all(net["scale"] > 0):
+        raise UserError(f"the learned model {path} has weights that are not finite numbers; {again}")
+    if obj.get("sha256") != _digest(obj):
+        raise UserError(f"the learned model {path} does not match its sha256 (edited or damaged); {again}")
+    net["training"] = obj.get("training", {})
+    net["hidden"] = nh
+    return net
+
+
+def packed(net: dict) -> np.ndarray:
+    """A model read by ``read_model`` packed for ``value``."""
+    return pack(net["mean"], net["scale"], net["W1"], net["b1"], net["W2"], net["b2"])
