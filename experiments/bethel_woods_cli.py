@@ -7,10 +7,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from arena.bethel_woods.batch import SEARCH_POLICIES, policy_label, simulate as run_simulation
+from arena.bethel_woods.batch import BUDGETS, SEARCH_POLICIES, policy_label, simulate as run_simulation
 from arena.runner import check_game_index
 from arena.units import theta_hash
-from policies.bethel_woods.search import T_BUDGET
 from simcore.bethel_woods.rules import load_rules
 from arena.bethel_woods.trace import record_game
 from arena.trace import write_trace
@@ -31,8 +30,8 @@ Characters = Annotated[Optional[str], typer.Option(
 Policy = Annotated[str, typer.Option(help=f"Policy for every seat ({', '.join(POLICIES['bethel_woods'])})." )]
 Seed = Annotated[int, typer.Option(help="Master seed: the same seed gives the same games.")]
 Budget = Annotated[Optional[int], typer.Option(
-    help="Rollouts per decision of policy search (default 8; 0 or 1: the heuristic's own plan); "
-         "for policy search only.")]
+    help="Rollouts per decision of policies search (default 8; 0 or 1: the heuristic's own plan) and expert "
+         "(default 16; 0: the learned player's own choice); for those two only.")]
 RulesFile = Annotated[Optional[str], typer.Option("--rules", metavar="FILE|NAMES", help=(
     "TOML rules file overriding the assumptions, or shipped rules by name: alternative data tables and "
     "switch=value settings, comma-separated (e.g. machines-b,four_critical=immediate; see the game's docs)."))]
@@ -44,7 +43,7 @@ def summary_dict(s, rules, budget=None):
         "game": "bethel_woods", "games": s.games, "players": s.players, "spies": s.spies,
         "characters": s.characters or "random", "policy": s.policy,
         "policy_label": policy_label(s.policy, budget), "theta_hash": theta_hash(s.theta),
-        "budget": (int(s.theta[T_BUDGET]) if s.policy in SEARCH_POLICIES else None),
+        "budget": (int(s.theta[BUDGETS[s.policy][0]]) if s.policy in SEARCH_POLICIES else None),
         "wins": s.wins, "win_rate": s.win_rate, "ci95": [lo, hi],
         "losses": dict(s.losses),
         "loss_ci95": {r: list(wilson(n, s.games)) for r, n in s.losses.items()},

@@ -14,7 +14,7 @@ try:  # typer >= 0.20 vendors click; older releases depend on it
 except ImportError:  # pragma: no cover
     from click.exceptions import UsageError
 
-from . import bench_cli, benevolent_cli, bethel_woods_cli, ladder, study_cli, tune
+from . import bench_cli, benevolent_cli, bethel_woods_cli, ladder, study_cli, train, tune
 
 from .errors import user_errors
 
@@ -27,6 +27,7 @@ app.add_typer(study_cli.app, name="experiment")
 app.command(name="report")(study_cli.report)
 app.command(name="ladder")(ladder.ladder)
 app.command(name="tune")(tune.tune)
+app.command(name="train")(train.train)
 
 
 @app.command()

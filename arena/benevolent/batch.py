@@ -31,10 +31,14 @@ LOG_DECISION, LOG_CHANCE = 0, 1
 
 
 @njit(cache=True, _nrt=False)
-def play_game(s, p, cfg, seed, pseed, game, pols, thetas, ws, acts, keys, counts, log):
+def play_game(s, p, cfg, seed, pseed, game, pols, thetas, ws, acts, keys, counts, log,
+              splice_seed=0, splice_at=-1, peek=-1):
     """Play one game to the end in s; return the number of steps logged (see Bethel Woods'
-    play_game: the same loop, the same arguments)."""
+    play_game: the same loop, the same arguments; Benevolent has no chance step after setup, so
+    a splice changes nothing, and no policy is handed the chance key unless a test names one in
+    `peek`)."""
     ck = stream_key(seed, game, STREAM_CHANCE)
+    ck2 = stream_key(splice_seed, game, STREAM_CHANCE) if splice_at >= 0 else ck
     E.setup(s, p, cfg, ck)
     gk = game_key(pseed, game)  # the seats' streams share the hashing of (policy seed, game)
     for q in range(cfg[E.CFG_PLAYERS]):
@@ -42,17 +46,20 @@ def play_game(s, p, cfg, seed, pseed, game, pols, thetas, ws, acts, keys, counts
         counts[q] = 0
         reset(pols[q], thetas[q], q, ws[q])
     steps = 0
+    nch = 0
     while True:
         q = E.current_player(s)
         if q == PLAYER_TERMINAL:
             break
         if q == PLAYER_CHANCE:
-            a = E.chance_outcome(s, p, ck)
+            a = E.chance_outcome(s, p, ck if splice_at < 0 or nch < splice_at else ck2)
+            nch += 1
             E.apply_chance(s, p, a)
             kind = LOG_CHANCE
         else:
             n = E.legal_actions_inlined(s, p, acts)
-            a = decide(pols[q], s, p, thetas[q], q, acts, n, draw(keys[q], counts[q]), ws[q])
+            k = ck2 if pols[q] == peek else draw(keys[q], counts[q])
+            a = decide(pols[q], s, p, thetas[q], q, acts, n, k, ws[q])
             counts[q] += 1
             E.apply_inlined(s, p, a)
             kind = LOG_DECISION

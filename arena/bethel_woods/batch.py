@@ -24,7 +24,9 @@ from simcore.bethel_woods.actions import N_ACTIONS, OUTCOMES, OUT_WIN
 from simcore.bethel_woods.face import check_setup_args, parse_characters, setup_config
 from simcore.bethel_woods.rules import CHARACTERS, LOSS_REASONS, MAX_PLAYERS, Rules
 from simcore.common import PLAYER_CHANCE, PLAYER_TERMINAL
-from policies.bethel_woods.search import BUDGET_DEFAULT, T_BUDGET
+from policies.bethel_woods import expert as _expert
+from policies.bethel_woods import learned as _learned
+from policies.bethel_woods import search as _search
 from simcore.errors import UserError
 from simcore.rng import STREAM_CHANCE, STREAM_POLICY, draw, game_key, stream_key, stream_of
 
@@ -33,7 +35,10 @@ from ..runner import Rates, check_run, check_threads, run_batch
 # one record per game: columns of the int32 record array
 R_OUTCOME, R_TURNS, R_BUILT, R_UNCOVERED, R_FIXED, R_DECISIONS, R_FIRST, R_CHAR0 = range(8)
 N_REC = R_CHAR0 + MAX_PLAYERS
-SEARCH_POLICIES = ("search",)   # the policies that take --budget (the clairvoyant needs one rollout per plan)
+# the policies that take --budget (rollouts per decision): where it sits in theta and its default
+# (the clairvoyant needs one rollout per plan and takes none)
+BUDGETS = {"search": (_search.T_BUDGET, _search.BUDGET_DEFAULT), "expert": (_learned.T_BUDGET, _expert.BUDGET_DEFAULT)}
+SEARCH_POLICIES = tuple(BUDGETS)
 MAX_BUDGET = 100_000   # rollouts per decision
 
 # a step of the log kept by play_game for traces: (LOG_DECISION, seat, action) or (LOG_CHANCE, -1, outcome)
@@ -41,12 +46,20 @@ LOG_DECISION, LOG_CHANCE = 0, 1
 
 
 @njit(cache=True, _nrt=False)
-def play_game(s, p, cfg, seed, pseed, game, pols, thetas, ws, acts, keys, counts, log):
+def play_game(s, p, cfg, seed, pseed, game, pols, thetas, ws, acts, keys, counts, log,
+              splice_seed=0, splice_at=-1, peek=CLAIRVOYANT):
     """Play one game to the end in s; return the number of steps logged (0 unless log has rows).
 
     pols[q], thetas[q], ws[q]: seat q's policy id, parameters and scratch. With log of shape
-    (k, 3), the first k steps are written to it (the traces replay them)."""
+    (k, 3), the first k steps are written to it (the traces replay them).
+
+    The honesty test's splice (tests/test_honesty.py): with splice_at >= 0, the chance steps of
+    play from number splice_at on draw from the chance key of `splice_seed` instead of `seed`'s
+    (the setup always from `seed`'s). `peek` is the one policy id handed the chance key in place
+    of its decision key (the key the future is drawn from): the clairvoyant, which is not a
+    player; the test hands it to another policy to show that the splice catches a peek."""
     ck = stream_key(seed, game, STREAM_CHANCE)
+    ck2 = stream_key(splice_seed, game, STREAM_CHANCE) if splice_at >= 0 else ck
     E.setup(s, p, cfg, ck)
     gk = game_key(pseed, game)  # the seats' streams share the hashing of (policy seed, game)
     for q in range(cfg[E.CFG_PLAYERS]):
@@ -54,18 +67,20 @@ def play_game(s, p, cfg, seed, pseed, game, pols, thetas, ws, acts, keys, counts
         counts[q] = 0
         reset(pols[q], thetas[q], q, ws[q])
     steps = 0
+    nch = 0
     while True:
         q = E.current_player(s)
         if q == PLAYER_TERMINAL:
             break
         if q == PLAYER_CHANCE:
-            a = E.chance_outcome_inlined(s, p, ck)
+            a = E.chance_outcome_inlined(s, p, ck if splice_at < 0 or nch < splice_at else ck2)
+            nch += 1
             E.apply_chance_inlined(s, p, a)
             kind = LOG_CHANCE
         else:
             n = E.legal_actions_inlined(s, p, acts)
             # the clairvoyant (a measuring stick, not a player) alone is handed the chance key
-            k = ck if pols[q] == CLAIRVOYANT else draw(keys[q], counts[q])
+            k = ck2 if pols[q] == peek else draw(keys[q], counts[q])
             a = decide(pols[q], s, p, thetas[q], q, acts, n, k, ws[q])
             counts[q] += 1
             E.apply_inlined(s, p, a)
@@ -112,17 +127,21 @@ def seat_policies(policy, players, theta=None, budget=None):
     pid = _policy_id(policy, "bethel_woods")
     if budget is not None:
         if policy not in SEARCH_POLICIES:
-            raise UserError(f"--budget is for policy 'search' only, not {policy!r}")
+            raise UserError(f"--budget is for policies {', '.join(SEARCH_POLICIES)} only, not {policy!r}")
         if not 0 <= int(budget) <= MAX_BUDGET:
             raise UserError(f"budget {budget} out of range; allowed: 0 to {MAX_BUDGET} rollouts per decision")
     pols = np.full(MAX_PLAYERS, pid, dtype=np.int64)
     thetas = np.zeros((MAX_PLAYERS, THETA_SIZE), dtype=np.float64)
+    if theta is not None and len(theta) == THETA_SIZE:
+        base = np.zeros(THETA_SIZE)   # a vector in full needs no defaults (nor the learned player's model file)
+    else:
+        base = default_theta(pid)
     for q in range(MAX_PLAYERS):
-        thetas[q] = default_theta(pid)
+        thetas[q] = base
         if theta is not None:
             thetas[q, :len(theta)] = theta
         if budget is not None:
-            thetas[q, T_BUDGET] = int(budget)
+            thetas[q, BUDGETS[policy][0]] = int(budget)
     return pols, thetas
 
 
@@ -131,7 +150,7 @@ def played_budget(policy, budget=None):
     the policies that take no budget."""
     if policy not in SEARCH_POLICIES:
         return None
-    return BUDGET_DEFAULT if budget is None else int(budget)
+    return BUDGETS[policy][1] if budget is None else int(budget)
 
 
 def policy_label(policy, budget=None):

@@ -1,0 +1,361 @@
+"""`boardsim train bethel-woods|benevolent`: train the learned player's value (expert iteration).
+
+Each round of training:
+
+1. **Self-play with labels** (``arena.<game>.selfplay``): the current player plays games in
+   every seat; at a sample of its turns every plan the planner keeps (its K best distinct
+   plans) is labelled with the outcome of ``reps`` rollouts from that plan's end, played by the
+   same player to the end of the game on futures sampled from the game's labelling stream (never
+   its chance key), all plans on the same futures. The first round's player is the planner
+   alone (the heuristic's choice); each later round's player is the previous round's model, so
+   its labels value positions under stronger play (expert iteration, Anthony et al. 2017).
+2. **Fit**: a network of one hidden layer (scikit-learn's ``MLPRegressor``, ReLU, L2 penalty
+   ``alpha``, early stopping on a tenth of the rows) maps an end position's features to the
+   fraction of its rollouts won, fit on the rows of every round so far. scikit-learn does it
+   better than code of ours would (its Adam optimiser, early stopping, tested), and its BLAS
+   calls are held to one thread (threadpoolctl), so the same seed gives the same weights.
+3. **Validation**: the round's model plays the validation games (seed * 1000 + 900) of every
+   setup, paired with the heuristic on the same games.
+
+After the last round the model is **confirmed** on fresh games (seed * 1000 + 999, which no round
+played): the learned player against the heuristic on the same games, per setup and pooled, with
+the paired 95% interval and McNemar's p (``experiments.stats.paired_difference``), and the speed
+of both measured side by side. A confirmed model (the pooled interval above zero) is written to
+``policies/<game>/learned.json``, with the record (data, seeds, settings, every round's figures,
+the confirmation); the record alone always goes to ``--record``.
+
+Every number is a pure function of the seed: round r's self-play is seed * 1000 + r, and the fit's
+random state is the seed.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Optional
+
+import numpy as np
+import typer
+
+from .errors import user_errors
+from .stats import p_text, paired_difference, pct, signed, wilson
+
+TRAIN_GAMES = ("bethel-woods", "benevolent")
+MAX_TRAIN_SEED = (2 ** 63 - 1 - 999) // 1000
+CHUNK = 32   # self-play games per call of the labelling kernel (progress is reported between calls)
+
+
+def _now():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class Rows:
+    """Labelled plans: one row per kept plan of a labelled turn."""
+    X: np.ndarray       # features (float32)
+    score: np.ndarray   # the planner's score
+    wins: np.ndarray    # rollouts won
+    reps: int
+    turn_id: np.ndarray  # the labelled turn (unique over the rows of one call)
+    game: np.ndarray
+    chosen: np.ndarray   # the row's plan was the one played
+
+    @property
+    def y(self):
+        return self.wins / self.reps
+
+    def __len__(self):
+        return len(self.wins)
+
+
+def concat(parts) -> Rows:
+    off = 0
+    ids = []
+    for r in parts:
+        ids.append(r.turn_id + off)
+        off += int(r.turn_id.max()) + 1 if len(r) else 0
+    return Rows(np.concatenate([r.X for r in parts]), np.concatenate([r.score for r in parts]),
+                np.concatenate([r.wins for r in parts]), parts[0].reps, np.concatenate(ids),
+                np.concatenate([r.game for r in parts]), np.concatenate([r.chosen for r in parts]))
+
+
+def _popcount(bits, reps):
+    w = np.zeros(bits.shape, dtype=np.int64)
+    b = bits.astype(np.int64)
+    for r in range(reps):
+        w += (b >> r) & 1
+    return w
+
+
+def bw_selfplay(configs, theta, games, seed, reps, eps, label_prob, threads=None, progress=None, rules=None) -> tuple:
+    """Bethel Woods self-play with labels: games 0..games-1 of `seed`, game g set up as
+    configs[g % len(configs)] ((players, spies) pairs). Returns (Rows of the turns with at least
+    two kept plans, per-game array (labelled turns, won, turns), seconds)."""
+    from arena.bethel_woods import selfplay as SP
+    from arena.runner import run_chunks
+    from policies.bethel_woods.features import NF
+    from policies.bethel_woods.heuristic import K_CAND
+    from simcore.bethel_woods.face import setup_config
+    from simcore.bethel_woods.rules import Rules
+
+    p = (rules or Rules()).params
+    cfgs = np.stack([setup_config(pl, sp) for pl, sp in configs])
+    T = SP.MAX_TURNS
+    parts = []
+    per_game = np.zeros((games, 3), dtype=np.int64)
+
+    def play(start, count):
+        Xo = np.zeros((count, T, K_CAND, NF), dtype=np.float32)
+        So = np.zeros((count, T, K_CAND), dtype=np.float32)
+        Yo = np.zeros((count, T, K_CAND), dtype=np.int32)
+        Mo = np.zeros((count, T, 3), dtype=np.int32)
+        Go = np.zeros((count, 3), dtype=np.int32)
+        SP.label_chunk(p, cfgs, np.uint64(seed), start, count, theta, reps, eps, label_prob, Xo, So, Yo, Mo, Go)
+        return Xo, So, Yo, Mo, Go
+
+    def collect(start, count, res):
+        Xo, So, Yo, Mo, Go = res
+        per_game[start:start + count] = Go
+        gi, ti = np.nonzero(Mo[:, :, SP.M_PLANS] >= 2)
+        if len(gi) == 0:
+            return
+        nc = Mo[gi, ti, SP.M_PLANS]
+        rows_g = np.repeat(gi, nc)
+        rows_t = np.repeat(ti, nc)
+        rows_c = np.concatenate([np.arange(k) for k in nc])
+        tid = np.repeat(np.arange(len(gi)), nc)
+        parts.append(Rows(Xo[rows_g, rows_t, rows_c], So[rows_g, rows_t, rows_c],
+                          _popcount(Yo[rows_g, rows_t, rows_c], reps), reps, tid, start + rows_g,
+                          Mo[rows_g, rows_t, SP.M_CHOSEN] == rows_c))
+
+    if not 1 <= reps <= SP.MAX_REPS:
+        from simcore.errors import UserError
+        raise UserError(f"reps {reps}: allowed 1 to {SP.MAX_REPS} rollouts per plan")
+    seconds = run_chunks(games, play, collect, chunk=CHUNK, threads=threads, progress=progress)
+    rows = concat(parts) if parts else Rows(np.zeros((0, NF), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64),
+                                            reps, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool))
+    return rows, per_game, seconds
+
+
+def fit_value(X, y, hidden=32, alpha=1e-3, seed=0, max_iter=300) -> tuple:
+    """Fit the value network (features -> win fraction). Returns (net dict for value_model, info)."""
+    from sklearn.neural_network import MLPRegressor
+    from threadpoolctl import threadpool_limits
+
+    X = np.asarray(X, dtype=np.float64)
+    mean = X.mean(axis=0)
+    scale = X.std(axis=0)
+    scale = np.where(scale > 1e-12, scale, 1.0)
+    Z = (X - mean) / scale
+    with threadpool_limits(limits=1):
+        m = MLPRegressor(hidden_layer_sizes=(hidden,), activation="relu", alpha=alpha, max_iter=max_iter,
+                         early_stopping=True, validation_fraction=0.1, random_state=seed)
+        m.fit(Z, y)
+    net = {"mean": mean, "scale": scale, "W1": m.coefs_[0], "b1": m.intercepts_[0], "W2": m.coefs_[1][:, 0],
+           "b2": float(m.intercepts_[1][0]), "hidden": hidden}
+    info = {"epochs": int(m.n_iter_), "validation_r2": float(m.best_validation_score_),
+            "rows": int(len(y))}
+    return net, info
+
+
+def bw_paired(theta_a, configs, games, seed, threads=None, policy_b="heuristic", theta_b=None):
+    """Per setup: the learned player with theta_a against policy_b on the same games (paired).
+    Returns a list of dicts and the pooled paired difference."""
+    from arena.bethel_woods.batch import simulate
+    rows = []
+    won_a, won_b = [], []
+    for pl, sp in configs:
+        a = simulate(pl, sp, policy="learned", games=games, seed=seed, threads=threads, theta=theta_a,
+                     keep_records=True)
+        b = simulate(pl, sp, policy=policy_b, games=games, seed=seed, threads=threads, theta=theta_b,
+                     keep_records=True)
+        wa, wb = a.records["won"].to_numpy(), b.records["won"].to_numpy()
+        d = paired_difference(wa, wb)
+        won_a.append(wa)
+        won_b.append(wb)
+        rows.append({"players": pl, "spies": sp, "games": games, "learned_wins": a.wins, policy_b + "_wins": b.wins,
+                     "diff": d.diff, "diff_ci95": [d.ci_low, d.ci_high], "p_value": d.pvalue,
+                     "learned_games_per_second": a.games_per_second,
+                     policy_b + "_games_per_second": b.games_per_second})
+    pooled = paired_difference(np.concatenate(won_a), np.concatenate(won_b))
+    return rows, pooled
+
+
+def _versions():
+    import numpy
+    import sklearn
+    return {"numpy": numpy.__version__, "scikit-learn": sklearn.__version__}
+
+
+def train_bethel_woods(configs, games=2000, iterations=2, reps=4, seed=1, threads=None, hidden=32, alpha=1e-3,
+                       eps=0.1, label_prob=1.0, validate_games=1000, confirm_games=4000, say=print,
+                       progress_factory=None):
+    """Expert iteration for the Bethel Woods learned player. Returns (net, record)."""
+    from policies.bethel_woods import learned as L
+    from policies.bethel_woods.features import FEATURE_NAMES
+
+    theta = L.planner_theta()
+    data = []
+    rounds = []
+    net = None
+    t0 = time.perf_counter()
+    for it in range(iterations):
+        dseed = seed * 1000 + it
+        who = "the planner's own choice" if net is None else f"round {it}'s model"
+        say(f"round {it + 1}/{iterations}: self-play of {games:,} games (seed {dseed}, {who}), "
+            f"{reps} rollouts per kept plan")
+        rows, per_game, secs = bw_selfplay(configs, theta, games, dseed, reps, eps, label_prob, threads,
+                                           progress_factory() if progress_factory else None)
+        data.append(rows)
+        allrows = concat(data)
+        say(f"  {len(rows):,} labelled plans of {len(np.unique(rows.turn_id)):,} turns in {secs:.0f} s; "
+            f"self-play won {int(per_game[:, 1].sum()):,}/{games:,}; fitting on {len(allrows):,} plans")
+        net, info = fit_value(allrows.X, allrows.y, hidden, alpha, seed)
+        theta = L.learned_theta(net)
+        vrows, vpool = bw_paired(theta, configs, validate_games, seed * 1000 + 900, threads)
+        say(f"  validation (seed {seed * 1000 + 900}, {validate_games:,} games a setup): learned "
+            f"{signed(vpool.diff * 100)} pp against the heuristic (95% CI {signed(vpool.ci_low * 100)} to "
+            f"{signed(vpool.ci_high * 100)})")
+        rounds.append({"round": it, "seed": dseed, "games": games, "player": who, "labelled_plans": len(rows),
+                       "labelled_turns": int(len(np.unique(rows.turn_id))), "selfplay_wins": int(per_game[:, 1].sum()),
+                       "selfplay_seconds": secs, "fit": info,
+                       "validation": {"seed": seed * 1000 + 900, "per_setup": vrows, "diff": vpool.diff,
+                                      "diff_ci95": [vpool.ci_low, vpool.ci_high], "p_value": vpool.pvalue}})
+    cseed = seed * 1000 + 999
+    say(f"confirming on fresh games (seed {cseed}, {confirm_games:,} a setup): learned against the heuristic")
+    crows, cpool = bw_paired(theta, configs, confirm_games, cseed, threads)
+    confirmed = bool(cpool.ci_low > 0)
+    for r in crows:
+        ratio = r["learned_games_per_second"] / r["heuristic_games_per_second"]
+        say(f"  {r['players']} players {r['spies']} spies: learned {r['learned_wins']}/{r['games']} "
+            f"({pct(r['learned_wins'] / r['games'])}), heuristic {r['heuristic_wins']}/{r['games']} "
+            f"({pct(r['heuristic_wins'] / r['games'])}): {signed(r['diff'] * 100)} pp "
+            f"({signed(r['diff_ci95'][0] * 100)} to {signed(r['diff_ci95'][1] * 100)}); speed {ratio:.2f} x the heuristic's")
+    say(f"pooled: {signed(cpool.diff * 100)} pp (95% CI {signed(cpool.ci_low * 100)} to {signed(cpool.ci_high * 100)}), "
+        f"McNemar p {p_text(cpool.pvalue)}: " + ("confirmed" if confirmed else "NOT confirmed"))
+    record = {
+        "game": "bethel_woods", "policy": "learned",
+        "setups": [{"players": pl, "spies": sp} for pl, sp in configs],
+        "seed": seed, "iterations": iterations, "games_per_round": games, "reps": reps,
+        "candidates": int(theta[L.T_K]), "ktop": int(theta[L.T_KTOP]), "hidden": hidden, "alpha": alpha,
+        "exploration": eps, "label_prob": label_prob, "features": list(FEATURE_NAMES),
+        "method": "expert iteration: rollout-labelled kept plans, one-hidden-layer ReLU network "
+                  "(scikit-learn MLPRegressor, early stopping), fit on every round's rows",
+        "rounds": rounds,
+        "confirmation": {"seed": cseed, "games_per_setup": confirm_games, "per_setup": crows,
+                         "diff": cpool.diff, "diff_ci95": [cpool.ci_low, cpool.ci_high], "p_value": cpool.pvalue,
+                         "only_learned": cpool.only_a, "only_heuristic": cpool.only_b,
+                         "test": "Newcombe square-and-add interval for paired proportions, exact McNemar test"},
+        "confirmed": confirmed, "seconds": time.perf_counter() - t0, "versions": _versions(), "date": _now(),
+    }
+    return net, record
+
+
+class _Lines:
+    """Progress for a log (stderr not a terminal, where no bar is drawn): a line at every tenth
+    of the self-play."""
+
+    def __init__(self, say):
+        self.say, self.next = say, 0.1
+
+    def __call__(self, done, total, elapsed):
+        if done >= self.next * total and done < total:
+            self.say(f"  {done:,}/{total:,} self-play games, {elapsed:.0f} s")
+            while self.next * total <= done:
+                self.next += 0.1
+
+
+def _parse_list(spec, what, lo, hi):
+    from simcore.errors import UserError
+    out = []
+    for part in str(spec).split(","):
+        part = part.strip()
+        try:
+            if "-" in part:
+                a, b = part.split("-", 1)
+                vals = list(range(int(a), int(b) + 1))
+            else:
+                vals = [int(part)]
+        except ValueError:
+            raise UserError(f"{what} {spec!r}: give whole numbers or ranges, e.g. 2,3,4 or {lo}-{hi}") from None
+        for v in vals:
+            if not lo <= v <= hi:
+                raise UserError(f"{what} {v} is not allowed; allowed: {lo} to {hi}")
+            if v not in out:
+                out.append(v)
+    if not out:
+        raise UserError(f"{what} {spec!r}: give at least one value, {lo} to {hi}")
+    return out
+
+
+@user_errors
+def train(
+    game: Annotated[str, typer.Argument(help="bethel-woods or benevolent.")],
+    players: Annotated[str, typer.Option(help="Player counts to train on, e.g. 3 or 2,3,4 or 2-4.")] = "2-4",
+    spies: Annotated[str, typer.Option(help="Bethel Woods: spies at setup to train on, e.g. 0 or 0-5.")] = "0-5",
+    games: Annotated[int, typer.Option(help="Self-play games per round (spread over the setups in turn).")] = 3000,
+    iterations: Annotated[int, typer.Option(help="Rounds of expert iteration (self-play, fit, validation).")] = 2,
+    reps: Annotated[int, typer.Option(help="Rollouts per kept plan of a labelled turn.")] = 4,
+    label_prob: Annotated[float, typer.Option(help="Share of the turns that are labelled (0 to 1).")] = 0.5,
+    hidden: Annotated[int, typer.Option(help="Hidden units of the value network.")] = 32,
+    seed: Annotated[int, typer.Option(help="Seed (round r plays seed*1000+r; validation seed*1000+900; confirmation seed*1000+999).")] = 1,
+    validate_games: Annotated[int, typer.Option(help="Games per setup of each round's validation against the heuristic.")] = 1000,
+    confirm_games: Annotated[int, typer.Option(help="Games per setup of the confirmation on fresh seeds.")] = 4000,
+    threads: Annotated[Optional[int], typer.Option(help="Worker threads (default: all cores).")] = None,
+    record: Annotated[Path, typer.Option(help="Write the run's record (JSON) here.")] = Path("train_record.json"),
+    install: Annotated[bool, typer.Option(help="Write a confirmed model into the package (policies/<game>/learned.json).")] = True,
+    model: Annotated[Optional[Path], typer.Option(help="Also write the model file here, confirmed or not (to try it: --policy learned reads only the package's).")] = None,
+):
+    """Train the learned player's value by expert iteration (rollout-labelled self-play, a small
+    network), confirm it against the heuristic on fresh seeds, install it if confirmed."""
+    from simcore.errors import UserError
+
+    from arena.outfiles import write_text
+
+    from .errors import check_writable
+    from .progress import ProgressBar
+    say = lambda m: typer.echo(m, err=True)  # noqa: E731
+    if game not in TRAIN_GAMES:
+        raise UserError(f"unknown game {game!r} for train; allowed: {', '.join(TRAIN_GAMES)}")
+    if games < 1:
+        raise UserError(f"games {games}: allowed 1 or more")
+    if not 1 <= iterations <= 20:
+        raise UserError(f"iterations {iterations}: allowed 1 to 20")
+    if not 0 < label_prob <= 1:
+        raise UserError(f"label-prob {label_prob}: allowed above 0 and at most 1")
+    if not 1 <= hidden <= 128:
+        raise UserError(f"hidden {hidden}: allowed 1 to 128 units")
+    if validate_games < 1 or confirm_games < 1:
+        raise UserError(f"validate-games {validate_games} and confirm-games {confirm_games}: allowed 1 or more")
+    if not 0 <= seed <= MAX_TRAIN_SEED:
+        raise UserError(f"seed {seed} is not allowed; train takes 0 to {MAX_TRAIN_SEED:,}")
+    check_writable(record, "the record")
+    if model is not None:
+        check_writable(model, "the model file")
+    import sys
+    factory = (lambda: ProgressBar("self-play games")) if sys.stderr.isatty() else (lambda: _Lines(say))  # noqa: E731
+    if game == "bethel-woods":
+        from policies.bethel_woods import learned as L
+        configs = [(pl, sp) for pl in _parse_list(players, "players", 2, 4) for sp in _parse_list(spies, "spies", 0, 5)]
+        net, rec = train_bethel_woods(configs, games, iterations, reps, seed, threads, hidden, eps=0.1,
+                                      label_prob=label_prob, validate_games=validate_games,
+                                      confirm_games=confirm_games, say=say, progress_factory=factory)
+        model_path, feature_names, gname = L.MODEL_PATH, L.FEATURE_NAMES, "bethel_woods"
+    else:
+        raise UserError("train benevolent: not built yet")
+    rec["command"] = (f"boardsim train {game} --players {players} --spies {spies} --games {games} "
+                      f"--iterations {iterations} --reps {reps} --label-prob {label_prob} --hidden {hidden} "
+                      f"--seed {seed} --validate-games {validate_games} --confirm-games {confirm_games}")
+    write_text(record, json.dumps(rec, indent=1) + "\n", "the record")
+    typer.echo(f"record written to {record}")
+    from policies.value_model import model_text
+    if model is not None:
+        write_text(model, model_text(gname, feature_names, net, rec), "the model file")
+        typer.echo(f"model written to {model}")
+    if install and rec["confirmed"]:
+        write_text(model_path, model_text(gname, feature_names, net, rec), "the learned model")
+        typer.echo(f"confirmed: installed as {model_path} (--policy learned)")
+    elif not rec["confirmed"]:
+        typer.echo("not confirmed on fresh seeds: nothing installed")
