@@ -52,21 +52,31 @@ def _diff_by_deal(a, b):
 
 
 def bw_rungs(budgets=BW_BUDGETS):
-    """(label, policy, budget) of the Bethel Woods ladder, weakest first; tuned only when a
-    confirmed tuned vector is in the package."""
+    """(label, policy, budget) of the Bethel Woods ladder: random, heuristic, tuned (only when a
+    confirmed tuned vector is in the package), the search at each budget, learned and expert (only
+    when a learned model is in the package), the clairvoyant bound."""
     from policies import POLICIES
+    from policies.bethel_woods.learned import learned_available
     from policies.bethel_woods.tuned import tuned_available
     rungs = [("random", "random", None), ("heuristic", "heuristic", None)]
     if "tuned" in POLICIES["bethel_woods"] and tuned_available():
         rungs.append(("tuned", "tuned", None))
     rungs += [(f"search({b})", "search", b) for b in budgets]
+    if learned_available():
+        from policies.bethel_woods.expert import BUDGET_DEFAULT
+        rungs += [("learned", "learned", None), (f"expert({BUDGET_DEFAULT})", "expert", None)]
     rungs.append(("clairvoyant", "clairvoyant", None))
     return rungs
 
 
+REFERENCE = "search(8)"   # the rung every other is also compared with (the players issue's yardstick)
+
+
 def ladder_bethel_woods(players=3, spies=0, games=1000, seed=7, threads=None, budgets=BW_BUDGETS,
-                        progress_factory=None, say=None):
-    """One dict per rung (see the module doc)."""
+                        progress_factory=None, say=None, reference=REFERENCE):
+    """One dict per rung (see the module doc). Every rung is also compared with the rung named
+    `reference` (when it is on the ladder), paired on the same games, and its speed is given as a
+    ratio to the heuristic's in the same run."""
     from arena.bethel_woods.batch import policy_label, simulate
     from arena.units import theta_hash
     from arena.runner import check_run, check_threads
@@ -76,6 +86,7 @@ def ladder_bethel_woods(players=3, spies=0, games=1000, seed=7, threads=None, bu
     check_run(games, seed)
     check_threads(threads)
     rows = []
+    wons = {}
     below = None
     for label, policy, budget in bw_rungs(budgets):
         if say:
@@ -95,7 +106,16 @@ def ladder_bethel_woods(players=3, spies=0, games=1000, seed=7, threads=None, bu
             d, ci, p, oa, ob = _diff(won, below)
             row.update(diff_vs_below=d, diff_ci95=ci, p_value=p, only_this=oa, only_below=ob)
         rows.append(row)
+        wons[label] = won
         below = won
+    base = next((r for r in rows if r["policy"] == "heuristic"), None)
+    for r in rows:
+        r["reference"] = reference if reference in wons else None
+        r["diff_vs_reference"] = r["reference_ci95"] = r["reference_p_value"] = None
+        if reference in wons and r["policy"] != reference:
+            d, ci, p, _, _ = _diff(wons[r["policy"]], wons[reference])
+            r.update(diff_vs_reference=d, reference_ci95=ci, reference_p_value=p)
+        r["speed_vs_heuristic"] = r["games_per_second"] / base["games_per_second"] if base else None
     return rows
 
 
@@ -194,13 +214,23 @@ def ladder_table(rows, game):
             name = f"{shown[r['policy']]} vs {shown.get(r['against'], r['against'])}"
         diff = "" if r["diff_vs_below"] is None else (
             f"{signed(r['diff_vs_below'] * 100)} pp ({signed(r['diff_ci95'][0] * 100)} to {signed(r['diff_ci95'][1] * 100)})")
-        out.append([name, f"{r['games']:,}", f"{r['wins']:,}", pct(r["win_rate"]),
-                    f"{pct(r['ci95'][0])} to {pct(r['ci95'][1])}", diff, _fmt_p(r["p_value"]),
-                    f"{r['games_per_second']:,.1f}"])
+        row = [name, f"{r['games']:,}", f"{r['wins']:,}", pct(r["win_rate"]),
+               f"{pct(r['ci95'][0])} to {pct(r['ci95'][1])}", diff, _fmt_p(r["p_value"])]
+        if game != "benevolent":
+            ref = "" if r.get("diff_vs_reference") is None else (
+                f"{signed(r['diff_vs_reference'] * 100)} pp ({signed(r['reference_ci95'][0] * 100)} to "
+                f"{signed(r['reference_ci95'][1] * 100)})")
+            row += [ref, _fmt_p(r.get("reference_p_value"))]
+        row.append(f"{r['games_per_second']:,.1f}")
+        if game != "benevolent":
+            row.append("" if r.get("speed_vs_heuristic") is None else f"{r['speed_vs_heuristic']:.3g}")
+        out.append(row)
     if game == "benevolent":   # paired by (deal, seat); the deal is the unit (_diff_by_deal)
         head = ["rung", "games", "wins", "win rate", "95% CI", "vs rung below (95% CI by deal)", "p (by deal)", "games/s"]
     else:
-        head = ["rung", "games", "wins", "win rate", "95% CI", "vs rung below (paired 95% CI)", "McNemar p", "games/s"]
+        refname = next((r["reference"] for r in rows if r.get("reference")), None) or "reference"
+        head = ["rung", "games", "wins", "win rate", "95% CI", "vs rung below (paired 95% CI)", "McNemar p",
+                f"vs {refname} (paired 95% CI)", "McNemar p", "games/s", "x heuristic speed"]
     text = tabulate(out, head, tablefmt="simple", disable_numparse=True)
     if game == "benevolent":
         names = [r["policy"] for r in rows]

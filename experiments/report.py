@@ -109,6 +109,7 @@ def _run_into(studies, out: Path, nthreads, show_progress, title, command, backe
             "time": f"{seconds:.0f} s on {nthreads} thread{'s' if nthreads != 1 else ''} (load {load0:.1f} at start)"
             if load0 is not None else f"{seconds:.0f} s on {nthreads} thread{'s' if nthreads != 1 else ''}",
             "seeds": ", ".join(f"{r['study']} {r['seed']}" for r in runs),
+            "players": players_text(studies),
             "tables": "tables/<study>_<table>.csv and .parquet: one row per cell with its counts"}
     intro = Section("About this report", (
         "Every rate comes with a 95% interval and every table with the games it rests on. "
@@ -119,6 +120,32 @@ def _run_into(studies, out: Path, nthreads, show_progress, title, command, backe
     write_report([intro] + sections, out, title, meta)
     (out / "run.json").write_text(json.dumps(info, indent=1) + "\n")
     return info
+
+
+def players_text(studies) -> str:
+    """The policies the studies played, per game, the learned player named with its model (the
+    study player: policies.STUDY_PLAYER; docs/policies.md)."""
+    import importlib
+
+    from .study import GAME_NAMES
+    by_game = {}
+    for st in studies:
+        games = [st.game] if st.game in GAME_NAMES else list(GAME_NAMES)
+        for g in games:
+            for pol in st.policies:
+                if pol not in by_game.setdefault(g, []):
+                    by_game[g].append(pol)
+    parts = []
+    for g, pols in by_game.items():
+        names = []
+        for pol in pols:
+            if pol == "learned":
+                mod = importlib.import_module(f"policies.{g}.learned")
+                names.append(f"learned (the heuristic's best plans chosen by a learned value; {mod.model_label()})")
+            else:
+                names.append(pol)
+        parts.append(f"{GAME_NAMES[g]}: {', '.join(names)}")
+    return "; ".join(parts)
 
 
 def standard_studies(quick=False, seed=None):

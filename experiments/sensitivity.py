@@ -48,9 +48,9 @@ BOOTSTRAP_RESAMPLES = 20000   # resolves p to 1e-4 for Holm over the table (boot
 
 
 def strongest_policy(game: str) -> str:
-    """The strongest honest policy there is: the heuristic when the game has one, else random."""
-    from policies import POLICIES
-    return "heuristic" if "heuristic" in POLICIES[game] else "random"
+    """The policy sensitivity plays by default: the game's study player (policies.STUDY_PLAYER)."""
+    from policies import STUDY_PLAYER
+    return STUDY_PLAYER[game]
 
 
 def variants(game: str) -> list[tuple[str, str, object]]:

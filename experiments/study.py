@@ -33,13 +33,14 @@ from simcore.errors import UserError
 
 from . import charts
 from .execute import execute
+from policies import STUDY_PLAYER
+
 from .render import Section, rate_table
 from .stats import (Z95, adjust_pvalues, against_rest, balance, chi2_equal, independent_difference, paired_difference, p_is, pct, rate_text,
                     seat_intervals, sequential_plan, signed, spies_label, wilson)
 
-# The policy a study plays when it names none: the strongest honest policy of each game. Change
-# it here (and only here) when a stronger one lands, e.g. a Benevolent heuristic.
-DEFAULT_POLICY = {"bethel_woods": "heuristic", "benevolent": "heuristic"}
+# The policy a study plays when it names none: the game's study player (policies.STUDY_PLAYER).
+DEFAULT_POLICY = dict(STUDY_PLAYER)
 
 KINDS = {"difficulty": "bethel_woods", "characters": "bethel_woods", "seats": "benevolent",
          "handicap": "benevolent", "variants": None, "sensitivity": None}

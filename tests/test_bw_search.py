@@ -31,7 +31,15 @@ def test_candidates_are_distinct_plans_best_first():
     H._plan(s, g.params, H.THETA_DEFAULT, ws)
     nt = ws[H.W_TN]
     assert 2 <= nt <= 6
-    assert len({int(ws[H.W_THASH + i]) for i in range(nt)}) == nt
+    ends = [ws[H.W_TST + i * H.S_SIZE: H.W_TST + (i + 1) * H.S_SIZE].copy() for i in range(nt)]
+    stats = [E.ST_FIXED, E.ST_UNCOV, E.ST_DECISIONS]
+    keyed = {tuple(np.delete(e, stats)) for e in ends}
+    assert len(keyed) == nt, "the kept plans end in distinct positions"
+    for i, e in enumerate(ends):   # each kept end is where its path leads
+        st = s.copy()
+        for a in ws[H.W_TPATH + i * H.PATH_MAX:][:ws[H.W_TPL + i]]:
+            E.apply(st, g.params, a)
+        assert (st == e).all()
     best = int(np.argmax(ws[H.W_TSC:H.W_TSC + nt]))
     assert ws[H.W_TSC + best] == ws[H.W_BEST]
     pl = ws[H.W_TPL + best]
@@ -100,7 +108,7 @@ def test_cli_budget_and_json_names_the_policy():
     assert (d4["policy"], d4["budget"], d4["policy_label"]) == ("search", 4, "search(4)")
     assert d8["budget"] == S.BUDGET_DEFAULT and d4["theta_hash"] != d8["theta_hash"]
     bad = run("--policy", "heuristic", "--budget", "4")
-    assert bad.exit_code == 2 and "--budget is for policy 'search' only" in bad.output
+    assert bad.exit_code == 2 and "--budget is for policies search, expert only" in bad.output
 
 
 def test_trace_records_the_budget_it_played():

@@ -18,10 +18,18 @@ FIELDS = {"policy", "games", "wins", "win_rate", "ci95", "diff_vs_below", "diff_
 
 
 def test_bethel_woods_ladder_rungs_share_their_games():
-    rows = ladder_bethel_woods(3, 0, games=8, seed=5, threads=2, budgets=(2,))
+    rows = ladder_bethel_woods(3, 0, games=8, seed=5, threads=2, budgets=(2,), reference="search(2)")
     names = [r["policy"] for r in rows]
-    assert names[:2] == ["random", "heuristic"] and names[-2:] == ["search(2)", "clairvoyant"]
+    assert names[:2] == ["random", "heuristic"] and names[-4:] == ["search(2)", "learned", "expert(16)", "clairvoyant"]
     assert not rows[-1]["player"] and all(r["player"] for r in rows[:-1])
+    # every rung is also paired with the reference rung, and its speed given as a ratio to the heuristic's
+    ref = next(r for r in rows if r["policy"] == "search(2)")
+    learned = next(r for r in rows if r["policy"] == "learned")
+    assert ref["diff_vs_reference"] is None and learned["reference"] == "search(2)"
+    assert learned["diff_vs_reference"] == pytest.approx(learned["win_rate"] - ref["win_rate"])
+    heur = rows[1]
+    assert heur["speed_vs_heuristic"] == 1.0
+    assert learned["speed_vs_heuristic"] == pytest.approx(learned["games_per_second"] / heur["games_per_second"])
     assert "not a player" in rows[-1]["label"]
     # the rung's difference is the paired difference of its games and the rung below's, on the same seeds
     h = simulate(3, 0, policy="heuristic", games=8, seed=5, threads=2, keep_records=True).records["won"]

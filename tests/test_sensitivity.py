@@ -19,7 +19,7 @@ def test_variants_cover_every_switch_value_and_table():
     names = [v[0] for v in S.variants("bethel_woods")]
     assert len(names) == sum(len(v) - 1 for v in SWITCHES.values()) + len(ALTERNATIVES)
     assert "four_critical=immediate" in names and "machines-b" in names
-    assert S.strongest_policy("bethel_woods") == "heuristic"
+    assert S.strongest_policy("bethel_woods") == "learned"
 
 
 @pytest.fixture(scope="module")
@@ -28,10 +28,10 @@ def bw():
 
 
 def test_bw_rows_agree_with_the_arena_units(bw):
-    assert len(bw) == 2 * 6 and set(bw["spies"]) == set(range(6)) and (bw["policy"] == "heuristic").all()
+    assert len(bw) == 2 * 6 and set(bw["spies"]) == set(range(6)) and (bw["policy"] == "learned").all()
     for r in bw[bw["spies"] <= 1].itertuples():   # (the units for two difficulties: enough, and fast)
-        base = run_unit(Cell("bethel_woods", 3, spies=r.spies, policies=("heuristic",), seed=3), 0, 40)
-        var = run_unit(Cell("bethel_woods", 3, spies=r.spies, policies=("heuristic",), seed=3,
+        base = run_unit(Cell("bethel_woods", 3, spies=r.spies, policies=("learned",), seed=3), 0, 40)
+        var = run_unit(Cell("bethel_woods", 3, spies=r.spies, policies=("learned",), seed=3,
                             rules=bw_rules(r.variant)), 0, 40)
         assert r.default_wins == base[field_index("bethel_woods", "wins")]
         assert r.variant_wins == var[field_index("bethel_woods", "wins")]
@@ -44,7 +44,7 @@ def test_bw_rows_agree_with_the_arena_units(bw):
 def test_rows_are_sorted_by_effect_size(bw):
     d = bw["diff"].abs().to_numpy()
     assert (d[:-1] >= d[1:]).all()
-    assert bw["default_wins"].sum() > 0   # the heuristic wins some games: a real comparison
+    assert bw["default_wins"].sum() > 0   # the learned player wins some games: a real comparison
 
 
 def test_bv_rows_agree_with_the_arena_units():
@@ -104,7 +104,7 @@ def test_bad_arguments():
         S.sensitivity("benevolent", games=10, only=["nope"])
     with pytest.raises(UserError, match="policy 'oracle' is not known; allowed: random, heuristic, search, tuned"):
         S.sensitivity("benevolent", games=10, policy="oracle")
-    with pytest.raises(UserError, match="'clairvoyant' is an upper bound .* not a player; .*allowed: random, heuristic, search, tuned$"):
+    with pytest.raises(UserError, match="'clairvoyant' is an upper bound .* not a player; .*allowed: random, heuristic, search, tuned, learned, expert$"):
         S.sensitivity("bethel_woods", games=10, policy="clairvoyant")
     with pytest.raises(UserError, match="threads 0"):
         S.sensitivity("benevolent", games=10, threads=0)
@@ -149,7 +149,7 @@ def test_policy_in_any_case_as_for_simulate():
 def test_chart(bw, tmp_path):
     from experiments.charts import sensitivity_forest
     png, svg = sensitivity_forest(bw, tmp_path / "s")
-    assert imread(png).shape[0] > 200 and "heuristic" in svg.read_text()
+    assert imread(png).shape[0] > 200 and "learned" in svg.read_text()
     assert "significant after Holm" in svg.read_text()          # the rows have p_holm: rings explained
     assert "hollow: interval includes 0" in svg.read_text()     # and the hollow dots, apart from the rings
     _, svg2 = sensitivity_forest(bw.drop(columns=["p_holm"]), tmp_path / "t")

@@ -1,0 +1,193 @@
+"""The learned player of Bethel Woods: its features, its network, its model file, its choices."""
+import json
+
+import numpy as np
+import pytest
+
+from policies import value_model as VM
+from policies.bethel_woods import expert as X
+from policies.bethel_woods import heuristic as H
+from policies.bethel_woods import learned as L
+from policies.bethel_woods.features import FEATURE_NAMES, NF, features
+from simcore.bethel_woods import engine as E
+from simcore.bethel_woods.actions import N_ACTIONS, PH_PRE, PH_TERMINAL
+from simcore.bethel_woods.face import setup_config
+from simcore.bethel_woods.rules import Rules
+from simcore.common import PLAYER_CHANCE, PLAYER_TERMINAL
+from simcore.errors import UserError
+from simcore.rng import STREAM_CHANCE, stream_key
+
+
+def turn_starts(players, spies, games, seed=3, every=3):
+    """Positions where a player starts a turn, from heuristic games."""
+    p = Rules().params
+    cfg = setup_config(players, spies)
+    out = []
+    ws = np.zeros(H.WS_SIZE, np.int32)
+    acts = np.zeros(N_ACTIONS, np.int32)
+    for g in range(games):
+        s = np.zeros(E.S_SIZE, np.int32)
+        ck = np.uint64(stream_key(seed, g, STREAM_CHANCE))
+        E.setup(s, p, cfg, ck)
+        H.heuristic_reset(ws)
+        k = 0
+        while True:
+            q = E.current_player(s)
+            if q == PLAYER_TERMINAL:
+                break
+            if q == PLAYER_CHANCE:
+                E.apply_chance(s, p, E.chance_outcome(s, p, ck))
+                continue
+            if s[E.PHASE] == PH_PRE and s[E.CUR] == q:
+                k += 1
+                if k % every == 0:
+                    out.append(s.copy())
+            n = E.legal_actions(s, p, acts)
+            E.apply(s, p, H.heuristic_action(s, p, H.THETA_DEFAULT, q, acts, n, np.uint64(0), ws))
+    return p, out
+
+
+def test_the_first_features_are_the_heuristics_evaluation():
+    """features[:24] are heuristic.evaluate's features: with the default weights their dot
+    product (and the four-critical penalty) is evaluate's score, on every kept plan's end of
+    positions from 2 to 4 players and 0 to 5 spies. (A planted error in a shared feature fails.)"""
+    theta = L.planner_theta()
+    ws = np.zeros(L.WS_SIZE, np.int32)
+    fv = np.zeros(NF)
+    compared = 0
+    for players, spies in ((2, 0), (3, 2), (4, 5), (3, 0)):
+        p, positions = turn_starts(players, spies, 6)
+        for s in positions:
+            nc = L.plan_candidates(s, p, theta, ws)
+            for c in range(nc):
+                end = ws[H.W_TST + c * H.S_SIZE: H.W_TST + (c + 1) * H.S_SIZE].copy()
+                if end[E.PHASE] == PH_TERMINAL:
+                    continue
+                ncrit = features(end, p, ws, fv)
+                score = H.evaluate(end, p, H.THETA_DEFAULT, ws)
+                mine = float(fv[:24] @ H.THETA_DEFAULT) + (H.LOSS_SCORE if ncrit >= E.CRITICAL_LOSS_AT else 0.0)
+                assert mine == pytest.approx(score, rel=1e-9, abs=1e-9)
+                assert ncrit == fv[FEATURE_NAMES.index("critical")]
+                compared += 1
+    assert compared > 300
+
+
+def _random_net(nf, nh, rng):
+    return {"mean": rng.normal(size=nf), "scale": rng.uniform(0.5, 2.0, size=nf), "W1": rng.normal(size=(nf, nh)),
+            "b1": rng.normal(size=nh), "W2": rng.normal(size=nh), "b2": float(rng.normal()), "hidden": nh}
+
+
+def test_the_packed_network_is_the_plain_forward_pass():
+    rng = np.random.default_rng(0)
+    for nh in (1, 7, 32):
+        net = _random_net(NF, nh, rng)
+        theta = np.concatenate([[5.0, 6.0], VM.pack(net["mean"], net["scale"], net["W1"], net["b1"], net["W2"], net["b2"])])
+        h = np.zeros(128)
+        for _ in range(20):
+            x = rng.normal(size=NF) * (rng.random(NF) < 0.7)   # zeros, as most features are
+            plain = net["b2"] + np.maximum(0, ((x - net["mean"]) / net["scale"]) @ net["W1"] + net["b1"]) @ net["W2"]
+            assert VM.value(x, theta, 2, h) == pytest.approx(plain, rel=1e-9, abs=1e-9)
+
+
+@pytest.fixture
+def model_file(tmp_path):
+    net = _random_net(NF, 8, np.random.default_rng(1))
+    path = tmp_path / "learned.json"
+    path.write_text(VM.model_text("bethel_woods", FEATURE_NAMES, net, {"seed": 1}))
+    return path, net
+
+
+def test_a_model_file_reads_back_as_written(model_file):
+    path, net = model_file
+    got = L.model_record(path)
+    for k in ("mean", "scale", "W1", "b1", "W2"):
+        assert np.array_equal(got[k], net[k])
+    assert got["b2"] == net["b2"] and got["hidden"] == 8 and got["training"] == {"seed": 1}
+    t = L.learned_theta(got)
+    assert t[L.T_K] == L.K_DEFAULT and len(t) <= L.THETA_SIZE
+
+
+def _edit(path, fn):
+    obj = json.loads(path.read_text())
+    fn(obj)
+    path.write_text(json.dumps(obj))
+
+
+@pytest.mark.parametrize("damage, words", [
+    (lambda p: p.unlink(), "no learned model"),
+    (lambda p: p.write_text(p.read_text()[: len(p.read_text()) // 2]), "not complete JSON"),
+    (lambda p: p.write_bytes(b"\xff\xfe\x00garbage"), "not complete JSON"),
+    (lambda p: p.write_text("[1, 2, 3]"), "not a boardsim value model"),
+    (lambda p: _edit(p, lambda o: o.update(version=99)), "version 99"),
+    (lambda p: _edit(p, lambda o: o.update(game="benevolent")), "for game 'benevolent'"),
+    (lambda p: _edit(p, lambda o: o.update(features=o["features"][:-1])), "other features"),
+    (lambda p: _edit(p, lambda o: o["W2"].__setitem__(0, o["W2"][0] + 1.0)), "does not match its sha256"),
+    (lambda p: _edit(p, lambda o: o.update(W2=o["W2"][:-1])), "wrong shape"),
+    (lambda p: _edit(p, lambda o: o.pop("b1")), "lacks or mangles"),
+    (lambda p: _edit(p, lambda o: o["b1"].__setitem__(0, "NaN")), "not finite numbers"),
+    (lambda p: _edit(p, lambda o: o["b1"].__setitem__(0, "x")), "lacks or mangles"),
+])
+def test_a_bad_model_file_is_one_line_naming_the_file_and_the_command(model_file, damage, words):
+    path, _ = model_file
+    damage(path)
+    with pytest.raises(UserError) as e:
+        L.model_record(path)
+    msg = str(e.value)
+    assert words in msg and "\n" not in msg and str(path) in msg and L.COMMAND in msg
+
+
+def test_a_directory_is_not_a_model(tmp_path):
+    with pytest.raises(UserError, match="not a regular file"):
+        L.model_record(tmp_path)
+
+
+def test_the_learned_player_plays_the_kept_plan_of_highest_value():
+    """Its plan is the kept plan whose end the network values most (recomputed here in numpy from
+    the model file), a win first; and a plan leaving four machines critical only if all do."""
+    net = L.model_record()
+    theta = L.learned_theta(net)
+    ws = np.zeros(L.WS_SIZE, np.int32)
+    fv = np.zeros(NF)
+    checked = 0
+    for players, spies in ((3, 0), (2, 3), (4, 1)):
+        p, positions = turn_starts(players, spies, 4, seed=8)
+        for s in positions:
+            nc = L.plan_candidates(s, p, theta, ws)
+            if nc < 2:
+                continue
+            vals = []
+            for c in range(nc):
+                end = ws[H.W_TST + c * H.S_SIZE: H.W_TST + (c + 1) * H.S_SIZE].copy()
+                if end[E.PHASE] == PH_TERMINAL:
+                    vals.append(np.inf)
+                    continue
+                ncrit = features(end, p, ws, fv)
+                v = net["b2"] + np.maximum(0, ((fv - net["mean"]) / net["scale"]) @ net["W1"] + net["b1"]) @ net["W2"]
+                vals.append(v - (1e6 if ncrit >= 4 else 0))
+            ws2 = np.zeros(L.WS_SIZE, np.int32)
+            L.choose(s, p, theta, ws2)
+            want = int(np.argmax(vals))
+            plan = list(ws2[H.W_PLAN: H.W_PLAN + ws2[H.W_PLAN_N] - 1])
+            kept = list(ws[H.W_TPATH + want * H.PATH_MAX: H.W_TPATH + want * H.PATH_MAX + ws[H.W_TPL + want]])
+            assert plan[:len(kept)] == kept
+            checked += 1
+    assert checked > 50
+
+
+def test_the_installed_model_beats_the_heuristic():
+    """A guard on the shipped model file: on 600 paired games at 3 players, 0 spies, the learned
+    player wins more than the heuristic (McNemar p < 0.01); a broken or untrained model does not."""
+    from arena.bethel_woods.batch import simulate
+    from experiments.stats import paired_difference
+    a = simulate(3, 0, policy="learned", games=600, seed=11, threads=2, keep_records=True)
+    b = simulate(3, 0, policy="heuristic", games=600, seed=11, threads=2, keep_records=True)
+    d = paired_difference(a.records["won"].to_numpy(), b.records["won"].to_numpy())
+    assert d.diff > 0 and d.pvalue < 0.01
+
+
+def test_expert_budget_zero_is_the_learned_players_choice():
+    """With no rollouts the expert plays what the learned player plays (the same games)."""
+    from arena.bethel_woods.batch import simulate
+    a = simulate(3, 1, policy="expert", budget=0, games=30, seed=5, threads=2, keep_records=True)
+    b = simulate(3, 1, policy="learned", games=30, seed=5, threads=2, keep_records=True)
+    assert a.records.drop(columns=[]).equals(b.records)
