@@ -1067,6 +1067,21 @@ class PairedCell:
         return {"pair": [a, b], "game": self.game, "rules": f"{a['rules']}|{b['rules']}",
                 "theta": f"{a['theta']}|{b['theta']}"}
 
+    def recipe(self) -> dict:
+        """What builds the pair again (a results store replays its units from it)."""
+        from arena.units import cell_recipe
+        return {"pair": [cell_recipe(self.a), cell_recipe(self.b)]}
+
+    @classmethod
+    def from_recipe(cls, d: dict) -> "PairedCell":
+        from arena.units import cell_from_recipe
+        a, b = d["pair"]
+        return cls(cell_from_recipe(a), cell_from_recipe(b))
+
+    def unit_counts(self, start: int, count: int) -> np.ndarray:
+        """The counts of games start..start+count-1 (``paired_unit``)."""
+        return paired_unit(self, start, count)
+
 
 def _outcomes(cell: Cell, start: int, count: int) -> np.ndarray:
     import numba
