@@ -135,7 +135,6 @@ def _edit_unit(db, careful):
     """Add 100 wins to the second unit and take 100 from its commonest loss: the games still add
     up. careful: also recompute its checksum and its cell's totals, as an editor who read
     experiments/store.py would."""
-    from experiments.store import digest
     con = sqlite3.connect(db)
     cid, start, count, blob, key = con.execute(
         "SELECT u.cell_id, u.start, u.count, u.counts, c.key FROM units u JOIN cells c ON c.id = u.cell_id "
@@ -147,6 +146,7 @@ def _edit_unit(db, careful):
     v[r] -= 100
     new = v.astype("<i8").tobytes()
     if careful:
+        from experiments.store import digest
         con.execute("UPDATE units SET counts=?, digest=? WHERE cell_id=? AND start=?",
                     (new, digest(key, start, count, new), cid, start))
         tot = np.frombuffer(con.execute("SELECT counts FROM cells WHERE id=?", (cid,)).fetchone()[0], "<i8").copy()
