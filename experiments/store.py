@@ -191,6 +191,31 @@ def digest(key: str, start: int, count: int, blob: bytes) -> str:
     return h.hexdigest()
 
 
+def _json(text: str):
+    """A key or recipe of the store as JSON (ValueError for anything else, also for JSON nested
+    beyond ``simcore.limits.MAX_DEPTH``: the file may have been edited)."""
+    from simcore.limits import parse_nested
+    if not isinstance(text, str):
+        raise ValueError("not text")
+    return parse_nested(json.loads, text, "a key or recipe")
+
+
+def _rebuild(key: str, recipe: str):
+    """The cell a stored recipe builds, checked to be the cell its key names (field by field, the
+    engine aside); ValueError saying what is wrong otherwise."""
+    try:
+        d = _json(key)
+        cell = from_recipe(_json(recipe))
+        rebuilt = json.loads(key_of(cell))
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError) as e:
+        why = str(e).splitlines()[0] if isinstance(e, UserError) and str(e) else type(e).__name__
+        raise ValueError(f"its recipe does not build a cell ({why})") from None
+    rebuilt["engine"] = d.get("engine") if isinstance(d, dict) else None
+    if rebuilt != d:
+        raise ValueError("its recipe builds another cell than its key names")
+    return cell
+
+
 def _width(d: dict) -> int | None:
     """The length of a cell's count vector from its key's fields (None: a game not known)."""
     if "pair" in d:
@@ -449,7 +474,7 @@ class Store:
                 "ORDER BY id").fetchall():
             name = f"cell {label or cid!r}"
             try:
-                d = json.loads(key)
+                d = _json(key)
                 width = _width(d)
             except (ValueError, TypeError, KeyError):
                 yield f"{name}: its key is not a cell's key"
@@ -489,12 +514,9 @@ class Store:
                 yield (f"{name}: its totals ({games:,} games in {_units(units)}) are not the sum of its units "
                        f"({g:,} games in {_units(n)}{other})")
             try:
-                rebuilt = json.loads(key_of(from_recipe(json.loads(recipe))))
-                rebuilt["engine"] = d.get("engine")      # the key of this engine, compared field by field
-                if rebuilt != d:
-                    yield f"{name}: its recipe builds another cell than its key names"
-            except (ValueError, TypeError, KeyError, AttributeError) as e:
-                yield f"{name}: its recipe does not build a cell ({type(e).__name__})"
+                _rebuild(key, recipe)
+            except ValueError as e:
+                yield f"{name}: {e}"
         for study, cid in self.db.execute("SELECT study, cell_id FROM asks WHERE cell_id NOT IN "
                                           "(SELECT id FROM cells)").fetchall():
             yield f"study {study!r} asks for cell {cid}, which is not in the store"
@@ -750,9 +772,22 @@ class Store:
                 if cid not in cells:
                     key, recipe, label = self.db.execute("SELECT key, recipe, label FROM cells WHERE id=?",
                                                          (cid,)).fetchone()
-                    cells[cid] = (from_recipe(json.loads(recipe)), label or _short(key), key)
-                cell, name, key = cells[cid]
-                got, want = replay(cell, start, count), _vec(blob)
+                    try:
+                        name = label or _short(key)
+                    except (ValueError, TypeError, KeyError, IndexError, RecursionError):
+                        name = f"#{cid}"
+                    try:
+                        cells[cid] = (_rebuild(key, recipe), name)
+                    except ValueError:
+                        cells[cid] = (None, name)
+                cell, name = cells[cid]
+                try:
+                    if cell is None:
+                        raise ValueError("its cell cannot be built from the store")
+                    got, want = replay(cell, start, count), _vec(blob)
+                except ValueError as e:   # a UserError of the engine's checks too
+                    res.differ.append(f"unit {start}+{count} of cell {name!r}: cannot be played again ({e})")
+                    continue
                 res.replayed += 1
                 if np.array_equal(got, want):
                     res.matched += 1

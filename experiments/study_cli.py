@@ -180,7 +180,7 @@ def verify(out: Annotated[Path, typer.Option(help="The folder given to `experime
     how = "all" if k is None or k >= r.units else "chosen at random"
     typer.echo(f"{path}: {st['units']:,} units of {st['cells']:,} cells checked against their checksums and "
                f"totals: {found}; {r.replayed:,} units played again ({how}): {r.matched:,} matched"
-               + (f", {len(r.differ):,} differ" if r.differ else ""))
+               + (f"; {len(r.differ):,} failed" if r.differ else ""))
     if problems or r.differ:
         raise typer.Exit(code=1)
 

@@ -171,6 +171,38 @@ def test_a_unit_edited_by_hand_fails_the_checks_on_open(capsys, tmp_path, played
         assert snapshot(out, study) == before
 
 
+def test_a_damaged_store_is_one_line(capsys, tmp_path, played, study):
+    out = copy_of(played, tmp_path)
+    db = out / "results.sqlite"
+    for side in ("-wal", "-shm"):
+        Path(str(db) + side).unlink(missing_ok=True)
+    data = bytearray(db.read_bytes())
+    data[4096:] = np.random.default_rng(2).bytes(len(data) - 4096)   # boardsim's header, garbage after it
+    db.write_bytes(bytes(data))
+    before = snapshot(out, study)
+    for args in (["experiment", "run", study, "--out", out], ["experiment", "verify", "--out", out]):
+        code, _, err = run(capsys, *args)
+        one_line(code, err, "is damaged (SQLite: ")
+        assert snapshot(out, study) == before
+
+
+def test_an_edited_recipe_is_found_and_its_units_are_not_replayed(capsys, tmp_path, played, study):
+    out = copy_of(played, tmp_path)
+    con = sqlite3.connect(out / "results.sqlite")
+    con.execute("UPDATE cells SET recipe=? WHERE id=1", ("[" * 5000 + "]" * 5000,))
+    con.execute("UPDATE cells SET recipe=replace(recipe, '\"seed\": 12', '\"seed\": 13') WHERE id=2")
+    con.commit()
+    con.close()
+    code, _, err = run(capsys, "experiment", "run", study, "--out", out)
+    one_line(code, err, "its recipe does not build a cell (a key or recipe is nested more than 32 levels")
+    code, so, err = run(capsys, "experiment", "verify", "--out", out, "--sample", "all")
+    assert code == 1, err
+    failed = [line for line in so.splitlines() if line.startswith("FAILED")]
+    assert "its recipe builds another cell than its key names" in failed[1]
+    assert sum("cannot be played again (its cell cannot be built from the store)" in x for x in failed) == 4
+    assert "0 units played again (all): 0 matched; 4 failed" in so
+
+
 def test_a_deleted_unit_fails_the_checks_on_open(capsys, tmp_path, played, study):
     out = copy_of(played, tmp_path)
     con = sqlite3.connect(out / "results.sqlite")
@@ -195,7 +227,7 @@ def test_verify_replays_and_names_a_unit_edited_with_its_checksum(capsys, tmp_pa
     assert code == 1, err
     failed = [line for line in so.splitlines() if line.startswith("FAILED")]
     assert len(failed) == 1 and unit in failed[0] and "wins 100 stored, 0 replayed" in failed[0]
-    assert "4 units played again (all): 3 matched, 1 differ" in so and "no problem" in so
+    assert "4 units played again (all): 3 matched; 1 failed" in so and "no problem" in so
     assert snapshot(out, study) == before         # verify only reads
     # the checks on open cannot see this edit; a run replays 2 of the 4 units at random and
     # refuses to write a report when it draws the edited one
