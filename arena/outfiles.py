@@ -78,9 +78,37 @@ def check_writable(path, what: str = "") -> None:
         return
     folder = os.path.dirname(real)
     if not os.path.isdir(folder):
+        if os.path.islink(path):   # a dangling link: the missing folder is its target's, not the link's
+            raise UserError(f"cannot write {shown}: it is a symbolic link to {os.readlink(path)!r}, whose "
+                            f"folder {folder!r} does not exist")
         raise UserError(f"cannot write {shown}: the folder "
                         f"{os.path.dirname(str(path)) or '.'!r} does not exist")
     takes_a_file(folder, shown)
+
+
+def same_file(a, b) -> bool:
+    """a and b name one file: the same path once links are followed, or (both existing) the same
+    inode (a hard link)."""
+    if _real(a) == _real(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_not_input(outputs: dict, inputs: dict) -> None:
+    """UserError if an output of a run ({what: path}, e.g. {"the records": p}) is also one of its
+    input files ({what: path or None}): writing it would replace what the run reads, e.g.
+    ``--rules r.toml --records r.toml``. Called before anything is played. Outputs that are a
+    file descriptor (/dev/stdout) and inputs that are not files (shipped rules by name) pass."""
+    for what_in, src in inputs.items():
+        if src is None or not os.path.isfile(src):
+            continue
+        for what_out, dst in outputs.items():
+            if dst is not None and _fd_alias(dst) is None and same_file(dst, src):
+                raise UserError(f"{what_out} {str(dst)!r} is also {what_in} of this run; writing it "
+                                "would replace an input: give another path")
 
 
 def takes_a_file(folder, shown: str) -> None:

@@ -7,9 +7,11 @@ own games; what they share is here: ``write_trace``, ``read_trace``, ``trace_gam
 """
 from __future__ import annotations
 
+import itertools
 import json
 
 from simcore.errors import UserError
+from simcore.limits import open_regular, parse_nested
 
 from .runner import check_game_index
 
@@ -32,24 +34,42 @@ def check_policy_decision(line, moves, k, a, names, label):
                          f"the one the setup's policy makes (replay --legal-only accepts any legal decision)")
 
 
+MAX_TRACE_BYTES = 64 << 20   # a trace file: 64 MiB (the longest games' traces are well under 1 MiB)
+MAX_LINE_BYTES = 1 << 20     # one line of a trace: 1 MiB (a position line is a few kB)
+
+
 def read_trace(path, numbered=False):
     """The lines of a trace file (either game) as parsed JSON, and with ``numbered`` also their line
     numbers in the file (blank lines are skipped). UserError naming the file (and the line) for a
-    missing or unreadable file, a folder, text that is not UTF-8, or a line that is not JSON."""
+    missing or unreadable file, a folder, a device or pipe (it could be read without end: only a
+    regular file is read), a file over MAX_TRACE_BYTES or a line over MAX_LINE_BYTES, text that is
+    not UTF-8, a line that is not JSON, or one nested deeper than ``simcore.limits.MAX_DEPTH``."""
     lines, numbers = [], []
     try:
-        with open(path, "rb") as f:
-            for n, raw in enumerate(f, start=1):
+        with open_regular(path, f"the trace {str(path)!r}", MAX_TRACE_BYTES) as f:
+            total = 0
+            for n in itertools.count(1):
+                raw = f.readline(MAX_LINE_BYTES + 1)
+                if not raw:
+                    break
+                total += len(raw)
+                if len(raw) > MAX_LINE_BYTES:
+                    raise UserError(f"{path} line {n}: longer than {MAX_LINE_BYTES:,} bytes (the limit for a line)")
+                if total > MAX_TRACE_BYTES:
+                    raise UserError(f"the trace {str(path)!r} is more than {MAX_TRACE_BYTES:,} bytes (the limit)")
                 try:
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError:
                     raise UserError(f"{path} line {n}: not UTF-8 text, so not a trace") from None
                 if text.strip():
                     try:
-                        lines.append(json.loads(text, parse_constant=_no_constant))
+                        lines.append(parse_nested(lambda t: json.loads(t, parse_constant=_no_constant), text,
+                                                  f"{path} line {n}"))
                     except json.JSONDecodeError as e:
                         raise UserError(f"{path} line {n}: not JSON: {e.msg}") from None
-                    except (ValueError, RecursionError) as e:
+                    except UserError:
+                        raise
+                    except ValueError as e:
                         raise UserError(f"{path} line {n}: not JSON: {e}") from None
                     numbers.append(n)
     except OSError as e:

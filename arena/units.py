@@ -53,6 +53,39 @@ def as_dict(game: str, counts) -> dict:
     return {f: int(c) for f, c in zip(FIELDS[game], counts) if c or not f.startswith(("turns_", "rounds_"))}
 
 
+def count_problem(game: str, counts) -> str | None:
+    """The first way a unit's count vector breaks what every played unit satisfies, in words, or
+    None: the right length, no negative count, every game ending one way (Bethel Woods: won or
+    lost for one of three reasons; Benevolent: a seat won or it timed out), the length histogram
+    holding every game, turns in wins at most all turns, and turns squared at least turns. A
+    results store checks each unit with it (``experiments.store``); it catches a naive edit of
+    one count, not one that keeps these sums (only replaying the unit catches that)."""
+    names = FIELDS[game]
+    c = [int(x) for x in counts]
+    if len(c) != len(names):
+        return f"{len(c)} counts, not the {len(names)} of a {game} unit"
+    neg = [n for n, x in zip(names, c) if x < 0]
+    if neg:
+        return f"{neg[0]} is negative"
+    d = dict(zip(names, c))
+    games = d["games"]
+    if game == "bethel_woods":
+        ends = d["wins"] + d["loss_bag_empty"] + d["loss_four_critical"] + d["loss_six_spies"]
+        hist = sum(c[len(BW_SCALARS):])
+        if d["turns_in_wins"] > d["turns"]:
+            return f"turns_in_wins {d['turns_in_wins']} exceed turns {d['turns']}"
+    else:
+        ends = sum(d[f"seat{q}_wins"] for q in range(4)) + d["timeouts"]
+        hist = sum(c[len(BV_SCALARS):])
+    if ends != games:
+        return f"the games' ends add up to {ends:,}, not to its {games:,} games"
+    if hist != games:
+        return f"the length histogram holds {hist:,} games, not its {games:,}"
+    if d["turns_sq"] < d["turns"]:
+        return f"turns_sq {d['turns_sq']} is below turns {d['turns']}"
+    return None
+
+
 # ---------------------------------------------------------------------------------------------
 # cells
 
@@ -104,6 +137,36 @@ def cell_dict(cell: Cell) -> dict:
             "policies": list(cell.seat_policies()), "theta": theta_hash(cell.theta),
             "rules": rules_hash(cell.rules), "seed": cell.seed,
             "policy_seed": cell.seed if cell.policy_seed is None else cell.policy_seed}
+
+
+def cell_recipe(cell: Cell) -> dict:
+    """Everything needed to build the cell again, as JSON-able data: its fields with the rules as
+    their mapping (None: the game's defaults) and theta as numbers, where ``cell_dict`` keeps only
+    their hashes. ``cell_from_recipe`` inverts it (a results store replays units from it)."""
+    return {"game": cell.game, "players": cell.players, "spies": cell.spies,
+            "characters": list(cell.characters) if cell.characters is not None else None,
+            "leaves": list(cell.leaves) if cell.leaves is not None else None,
+            "policies": list(cell.policies), "theta": None if cell.theta is None else [float(x) for x in cell.theta],
+            "rules": None if cell.rules is None else cell.rules.to_dict(), "seed": cell.seed,
+            "policy_seed": cell.policy_seed, "label": cell.label}
+
+
+def cell_from_recipe(d: dict) -> Cell:
+    """The cell a ``cell_recipe`` describes (UserError for a game or rules it cannot be)."""
+    from simcore.errors import UserError
+    if d.get("game") not in FIELDS:
+        raise UserError(f"game {d.get('game')!r} is not known; allowed: {', '.join(GAMES)}")
+    rules = None
+    if d["rules"] is not None:
+        if d["game"] == "bethel_woods":
+            from simcore.bethel_woods.rules import rules_from_mapping
+        else:
+            from simcore.benevolent.rules import rules_from_mapping
+        rules = rules_from_mapping(d["rules"], source="results store")
+    tup = lambda v: None if v is None else tuple(v)   # noqa: E731
+    return Cell(d["game"], d["players"], spies=d["spies"], characters=tup(d["characters"]), leaves=tup(d["leaves"]),
+                policies=tuple(d["policies"]), theta=tup(d["theta"]), rules=rules, seed=d["seed"],
+                policy_seed=d["policy_seed"], label=d.get("label", ""))
 
 
 def cell_key(cell: Cell) -> str:

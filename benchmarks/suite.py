@@ -249,8 +249,12 @@ def machine_note():
 
 
 def load_baseline(path=BASELINE):
+    """The baseline file's JSON, None if there is no file. Read as any input is
+    (``simcore.limits``): a regular file of at most 1 MiB, nested at most MAX_DEPTH deep."""
+    from simcore.limits import parse_nested, read_regular
+    what = f"--baseline {str(path)!r}"
     try:
-        return json.loads(Path(path).read_text())
+        return parse_nested(lambda b: json.loads(b.decode("utf-8")), read_regular(path, what), what)
     except FileNotFoundError:
         return None
 

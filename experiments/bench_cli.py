@@ -66,16 +66,19 @@ def bench(
 
     from .errors import check_writable
     path = baseline or suite.BASELINE
-    if baseline is not None and not update_baseline and not Path(baseline).is_file():
+    if baseline is not None and Path(baseline).is_dir():
+        raise fail(f"--baseline {str(baseline)!r} is a folder; give a baseline JSON file (to write one: "
+                   "--update-baseline --baseline FILE)")
+    if baseline is not None and not update_baseline and not Path(baseline).exists():
         raise fail(f"--baseline {str(baseline)!r}: no such file (to write one: --update-baseline)")
     try:
         known = suite.load_baseline(path)
         if update_baseline:
             check_writable(path, "the baseline")
+    except UserError as e:   # a folder, device or pipe, too large, too deeply nested; a folder to write in
+        raise fail(str(e)) from None
     except (ValueError, UnicodeDecodeError) as e:  # JSONDecodeError is a ValueError
         raise fail(f"--baseline {str(path)!r} is not a baseline JSON file ({str(e).splitlines()[0]})") from None
-    except UserError as e:
-        raise fail(str(e)) from None
     except OSError as e:
         raise fail(f"--baseline {str(path)!r} cannot be read: {e.strerror or e}") from None
     if known is not None and not isinstance(known, dict):

@@ -17,7 +17,7 @@ from arena.benevolent.trace import record_game
 
 from policies import POLICIES, canonical_policy
 
-from .errors import check_writable, user_errors, write_csv
+from .errors import check_not_input, check_writable, user_errors, write_csv
 from .progress import ProgressBar
 from .stats import pct, wilson
 
@@ -94,6 +94,7 @@ def simulate(
     policy, policies = seat_policies(policy, policies)
     r = load_rules(rules)
     if records is not None:
+        check_not_input({"the records": records}, {"the rules file": rules})
         check_writable(records, "the records")
     s = run_simulation(players, leaves, policy, games, seed, threads, r, policies=policies,
                        keep_records=records is not None, progress=ProgressBar())
@@ -119,6 +120,7 @@ def play(
     check_game_index(game_index, seed)
     policy, policies = seat_policies(policy, policies)
     r = load_rules(rules)
+    check_not_input({"the trace": trace}, {"the rules file": rules})
     check_writable(trace, "the trace")
     lines = record_game(players, leaves, policy, seed, game_index, r, policies)
     write_trace(lines, trace)

@@ -16,7 +16,7 @@ from arena.trace import write_trace
 
 from policies import POLICIES, canonical_policy
 
-from .errors import check_writable, user_errors, write_csv
+from .errors import check_not_input, check_writable, user_errors, write_csv
 from .progress import ProgressBar
 from .stats import pct, spies_label, wilson
 
@@ -94,6 +94,7 @@ def simulate(
     policy = canonical_policy(policy, "bethel_woods")
     r = load_rules(rules)
     if records is not None:
+        check_not_input({"the records": records}, {"the rules file": rules})
         check_writable(records, "the records")
     s = run_simulation(players, spies, characters, policy, games, seed, threads, r,
                        keep_records=records is not None, progress=ProgressBar(), budget=budget)
@@ -120,6 +121,7 @@ def play(
     check_game_index(game_index, seed)
     policy = canonical_policy(policy, "bethel_woods")
     r = load_rules(rules)
+    check_not_input({"the trace": trace}, {"the rules file": rules})
     check_writable(trace, "the trace")
     lines = record_game(players, spies, characters, policy, seed, game_index, r, budget=budget)
     write_trace(lines, trace)

@@ -47,7 +47,8 @@ import numpy as np
 from arena.units import Cell, engine_hash, run_unit, unit_key
 from simcore.errors import UserError
 
-CONNECT_TIMEOUT_S = 15      # a --scheduler that does not answer in this time is a UserError
+CONNECT_TIMEOUT_S = 15      # a --scheduler that does not connect and complete Dask's handshake in this time: UserError
+MAX_CONNECT_TIMEOUT_S = 3600
 IN_FLIGHT_PER_THREAD = 2    # units submitted ahead per Dask worker thread: keeps workers busy, the client small
 
 
@@ -145,29 +146,107 @@ def local_units(units: Iterable, threads: int | None = None, unit_fn=None) -> It
         numba.set_num_threads(old)
 
 
-def check_options(workers=None, scheduler=None, client=None, threads_per_worker=None) -> None:
-    """UserError for a bad --workers / --scheduler / thread count (call before playing)."""
+def check_options(workers=None, scheduler=None, client=None, threads_per_worker=None,
+                  connect_timeout=None) -> None:
+    """UserError for a bad --workers / --scheduler / thread count / timeout (call before playing)."""
     if sum(x is not None for x in (workers, scheduler, client)) > 1:
         raise UserError("--workers and --scheduler: give one of them, not both")
     if workers is not None and (not isinstance(workers, int) or workers < 1):
         raise UserError(f"--workers {workers}: must be a whole number, 1 or more")
     if threads_per_worker is not None and threads_per_worker < 1:
         raise UserError(f"threads per worker {threads_per_worker}: must be 1 or more")
-    if scheduler is not None and "://" not in scheduler:
-        raise UserError(f"--scheduler {scheduler}: must be an address like tcp://HOST:8786")
+    if connect_timeout is not None and not 0 < connect_timeout <= MAX_CONNECT_TIMEOUT_S:
+        raise UserError(f"--connect-timeout {connect_timeout:g}: must be more than 0 and at most "
+                        f"{MAX_CONNECT_TIMEOUT_S} seconds")
+    if scheduler is not None:
+        check_address(scheduler)
+
+
+def check_address(address: str) -> None:
+    """UserError unless `address` is one Dask can connect to: a known scheme (tcp, tls, ...; Dask's
+    own registry) with a host and a port from 1 to 65535."""
+    if "://" not in address:
+        raise UserError(f"--scheduler {address}: must be an address like tcp://HOST:8786")
+    scheme, _, loc = address.partition("://")
+    from distributed.comm import registry
+    from distributed.comm.addressing import parse_host_port
+    try:
+        registry.get_backend(scheme)
+    except ValueError:
+        raise UserError(f"--scheduler {address}: the scheme {scheme!r} is not one Dask speaks; "
+                        f"allowed: {', '.join(s for s in sorted(registry.backends) if s != 'inproc')}") from None
+    if scheme == "inproc":
+        raise UserError(f"--scheduler {address}: an inproc address is inside one process; give "
+                        "tcp://HOST:PORT")
+    try:
+        host, port = parse_host_port(loc)
+    except (ValueError, TypeError) as e:
+        raise UserError(f"--scheduler {address}: not HOST:PORT ({e})") from None
+    if not host:
+        raise UserError(f"--scheduler {address}: no host; give an address like tcp://HOST:8786")
+    if not 1 <= int(port) <= 65535:
+        raise UserError(f"--scheduler {address}: port {port} is not from 1 to 65535")
+
+
+def _probe(address: str, timeout: float) -> None:
+    """Connect to `address` and complete Dask's handshake, all within `timeout` seconds, or a
+    UserError. ``distributed.comm.connect`` bounds its TCP connect (and retries) by its timeout,
+    but not the handshake that follows (2026.8: an address that accepts and never answers, or
+    answers something else, such as an HTTP server, held the client forever or failed on what
+    it read), so the whole exchange runs under ``asyncio.wait_for``."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def exchange():
+        comm = await asyncio.wait_for(connect(address, timeout=timeout), timeout)
+        await comm.close()
+
+    failed: list = []
+
+    def run():   # an event loop of its own, on a thread of its own (the caller may be inside a loop)
+        try:
+            asyncio.run(exchange())
+        except BaseException as e:   # noqa: BLE001 - handed to the caller below
+            failed.append(e)
+
+    import threading
+    t = threading.Thread(target=run, name="boardsim-scheduler-probe", daemon=True)
+    t.start()
+    t.join(timeout + 5)   # wait_for ends the exchange at `timeout`; the margin is for the loop's own close
+    if t.is_alive():
+        failed.append(TimeoutError())
+    try:
+        if failed:
+            raise failed[0]
+    except (asyncio.TimeoutError, TimeoutError, OSError) as e:
+        if not isinstance(e, TimeoutError) and "Timed out" not in str(e):   # refused, unreachable, reset
+            raise UserError(f"--scheduler {address}: no Dask scheduler there ({type(e).__name__}"
+                            f"{': ' + str(e).splitlines()[0][:120] if str(e) else ''})") from None
+        raise UserError(f"--scheduler {address}: no Dask scheduler answered within {timeout:g} s "
+                        "(--connect-timeout)") from None
+    except Exception:   # noqa: BLE001 - e.g. an HTTP reply read as a Dask frame: a MemoryError of exbibytes
+        raise UserError(f"--scheduler {address}: something answered, but not a Dask scheduler (its reply is "
+                        "not Dask's handshake)") from None
 
 
 @contextlib.contextmanager
-def dask_client(workers: int | None = None, scheduler: str | None = None, threads_per_worker: int | None = None):
+def dask_client(workers: int | None = None, scheduler: str | None = None, threads_per_worker: int | None = None,
+                connect_timeout: float | None = None):
     """A Dask client: on a new LocalCluster of `workers` processes, or on the cluster at
-    `scheduler`. Yields (client, threads per task or None)."""
+    `scheduler`. Yields (client, threads per task or None). A scheduler that does not complete
+    Dask's handshake within `connect_timeout` seconds (default CONNECT_TIMEOUT_S) is a UserError,
+    and so is any address where something else answers."""
     import logging
 
     from distributed import Client, LocalCluster
-    check_options(workers, scheduler, None, threads_per_worker)
+    check_options(workers, scheduler, None, threads_per_worker, connect_timeout)
     if scheduler is not None:
+        timeout = connect_timeout or CONNECT_TIMEOUT_S
+        t0 = time.monotonic()
+        _probe(scheduler, timeout)   # connect and handshake, bounded: this is where a wrong address hangs
         try:
-            client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)
+            client = Client(scheduler, timeout=max(1.0, timeout - (time.monotonic() - t0)))
         except (OSError, TimeoutError) as e:
             raise UserError(f"--scheduler {scheduler}: no Dask scheduler answered ({type(e).__name__})") from None
         with client:

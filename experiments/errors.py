@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import typer
 
-from arena.outfiles import check_writable  # noqa: F401  (the commands check output paths through here)
+from arena.outfiles import check_not_input, check_writable  # noqa: F401  (the commands check output paths here)
 from simcore.errors import UserError
 
 

@@ -84,6 +84,17 @@ def _md_escape(s: str) -> str:
     return s.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
+_MD_SPECIAL = set("\\`*_[]<>&!|#")
+
+
+def _md_text(s: str) -> str:
+    """Text from a user (a study's title) as literal Markdown: on one line, with every character
+    that Markdown or its inline HTML would read (tags, entities, links, emphasis, code) escaped
+    with a backslash, which CommonMark allows before any ASCII punctuation. report.html escapes
+    the same text with html.escape."""
+    return "".join("\\" + c if c in _MD_SPECIAL else c for c in " ".join(str(s).split()))
+
+
 def _markdown_table(df: pd.DataFrame) -> str:
     header, rows, numeric = _strings(df)
     header = [_md_escape(h) for h in header]
@@ -182,7 +193,7 @@ def write_report(sections: list[Section], out_dir, title: str,
                     name = f"{p.stem}-{i}{p.suffix}"
                 charts[p.resolve()] = name
 
-    md = [f"# {title}", ""]
+    md = [f"# {_md_text(title)}", ""]
     if meta:
         run = pd.DataFrame({"run": [str(k) for k in meta], "value": [str(v) for v in meta.values()]})
         md += [_markdown_table(run), ""]
@@ -192,7 +203,7 @@ def write_report(sections: list[Section], out_dir, title: str,
                        for k, v in meta.items())
         body.append(f'<table class="meta"><tbody>{rows}</tbody></table>')
     for s in sections:
-        md += [f"## {s.title}", ""]
+        md += [f"## {_md_text(s.title)}", ""]
         body.append(f"<section>\n<h2>{html.escape(s.title)}</h2>")
         if s.paragraph.strip():
             md += [s.paragraph.strip(), ""]

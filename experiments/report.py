@@ -41,7 +41,7 @@ def _check_out(out: Path) -> None:
 
 
 def run_studies(studies, out, threads=None, show_progress=True, title="boardsim balance report",
-                command="", backend=None, say=None) -> dict:
+                command="", backend=None, say=None, replay=None) -> dict:
     """Play checked studies and write the folder `out`; returns run.json's content.
 
     say: called with one line as each study finishes (its games and seconds), for a log where
@@ -49,25 +49,90 @@ def run_studies(studies, out, threads=None, show_progress=True, title="boardsim 
 
     backend: execute's store=/client= keywords for every study (``boardsim experiment run``:
     a results store, so games recorded before are read back, not replayed, and a Dask client).
-    A study's "games" in run.json are the games it holds; "played" those played in this run."""
+    A study's "games" in run.json are the games it holds; "played" those played in this run.
+
+    replay: called once every study has played, before anything is written, with the number of
+    threads; it returns what it found (``experiments.store.Replayed``: units of the results store
+    played again and compared), which run.json ("replayed") and the report's run table state.
+    A unit that replays to other counts raises a UserError there, and nothing is written.
+
+    Files of killed runs (`.partial-*` folders left in `out`) are removed first (``_stage``)."""
     out = Path(out)
     _check_out(out)
     from arena.runner import check_threads
     nthreads = check_threads(threads)
     made = not out.exists()
     out.mkdir(exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=".partial-", dir=out))
-    try:
-        info = _run_into(studies, stage, nthreads, show_progress, title, command, backend, say)
-        _move_into(stage, out)
-    except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
-        if made:   # the folder this run made, if nothing else (a results store) is in it
-            with contextlib.suppress(OSError):
-                out.rmdir()
-        raise
-    stage.rmdir()
+    with _stage(out) as stage:
+        try:
+            info = _run_into(studies, stage, nthreads, show_progress, title, command, backend, say, replay)
+            _move_into(stage, out)
+        except BaseException:
+            shutil.rmtree(stage, ignore_errors=True)
+            if made:   # the folder this run made, if nothing else (a results store) is in it
+                with contextlib.suppress(OSError):
+                    out.rmdir()
+            raise
+        stage.rmdir()
     return info
+
+
+STAGE_PREFIX = ".partial-"     # the folder a run writes into, moved into place when it has finished
+STARTING_PREFIX = ".starting-"  # the same folder before its lock is taken (a few microseconds)
+
+
+@contextlib.contextmanager
+def _stage(out: Path):
+    """A new, locked `.partial-*` folder in `out` for this run's files, after removing those that
+    earlier runs left when they were killed (SIGKILL, power loss: no `finally` ran). A run holds an
+    exclusive flock on its folder while it lives, and the kernel drops it when the process dies,
+    so a folder whose lock can be taken is a leftover, and one whose lock is held belongs to a
+    run still going (in another shell) and is left alone. The folder is made under another prefix
+    and renamed once locked, so no run ever sees an unlocked `.partial-*` folder of a live run."""
+    import fcntl
+    remove_leftovers(out)
+    made = Path(tempfile.mkdtemp(prefix=STARTING_PREFIX, dir=out))
+    fd = os.open(made, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        stage = out / (STAGE_PREFIX + made.name[len(STARTING_PREFIX):])
+        os.rename(made, stage)
+        yield stage
+    finally:
+        os.close(fd)   # drops the lock (the folder is gone by now, or was removed on an error)
+        with contextlib.suppress(OSError):
+            made.rmdir()
+
+
+def remove_leftovers(out: Path) -> list[Path]:
+    """Remove the `.partial-*` folders of killed runs in `out` (those whose flock can be taken,
+    see ``_stage``; a folder of boardsim before 2026-12 had no lock and is a leftover too) and
+    `.starting-*` folders older than a minute. Returns what was removed."""
+    import fcntl
+    gone = []
+    for p in sorted(out.glob(STAGE_PREFIX + "*")) + sorted(out.glob(STARTING_PREFIX + "*")):
+        if not p.is_dir() or p.is_symlink():
+            continue
+        try:
+            if p.name.startswith(STARTING_PREFIX):
+                if time.time() - p.stat().st_mtime < 60:
+                    continue
+                shutil.rmtree(p)
+                gone.append(p)
+                continue
+            fd = os.open(p, os.O_RDONLY)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue                      # a run is writing there now
+            else:
+                shutil.rmtree(p)
+                gone.append(p)
+            finally:
+                os.close(fd)
+        except FileNotFoundError:
+            continue                          # its own run finished meanwhile
+    return gone
 
 
 def _move_into(src: Path, dst: Path) -> None:
@@ -83,7 +148,7 @@ def _move_into(src: Path, dst: Path) -> None:
             os.replace(p, target)
 
 
-def _run_into(studies, out: Path, nthreads, show_progress, title, command, backend, say=None) -> dict:
+def _run_into(studies, out: Path, nthreads, show_progress, title, command, backend, say=None, replay=None) -> dict:
     sections, runs = [], []
     t_all = time.perf_counter()
     load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
@@ -99,6 +164,7 @@ def _run_into(studies, out: Path, nthreads, show_progress, title, command, backe
                      "games_per_second": round(bar.played / seconds) if seconds > 0 else None})
         if say is not None:
             say(f"study {i + 1} of {len(studies)}, {st.name}: {bar.games:,} games in {seconds:.0f} s")
+    checked = replay(nthreads) if replay is not None else None
     seconds = time.perf_counter() - t_all
     info = {"command": command, "studies": runs, "seconds": round(seconds, 1),
             "threads": nthreads, "cpus": os.cpu_count(), "load_at_start": load0,
@@ -111,6 +177,9 @@ def _run_into(studies, out: Path, nthreads, show_progress, title, command, backe
             "seeds": ", ".join(f"{r['study']} {r['seed']}" for r in runs),
             "players": players_text(studies),
             "tables": "tables/<study>_<table>.csv and .parquet: one row per cell with its counts"}
+    if checked is not None:
+        info["replayed"] = checked.as_dict()
+        meta["replayed"] = replayed_text(checked)
     intro = Section("About this report", (
         "Every rate comes with a 95% interval and every table with the games it rests on. "
         "Bethel Woods difficulty levels are the rulebook's for 1-2 spies added (Hard), 3-4 (Insane) "
@@ -146,6 +215,14 @@ def players_text(studies) -> str:
                 names.append(pol)
         parts.append(f"{GAME_NAMES[g]}: {', '.join(names)}")
     return "; ".join(parts)
+
+
+def replayed_text(r) -> str:
+    """The report's line for the units a run replayed from its results store."""
+    if not r.units:
+        return "no units in the results store to replay (a sensitivity study keeps none)"
+    return (f"{r.replayed:,} of the {r.units:,} units of the results store played again at random after the run "
+            f"and compared: {r.matched:,} matched (`boardsim experiment verify` replays more)")
 
 
 def standard_studies(quick=False, seed=None):

@@ -214,19 +214,29 @@ def execute_units(work, threads: int | None = None, progress=None, on_unit: Call
     return out
 
 
-def study_status(store_path, work: Iterable[tuple[Cell, int]] | None = None) -> str:
+def study_status(store_path, work: Iterable[tuple[Cell, int]] | None = None, study: str | None = None) -> str:
     """The ``experiment status`` text: per cell games recorded of games asked (read-only; a run
-    may be writing at the same time)."""
+    may be writing at the same time). ``study``: only the cells that study asked for, and only the
+    games inside what it asked (``Store.status``); ``work``: these (cell, games) pairs; neither:
+    every cell of the store."""
     path = pathlib.Path(store_path)
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return f"{path}: nothing recorded yet"
     with Store(path, readonly=True) as s:
-        rows = s.status([c for c, _ in work] if work is not None else None)
-        if work is not None:
-            rows = [r if r.asked else type(r)(r.key, r.label, r.game, r.engine, r.games, g, r.units)
-                    for r, (_, g) in zip(rows, work)]
+        if study is not None:
+            rows = s.status(study=study)
+            if not rows:
+                others = s.studies()
+                return (f"nothing asked by study {study!r} yet" + (
+                    f" (the store holds cells of {', '.join(map(repr, others))})" if others else ""))
+        else:
+            rows = s.status([c for c, _ in work] if work is not None else None)
+            if work is not None:
+                rows = [r if r.asked else type(r)(r.key, r.label, r.game, r.engine, r.games, g, r.units)
+                        for r, (_, g) in zip(rows, work)]
         st = s.stats()
-    return format_status(rows) + f"\n{st['units']:,} units, {st['bytes'] / 1e6:.1f} MB in {path}"
+    return format_status(rows) + (f"\nthe store holds {st['units']:,} units of {st['cells']:,} cells in all, "
+                                  f"{st['bytes'] / 1e6:.1f} MB: {path}")
 
 
 __all__ = ["run_work", "execute_units", "aligned", "study_status", "Planner", "UNIT_SECONDS", "FIRST_UNIT", "MAX_UNIT"]

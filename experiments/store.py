@@ -22,54 +22,86 @@ Only the client (the process that plans the study and collects results) writes; 
 (``BEGIN IMMEDIATE`` serialises them; the overlap check and the insert are one transaction), but
 the executor should not need that.
 
-Layout (schema version 1):
-  meta(key, value)                      schema, engine hash of the units, created
-  cells(id, key UNIQUE, game, engine, rules, theta, label, asked, games, units, counts)
-      ``counts`` the running total (int64 little-endian blob), updated in the unit's transaction
-  units(cell_id, start, count, counts, seconds, recorded)   UNIQUE(cell_id, start)
+The store proves its counts. Opening it checks, before anything is written, that the file is a
+results store boardsim created (SQLite's ``application_id`` in the file header; a file that is not
+SQLite, or a SQLite file of anyone else, is refused and never written or deleted), its schema, and
+every row (``Store.problems``): each unit's row against its checksum (sha256 over the cell's key,
+the range and the counts), its counts against what every played unit satisfies, no overlaps, and
+each cell's running totals against the sum of its units. The checksum catches accidents and naive
+edits, not an editor who recomputes it: since a unit is a pure function of its key, replaying
+units (``Store.replay_sample``, ``boardsim experiment verify``) catches everything, and each cell
+keeps the recipe (rules and parameters in full) that rebuilds it for that.
+
+Layout (schema version 2; ``PRAGMA application_id`` = APPLICATION_ID, ``user_version`` = 2):
+  meta(key, value)                      schema, created
+  cells(id, key UNIQUE, game, engine, rules, theta, recipe, label, asked, games, units, counts)
+      ``counts`` the running total (int64 little-endian blob), updated in the unit's transaction;
+      ``recipe`` the JSON that rebuilds the cell (``arena.units.cell_recipe``)
+  units(cell_id, start, count, counts, digest, seconds, recorded)   UNIQUE(cell_id, start)
+  asks(study, cell_id, games)           the games each study asked of each cell (``status``)
+
+A store of schema 1 (main 5d46606 and before: no checksums, recipes or asks) is refused with a
+one-line error asking for ``--fresh``: its units cannot be checked, and its engine hash is an
+older engine's in any case.
 """
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
+import os
 import pathlib
+import random
+import secrets
 import sqlite3
+import stat
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from arena.units import FIELDS, Cell, cell_dict, cell_key, engine_hash
+from arena.units import FIELDS, Cell, cell_dict, cell_from_recipe, cell_key, cell_recipe, count_problem, engine_hash
 from simcore.errors import UserError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2          # 1: main 5d46606 and before (no checksums, no recipes, no asks); refused, --fresh
+APPLICATION_ID = 0x62735253  # 'bsRS': SQLite's application_id of a boardsim results store (header bytes 68-71)
+SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_S = 60.0   # a second writer waits this long for the lock before failing
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS cells (
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE cells (
     id INTEGER PRIMARY KEY,
     key TEXT NOT NULL UNIQUE,
     game TEXT NOT NULL,
     engine TEXT NOT NULL,
     rules TEXT NOT NULL,
     theta TEXT NOT NULL,
+    recipe TEXT NOT NULL,
     label TEXT NOT NULL DEFAULT '',
     asked INTEGER NOT NULL DEFAULT 0,
     games INTEGER NOT NULL DEFAULT 0,
     units INTEGER NOT NULL DEFAULT 0,
     counts BLOB NOT NULL
 );
-CREATE TABLE IF NOT EXISTS units (
+CREATE TABLE units (
     cell_id INTEGER NOT NULL REFERENCES cells(id),
     start INTEGER NOT NULL CHECK (start >= 0),
     count INTEGER NOT NULL CHECK (count > 0),
     counts BLOB NOT NULL,
+    digest TEXT NOT NULL,
     seconds REAL,
     recorded REAL NOT NULL,
     UNIQUE (cell_id, start)
 );
+CREATE TABLE asks (
+    study TEXT NOT NULL,
+    cell_id INTEGER NOT NULL REFERENCES cells(id),
+    games INTEGER NOT NULL CHECK (games >= 0),
+    PRIMARY KEY (study, cell_id)
+);
 """
+TABLES = ("meta", "cells", "units", "asks")
 
 
 class OverlapError(ValueError):
@@ -98,8 +130,9 @@ class CellStatus:
 
 
 # A cell is an ``arena.units.Cell``, or any hashable object with ``game``, ``store_dict()`` (its
-# JSON-able key fields, with "rules" and "theta" content hashes) and ``fields`` (the names of its
-# count vector, counts[0] the games): e.g. the variants study's PairedCell, two cells on one seed.
+# JSON-able key fields, with "rules" and "theta" content hashes), ``recipe()`` (what rebuilds it:
+# ``from_recipe``) and ``fields`` (the names of its count vector, counts[0] the games): e.g. the
+# variants study's PairedCell, two cells on one seed.
 
 def _dict(cell) -> dict:
     return cell.store_dict() if hasattr(cell, "store_dict") else cell_dict(cell)
@@ -116,6 +149,27 @@ def fields_of(cell) -> tuple:
     return tuple(cell.fields) if hasattr(cell, "store_dict") else FIELDS[cell.game]
 
 
+def recipe_of(cell) -> dict:
+    """What builds the cell again (``from_recipe``): ``arena.units.cell_recipe``, or the cell's own."""
+    return cell.recipe() if hasattr(cell, "recipe") else cell_recipe(cell)
+
+
+def from_recipe(recipe: dict):
+    """The cell a recipe describes: an ``arena.units.Cell``, or the variants study's PairedCell."""
+    if "pair" in recipe:
+        from .study import PairedCell
+        return PairedCell.from_recipe(recipe)
+    return cell_from_recipe(recipe)
+
+
+def replay(cell, start: int, count: int) -> np.ndarray:
+    """Play a unit again: its counts, computed now (a pure function of the unit)."""
+    if hasattr(cell, "unit_counts"):
+        return cell.unit_counts(start, count)
+    from arena.units import run_unit
+    return run_unit(cell, start, count)
+
+
 def _label(cell) -> str:
     return getattr(cell, "label", "") or ""
 
@@ -128,36 +182,216 @@ def _vec(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype="<i8").astype(np.int64)
 
 
+def digest(key: str, start: int, count: int, blob: bytes) -> str:
+    """A unit row's checksum: sha256 over the cell's key, the range and the counts. It catches a
+    row changed by accident or by hand (unless the editor recomputes it: only replaying the unit,
+    ``experiment verify``, catches that)."""
+    h = hashlib.sha256(f"boardsim unit\0{key}\0{start}\0{count}\0".encode())
+    h.update(blob)
+    return h.hexdigest()
+
+
+def _json(text: str):
+    """A key or recipe of the store as JSON (ValueError for anything else, also for JSON nested
+    beyond ``simcore.limits.MAX_DEPTH``: the file may have been edited)."""
+    from simcore.limits import parse_nested
+    if not isinstance(text, str):
+        raise ValueError("not text")
+    return parse_nested(json.loads, text, "a key or recipe")
+
+
+def _rebuild(key: str, recipe: str):
+    """The cell a stored recipe builds, checked to be the cell its key names (field by field, the
+    engine aside); ValueError saying what is wrong otherwise."""
+    try:
+        d = _json(key)
+        cell = from_recipe(_json(recipe))
+        rebuilt = json.loads(key_of(cell))
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError) as e:
+        why = str(e).splitlines()[0] if isinstance(e, UserError) and str(e) else type(e).__name__
+        raise ValueError(f"its recipe does not build a cell ({why})") from None
+    rebuilt["engine"] = d.get("engine") if isinstance(d, dict) else None
+    if rebuilt != d:
+        raise ValueError("its recipe builds another cell than its key names")
+    return cell
+
+
+def _width(d: dict) -> int | None:
+    """The length of a cell's count vector from its key's fields (None: a game not known)."""
+    if "pair" in d:
+        return 5
+    return len(FIELDS[d["game"]]) if d.get("game") in FIELDS else None
+
+
+def _units(n: int) -> str:
+    return f"{n:,} unit{'s' if n != 1 else ''}"
+
+
 def _files(path: pathlib.Path):
     return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
 
 
+def _what_to_do(path) -> str:
+    return "move it away or give another --out (boardsim writes only into results stores it created)"
+
+
+def _kind(path: pathlib.Path) -> str:
+    """What is at path: "missing", "store" (a results store of this schema, by its SQLite header),
+    "old" (a boardsim store of schema 1, which had no application id). UserError for anything
+    else (a folder, a device, a file that is not SQLite, a SQLite file boardsim did not make),
+    which boardsim neither writes nor deletes."""
+    if not os.path.lexists(path):
+        return "missing"
+    if os.path.islink(path) and not os.path.exists(path):
+        raise UserError(f"results store {str(path)!r} is a symbolic link to {os.readlink(path)!r}, which does not "
+                        f"exist; {_what_to_do(path)}")
+    st = os.stat(path)
+    if stat.S_ISDIR(st.st_mode):
+        raise UserError(f"results store {str(path)!r} is a folder, not a results store; {_what_to_do(path)}")
+    if not stat.S_ISREG(st.st_mode):
+        raise UserError(f"results store {str(path)!r} is not a regular file; {_what_to_do(path)}")
+    try:
+        with open(path, "rb") as f:
+            head = f.read(100)
+    except OSError as e:
+        raise UserError(f"results store {str(path)!r} cannot be read: {e.strerror or e}") from None
+    if len(head) < 100 or not head.startswith(SQLITE_MAGIC):
+        raise UserError(f"results store {str(path)!r} is not a SQLite database ({st.st_size:,} bytes); "
+                        f"{_what_to_do(path)}")
+    app = int.from_bytes(head[68:72], "big")
+    if app == APPLICATION_ID:
+        return "store"
+    if app == 0 and _schema_1(path):
+        return "old"
+    raise UserError(f"results store {str(path)!r} is a SQLite database that boardsim did not create; "
+                    f"{_what_to_do(path)}")
+
+
+def _schema_1(path) -> bool:
+    """A store written by boardsim before schema 2 (main 5d46606): meta says schema 1, with the
+    tables cells and units. Opened as immutable: a file that may be anyone's is read without locks
+    and without the -wal/-shm files a reader of a WAL database would otherwise create beside it."""
+    try:
+        con = sqlite3.connect(f"{pathlib.Path(path).resolve().as_uri()}?mode=ro&immutable=1", uri=True, timeout=5)
+        try:
+            names = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if not {"meta", "cells", "units"} <= names:
+                return False
+            row = con.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            return row is not None and row[0] == "1"
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return False
+
+
+def _create(path: pathlib.Path) -> None:
+    """Make an empty store at path, all at once: it is built under a temporary name beside it and
+    linked into place, so a process killed while creating it leaves no half-made store (a later
+    run would refuse it as a file boardsim did not create). If another process made one first,
+    theirs is kept."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_dead_temporaries(path)
+    tmp = path.with_name(f".{path.name}.new-{os.getpid()}-{secrets.token_hex(4)}")
+    try:
+        db = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.executescript(_SCHEMA)
+            db.executemany("INSERT INTO meta VALUES (?, ?)", [("schema", str(SCHEMA_VERSION)),
+                                                              ("created", str(time.time()))])
+            db.execute("PRAGMA journal_mode=WAL")    # kept in the file: every later connection uses WAL
+        finally:
+            db.close()                               # the last connection checkpoints and removes the WAL
+        try:
+            os.link(tmp, path)                       # fails if a store appeared meanwhile: keep that one
+        except FileExistsError:
+            pass
+        except OSError:                              # no hard links here (some network file systems)
+            if not os.path.exists(path):
+                os.replace(tmp, path)
+    finally:
+        for f in _files(tmp):
+            f.unlink(missing_ok=True)
+
+
+def _remove_dead_temporaries(path: pathlib.Path) -> None:
+    """Stores half-made by a process that was killed while making one (``_create``): their names
+    hold the process id; those of processes that are gone are removed."""
+    for f in path.parent.glob(f".{path.name}.new-*"):
+        try:
+            pid = int(f.name[len(f".{path.name}.new-"):].split("-")[0])
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            f.unlink(missing_ok=True)
+        except (ValueError, OSError):
+            pass
+
+
+@dataclass
+class Replayed:
+    """Units of a store played again and compared with what it holds (``Store.replay_sample``)."""
+    units: int = 0                  # units the store holds (of the cells looked at)
+    replayed: int = 0
+    matched: int = 0
+    differ: list = field(default_factory=list)   # one line per unit whose replay differs
+
+    def as_dict(self) -> dict:
+        return {"units": self.units, "replayed": self.replayed, "matched": self.matched, "differ": list(self.differ)}
+
+
 class Store:
     """A study's results store. ``Store.open(path)`` creates or opens it; ``fresh=True`` deletes
-    an existing one first. Use as a context manager or call ``close()``."""
+    an existing one first. Use as a context manager or call ``close()``.
 
-    def __init__(self, path, *, fresh: bool = False, engine: str | None = None, readonly: bool = False):
+    Opening checks what it finds before writing anything (``problems``): a file that is not a
+    boardsim results store (not SQLite, a SQLite file boardsim did not create, a folder), a store
+    of schema 1 or of another engine, and a store whose rows fail their checks are each a one-line
+    UserError naming the file; none is written (``--fresh`` deletes only a boardsim store).
+    ``study``: the name of the study that asks for cells through this Store (``ask``), so that
+    ``status(study=...)`` and ``replay_sample(study=...)`` see only that study's cells."""
+
+    def __init__(self, path, *, fresh: bool = False, engine: str | None = None, readonly: bool = False,
+                 study: str | None = None, check: bool = True):
         self.path = pathlib.Path(path)
         self.engine = engine or engine_hash()
+        self.study = study
         self._cell_ids: dict[str, int] = {}
-        if fresh and not readonly:
+        self.played: set = set()     # (cell id, start) of the units recorded through this object
+        kind = _kind(self.path)
+        if fresh and not readonly and kind != "missing":
             for f in _files(self.path):
                 f.unlink(missing_ok=True)
+            kind = "missing"
+        if kind == "old":
+            raise UserError(f"results store {str(self.path)!r} was written by an older boardsim (store schema 1, "
+                            "without checksums); run the study with --fresh to start over (its results are deleted)")
         if readonly:
-            if not self.path.exists():
+            if kind == "missing":
                 raise UserError(f"results store {self.path}: no such file (run the study first)")
             self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S,
                                       isolation_level=None)
         else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if kind == "missing":
+                _create(self.path)
             self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
-            self.db.executescript(_SCHEMA)
-            with self._tx():
-                self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-                self.db.execute("INSERT OR IGNORE INTO meta VALUES ('created', ?)", (str(time.time()),))
-        self._check()
+        try:
+            self._check_header()
+            self._check_engine()
+            if check:
+                for problem in self.problems(first=True):
+                    raise UserError(f"results store {str(self.path)!r} fails its checks: {problem}; `boardsim "
+                                    f"experiment verify --out {self.path.parent}` lists every problem, --fresh "
+                                    "starts over (its results are deleted)")
+        except sqlite3.DatabaseError as e:
+            self.db.close()
+            raise UserError(f"results store {str(self.path)!r} is damaged (SQLite: {e}); run the study with "
+                            "--fresh to start over (its results are deleted)") from None
+        except BaseException:
+            self.db.close()
+            raise
 
     @classmethod
     def open(cls, path, **kw) -> "Store":
@@ -185,17 +419,117 @@ class Store:
             raise
         self.db.execute("COMMIT")
 
-    def _check(self):
-        schema = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-        if schema is None or int(schema[0]) != SCHEMA_VERSION:
-            raise UserError(f"results store {self.path}: schema {schema and schema[0]} is not {SCHEMA_VERSION}; "
-                            "run with --fresh to start over")
+    @contextlib.contextmanager
+    def _snapshot(self):
+        """A read transaction: every query inside sees one committed state (WAL), whatever a
+        writer does meanwhile."""
+        self.db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.db.execute("COMMIT")
+
+    # -- checks -------------------------------------------------------------------------------
+
+    def _check_header(self):
+        names = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        missing = [t for t in TABLES if t not in names]
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        schema = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() if "meta" in names else None
+        if missing or version != SCHEMA_VERSION or schema is None or schema[0] != str(SCHEMA_VERSION):
+            what = f"its table {missing[0]} is missing" if missing else (
+                f"it says schema {schema and schema[0]} (header {version}), not {SCHEMA_VERSION}")
+            raise UserError(f"results store {str(self.path)!r}: {what}; run the study with --fresh to start over "
+                            "(its results are deleted)")
+
+    def _check_engine(self):
         other = self.db.execute("SELECT engine, COUNT(*), SUM(games) FROM cells WHERE engine != ? AND games > 0 "
                                 "GROUP BY engine", (self.engine,)).fetchall()
         if other:
             eng, n, g = other[0]
             raise UserError(f"results store {self.path} holds {g:,} games of {n} cells from engine {eng}, not this "
                             f"engine {self.engine}; run with --fresh to start over (the old results are deleted)")
+
+    def problems(self, first: bool = False) -> list[str]:
+        """Every way the store's rows break what boardsim writes, one line each ([] when sound):
+        per cell, a key that is JSON naming a known game with the row's engine, rules and theta,
+        a recipe that builds a cell of that key, and running totals (counts, games, units) equal to
+        the sums over its units; per unit, a checksum (``digest``) that matches the row, counts of
+        the right length whose first is the unit's games and that satisfy
+        ``arena.units.count_problem``, and no overlap with the cell's other units; per ask, a cell
+        that exists. ``first``: stop at the first problem (what opening a store does). An edit
+        that keeps all of these (a unit changed with its checksum and its cell's totals
+        recomputed) is caught only by replaying the unit (``replay_sample``)."""
+        out: list[str] = []
+        with self._snapshot():
+            for p in self._problems():
+                out.append(p)
+                if first:
+                    break
+        return out
+
+    def _problems(self):
+        for cid, key, game, engine, rules, theta, recipe, label, games, units, blob in self.db.execute(
+                "SELECT id, key, game, engine, rules, theta, recipe, label, games, units, counts FROM cells "
+                "ORDER BY id").fetchall():
+            name = f"cell {label or cid!r}"
+            try:
+                d = _json(key)
+                width = _width(d)
+            except (ValueError, TypeError, KeyError):
+                yield f"{name}: its key is not a cell's key"
+                continue
+            if not isinstance(d, dict) or width is None:
+                yield f"{name}: its key names no known game"
+                continue
+            name = f"cell {label or _short(d)!r}"
+            row = {"engine": engine, "game": game, "rules": rules, "theta": theta}
+            bad = [k for k, v in row.items() if d.get(k) != v]
+            if bad:
+                yield f"{name}: its row's {bad[0]} {row[bad[0]]!r} is not its key's {d.get(bad[0])!r}"
+                continue
+            if not isinstance(blob, bytes) or len(blob) != 8 * width:
+                yield f"{name}: its running totals are not {width} counts"
+                continue
+            sums, n, g, end = np.zeros(width, np.int64), 0, 0, 0
+            for start, count, ublob, dig in self.db.execute(
+                    "SELECT start, count, counts, digest FROM units WHERE cell_id=? ORDER BY start", (cid,)):
+                unit = f"unit {start}+{count} of {name}"
+                if not isinstance(ublob, bytes) or len(ublob) != 8 * width:
+                    yield f"{unit}: not {width} counts"
+                    continue
+                if dig != digest(key, start, count, ublob):
+                    yield f"{unit}: its row does not match its checksum (changed outside boardsim)"
+                v = _vec(ublob)
+                why = self._count_problem(d, v, count)
+                if why:
+                    yield f"{unit}: {why}"
+                if start < end:
+                    yield f"{unit}: overlaps the unit before it (games up to {end})"
+                end = max(end, start + count)
+                sums += v
+                n, g = n + 1, g + count
+            if (n, g) != (units, games) or not np.array_equal(sums, _vec(blob)):
+                other = "" if np.array_equal(sums[1:], _vec(blob)[1:]) else ", other counts"
+                yield (f"{name}: its totals ({games:,} games in {_units(units)}) are not the sum of its units "
+                       f"({g:,} games in {_units(n)}{other})")
+            try:
+                _rebuild(key, recipe)
+            except ValueError as e:
+                yield f"{name}: {e}"
+        for study, cid in self.db.execute("SELECT study, cell_id FROM asks WHERE cell_id NOT IN "
+                                          "(SELECT id FROM cells)").fetchall():
+            yield f"study {study!r} asks for cell {cid}, which is not in the store"
+
+    @staticmethod
+    def _count_problem(d: dict, v: np.ndarray, count: int) -> str | None:
+        if v[0] != count:
+            return f"its counts say {int(v[0]):,} games in a unit of {count:,}"
+        if "pair" in d:
+            if (v < 0).any() or int(v[1:].sum()) != count:
+                return "its paired counts do not add up to its games"
+            return None
+        return count_problem(d["game"], v)
 
     # -- cells --------------------------------------------------------------------------------
 
@@ -216,9 +550,10 @@ class Store:
             if not create:
                 return None
             d = _dict(cell)
-            self.db.execute("INSERT OR IGNORE INTO cells (key, game, engine, rules, theta, label, counts) "
-                            "VALUES (?,?,?,?,?,?,?)",
-                            (key, cell.game, self.engine, d["rules"], d["theta"], _label(cell),
+            self.db.execute("INSERT OR IGNORE INTO cells (key, game, engine, rules, theta, recipe, label, counts) "
+                            "VALUES (?,?,?,?,?,?,?,?)",
+                            (key, cell.game, self.engine, d["rules"], d["theta"],
+                             json.dumps(recipe_of(cell), sort_keys=True), _label(cell),
                              _blob(np.zeros(len(fields_of(cell)), np.int64))))
             row = self.db.execute("SELECT id FROM cells WHERE key=?", (key,)).fetchone()
         self._cell_ids[key] = row[0]
@@ -232,6 +567,9 @@ class Store:
         with self._tx():
             cid = self._cell_id(cell, create=True)
             self.db.execute("UPDATE cells SET asked=MAX(asked, ?), label=? WHERE id=?", (games, _label(cell), cid))
+            if self.study is not None:
+                self.db.execute("INSERT INTO asks VALUES (?, ?, ?) ON CONFLICT (study, cell_id) DO UPDATE "
+                                "SET games=MAX(games, excluded.games)", (self.study, cid, games))
 
     # -- units --------------------------------------------------------------------------------
 
@@ -280,8 +618,11 @@ class Store:
                               "ORDER BY start LIMIT 1", (cid, start, end)).fetchone()
         if nxt is not None:
             raise OverlapError(f"unit {start}+{count} overlaps recorded unit {nxt[0]}+{nxt[1]}")
-        self.db.execute("INSERT INTO units VALUES (?,?,?,?,?,?)",
-                        (cid, start, count, _blob(counts), seconds, time.time()))
+        blob = _blob(counts)
+        self.db.execute("INSERT INTO units (cell_id, start, count, counts, digest, seconds, recorded) "
+                        "VALUES (?,?,?,?,?,?,?)",
+                        (cid, start, count, blob, digest(self._key(cell), start, count, blob), seconds, time.time()))
+        self.played.add((cid, start))
         total = _vec(self.db.execute("SELECT counts FROM cells WHERE id=?", (cid,)).fetchone()[0]) + counts
         self.db.execute("UPDATE cells SET counts=?, games=games+?, units=units+1 WHERE id=?",
                         (_blob(total), count, cid))
@@ -367,21 +708,21 @@ class Store:
                          **dict(zip(FIELDS[game], _vec(blob).tolist()))})
         return pd.DataFrame(rows)
 
-    def verify(self) -> None:
-        """Check that every cell's running total equals the sum of its units (AssertionError if
-        not) and that SQLite finds the file sound."""
-        assert self.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        for cid, key, blob, games, units in self.db.execute("SELECT id, key, counts, games, units FROM cells").fetchall():
-            s = np.zeros_like(_vec(blob))
-            n = g = 0
-            for (b, c) in self.db.execute("SELECT counts, count FROM units WHERE cell_id=?", (cid,)):
-                s += _vec(b)
-                n, g = n + 1, g + c
-            assert np.array_equal(s, _vec(blob)) and (n, g) == (units, games), f"totals of {key} disagree with units"
-
-    def status(self, cells=None) -> list[CellStatus]:
+    def status(self, cells=None, study: str | None = None) -> list[CellStatus]:
         """Per cell: games recorded and games asked. ``cells`` (Cell objects) limits and orders
-        the rows to a study's cells (cells not in the store yet show 0 games)."""
+        the rows to those cells (cells not in the store yet show 0 games). ``study``: only the
+        cells that study asked for, in the order it asked, each with the games it asked and the
+        units and games recorded inside them (games 0 to asked - 1: another study's larger ask
+        or a longer earlier run is not counted)."""
+        if study is not None:
+            out = []
+            for key, label, game, engine, asked, cid in self.db.execute(
+                    "SELECT c.key, c.label, c.game, c.engine, a.games, c.id FROM asks a JOIN cells c "
+                    "ON c.id = a.cell_id WHERE a.study=? ORDER BY c.id", (study,)).fetchall():
+                n, g = self.db.execute("SELECT COUNT(*), COALESCE(SUM(count), 0) FROM units WHERE cell_id=? "
+                                       "AND start + count <= ?", (cid, asked)).fetchone()
+                out.append(CellStatus(key, label, game, engine, g, asked, n))
+            return out
         rows = {r[0]: CellStatus(*r) for r in self.db.execute(
             "SELECT key, label, game, engine, games, asked, units FROM cells ORDER BY id")}
         if cells is None:
@@ -391,6 +732,73 @@ class Store:
             k = key_of(c)
             out.append(rows.get(k) or CellStatus(k, _label(c), c.game, self.engine, 0, 0, 0))
         return out
+
+    def studies(self) -> list[str]:
+        """The names of the studies that asked for cells in this store."""
+        return [r[0] for r in self.db.execute("SELECT DISTINCT study FROM asks ORDER BY study")]
+
+    # -- replay -------------------------------------------------------------------------------
+
+    def replay_sample(self, k: int | None, study: str | None = None, threads: int | None = None,
+                      avoid_played: bool = False) -> Replayed:
+        """Play `k` units chosen at random (None: every unit) again and compare their counts with
+        the stored ones; each unit that differs is a line in the result's ``differ``, naming it
+        and the first counts that differ. ``study``: only units inside that study's asks.
+        ``avoid_played``: draw from the units this object did not record (those read from the
+        store rather than played now) while there are any. A unit is a pure function of its key,
+        so any difference means the store was changed (or the engine is not deterministic).
+        Replays on ``threads`` numba threads (None: all)."""
+        if study is not None:
+            rows = self.db.execute(
+                "SELECT u.cell_id, u.start, u.count, u.counts FROM units u JOIN asks a ON a.cell_id = u.cell_id "
+                "WHERE a.study=? AND u.start + u.count <= a.games ORDER BY u.cell_id, u.start", (study,)).fetchall()
+        else:
+            rows = self.db.execute("SELECT cell_id, start, count, counts FROM units ORDER BY cell_id, start").fetchall()
+        res = Replayed(units=len(rows))
+        pool = rows
+        if avoid_played:
+            older = [r for r in rows if (r[0], r[1]) not in self.played]
+            pool = older or rows
+        rng = random.SystemRandom()    # not predictable from anything in the store
+        chosen = pool if k is None or k >= len(pool) else rng.sample(pool, k)
+        chosen = sorted(chosen, key=lambda r: (r[0], r[1]))
+        cells = {}
+        import numba
+        old = numba.get_num_threads()
+        if threads:
+            numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        try:
+            for cid, start, count, blob in chosen:
+                if cid not in cells:
+                    key, recipe, label = self.db.execute("SELECT key, recipe, label FROM cells WHERE id=?",
+                                                         (cid,)).fetchone()
+                    try:
+                        name = label or _short(key)
+                    except (ValueError, TypeError, KeyError, IndexError, RecursionError):
+                        name = f"#{cid}"
+                    try:
+                        cells[cid] = (_rebuild(key, recipe), name)
+                    except ValueError:
+                        cells[cid] = (None, name)
+                cell, name = cells[cid]
+                try:
+                    if cell is None:
+                        raise ValueError("its cell cannot be built from the store")
+                    got, want = replay(cell, start, count), _vec(blob)
+                except ValueError as e:   # a UserError of the engine's checks too
+                    res.differ.append(f"unit {start}+{count} of cell {name!r}: cannot be played again ({e})")
+                    continue
+                res.replayed += 1
+                if np.array_equal(got, want):
+                    res.matched += 1
+                    continue
+                names = fields_of(cell)
+                diff = [f"{names[i]} {want[i]:,} stored, {got[i]:,} replayed"
+                        for i in np.flatnonzero(got != want)[:3]]
+                res.differ.append(f"unit {start}+{count} of cell {name!r}: " + "; ".join(diff))
+        finally:
+            numba.set_num_threads(old)
+        return res
 
     def stats(self) -> dict:
         """Store-wide figures: cells, units, games, file size in bytes."""
@@ -456,5 +864,6 @@ def _short(key) -> str:
     return " ".join(bits)
 
 
-__all__ = ["Store", "CellStatus", "cut", "key_of", "fields_of", "OverlapError", "DeterminismError", "store_path_for", "format_status",
-           "SCHEMA_VERSION"]
+__all__ = ["Store", "CellStatus", "Replayed", "cut", "key_of", "fields_of", "recipe_of", "from_recipe", "replay",
+           "digest", "OverlapError", "DeterminismError", "store_path_for", "format_status", "SCHEMA_VERSION",
+           "APPLICATION_ID"]

@@ -150,6 +150,7 @@ class Study:
     path: Path | None = None
     rules: object = None                       # the study's rules (None: defaults)
     variants: list = field(default_factory=list)   # (name, Rules) for the variants study
+    files: list = field(default_factory=list)      # the rules and variants files it read (Paths)
 
     @property
     def policies(self) -> list[str]:
@@ -172,23 +173,48 @@ def _check_table(where: str, table: dict, kind: str) -> dict:
     return out
 
 
-def load_study(path, quick: bool = False, seed: int | None = None) -> Study:
-    """Read and check a study file (UserError with one line naming the bad key or value)."""
+def load_study(path, quick: bool = False, seed: int | None = None, allow=()) -> Study:
+    """Read and check a study file (UserError with one line naming the bad key or value).
+
+    The files it names (rules, variants) are found relative to the study file and must lie inside
+    its folder once links are followed, or inside a file or folder of `allow` (``--allow`` on the
+    command line): a study file from elsewhere cannot make boardsim read any file on the machine."""
+    from simcore.limits import parse_nested, read_regular
     path = Path(path)
+    what = f"study file {str(path)!r}"
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = parse_nested(lambda b: tomllib.loads(b.decode("utf-8")), read_regular(path, what), what)
     except FileNotFoundError:
-        raise UserError(f"study file {str(path)!r} does not exist") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise UserError(f"study file {str(path)!r} cannot be read: {e}") from None
+        raise UserError(f"{what} does not exist") from None
+    except UserError:
+        raise                  # a folder, a device or pipe, too large or too deeply nested
+    except UnicodeDecodeError:
+        raise UserError(f"{what} cannot be read: it is not UTF-8 text (TOML must be)") from None
+    except OSError as e:
+        raise UserError(f"{what} cannot be read: {e.strerror or e}") from None
     except tomllib.TOMLDecodeError as e:
-        raise UserError(f"study file {str(path)!r} is not valid TOML: {e}") from None
+        raise UserError(f"{what} is not valid TOML: {e}") from None
     return study_from_dict(raw, path.stem, base=path.parent, quick=quick, seed=seed,
-                           where=str(path))
+                           where=str(path), confine=True, allow=allow)
+
+
+def study_path(base, value: str, key: str, where: str, confine: bool = True, allow=()) -> Path:
+    """The file a study file names (``rules = ...``, ``variants = [...]``): relative to the study
+    file's folder `base`. With `confine`, the file (links followed) must be inside `base` or inside
+    a path of `allow`; else a UserError naming the key, the value and what to do."""
+    p = Path(base) / value
+    if not confine:
+        return p
+    real = p.resolve()
+    inside = [Path(base).resolve(), *(Path(a).resolve() for a in allow)]
+    if any(real == d or real.is_relative_to(d) for d in inside):
+        return p
+    raise UserError(f"{where}: {key} = {value!r} leads outside the study file's folder ({real}); put the file "
+                    "beside the study file, or name it (or its folder) with --allow")
 
 
 def study_from_dict(raw: dict, name: str, base=None, quick=False, seed=None,
-                    where="study") -> Study:
+                    where="study", confine: bool = False, allow=()) -> Study:
     kind = raw.get("kind")
     if kind is None:
         raise UserError(f"{where}: no kind = \"...\" line; allowed kinds: {', '.join(KINDS)}")
@@ -216,11 +242,15 @@ def study_from_dict(raw: dict, name: str, base=None, quick=False, seed=None,
     base = Path(base) if base is not None else Path(".")
     st = Study(kind, game, name, opts.get("title") or _default_title(kind, game), opts,
                path=None)
-    st.rules = _load_rules(game, base / opts["rules"]) if "rules" in opts else None
+    if "rules" in opts:
+        st.files.append(study_path(base, opts["rules"], "rules", where, confine, allow))
+        st.rules = _load_rules(game, st.files[-1])
     if kind == "variants":
         if "variants" not in opts:
             raise UserError(f"{where}: a variants study needs variants = [\"rules.toml\", ...]")
-        st.variants = [(Path(v).stem, _load_rules(game, base / v)) for v in opts["variants"]]
+        for v in opts["variants"]:
+            st.files.append(study_path(base, v, "variants", where, confine, allow))
+            st.variants.append((Path(v).stem, _load_rules(game, st.files[-1])))
     if kind in ("seats", "variants") and game == "benevolent":
         for pl in opts["players"]:
             for spec in opts["leaves"]:
@@ -257,7 +287,9 @@ def _load_rules(game, path):
         from simcore.bethel_woods.rules import load_rules
     else:
         from simcore.benevolent.rules import load_rules
-    if not Path(path).is_file():
+    if Path(path).is_dir():
+        raise UserError(f"rules file {str(path)!r} is a folder; give a .toml file")
+    if not Path(path).exists():
         raise UserError(f"rules file {str(path)!r} does not exist")
     return load_rules(path)
 
@@ -1067,6 +1099,21 @@ class PairedCell:
         a, b = cell_dict(self.a), cell_dict(self.b)
         return {"pair": [a, b], "game": self.game, "rules": f"{a['rules']}|{b['rules']}",
                 "theta": f"{a['theta']}|{b['theta']}"}
+
+    def recipe(self) -> dict:
+        """What builds the pair again (a results store replays its units from it)."""
+        from arena.units import cell_recipe
+        return {"pair": [cell_recipe(self.a), cell_recipe(self.b)]}
+
+    @classmethod
+    def from_recipe(cls, d: dict) -> "PairedCell":
+        from arena.units import cell_from_recipe
+        a, b = d["pair"]
+        return cls(cell_from_recipe(a), cell_from_recipe(b))
+
+    def unit_counts(self, start: int, count: int) -> np.ndarray:
+        """The counts of games start..start+count-1 (``paired_unit``)."""
+        return paired_unit(self, start, count)
 
 
 def _outcomes(cell: Cell, start: int, count: int) -> np.ndarray:

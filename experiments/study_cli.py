@@ -27,12 +27,34 @@ Fresh = Annotated[bool, typer.Option("--fresh", help="Delete the study's results
 Workers = Annotated[Optional[int], typer.Option(help="Play on a new local Dask cluster of N worker processes.")]
 Scheduler = Annotated[Optional[str], typer.Option(help="Play on the Dask cluster at this address, "
                                                   "e.g. tcp://HOST:8786.")]
+ConnectTimeout = Annotated[Optional[float], typer.Option(
+    help="With --scheduler: seconds to connect and complete Dask's handshake before giving up "
+         "(default 15).")]
+Allow = Annotated[Optional[list[Path]], typer.Option(
+    "--allow", help="A file or folder outside the study file's folder that the study file may name "
+                    "(rules, variants); repeat for more. Without it such a path is refused.")]
 STORE_NAME = "results.sqlite"
+RUN_REPLAY_SAMPLE = 2   # units of the store that `experiment run` plays again after a run (docs/scaling.md)
+VERIFY_SAMPLE = 10      # units `experiment verify` plays again by default
 
 
 def store_path(out: Path) -> Path:
     """Where `experiment run` keeps a study's results store: in its --out folder."""
     return Path(out) / STORE_NAME
+
+
+def check_inputs(st, file, out: Path) -> None:
+    """UserError if a file the run writes in `out` (report, run.json, tables, charts, its results
+    store) is one of its inputs (the study file, a rules or variants file it names): the run would
+    replace it. Checked before anything plays."""
+    from arena.outfiles import same_file
+    written = [out / "report.md", out / "report.html", out / "run.json", out / STORE_NAME]
+    folders = [(out / d).resolve() for d in ("tables", "charts")]
+    for what, src in [("the study file", Path(file)), *(("the rules file", p) for p in st.files)]:
+        if any(same_file(w, src) for w in written) or any(src.resolve().is_relative_to(d) for d in folders):
+            raise UserError(f"{what} {str(src)!r} is among the files the run writes in {str(out)!r} (report, "
+                            "run.json, tables/, charts/, results store): it would be replaced; give another "
+                            "--out or move the file")
 
 
 @app.command()
@@ -41,11 +63,14 @@ def run(file: Annotated[Path, typer.Argument(help="A study file (TOML), e.g. exp
         out: Annotated[Optional[Path], typer.Option(
             help="Folder to write (created; its parent must exist); default: study-NAME, NAME the "
                  "study file's name.")] = None, quick: Quick = False, seed: Seed = None, threads: Threads = None,
-        fresh: Fresh = False, workers: Workers = None, scheduler: Scheduler = None):
+        fresh: Fresh = False, workers: Workers = None, scheduler: Scheduler = None,
+        connect_timeout: ConnectTimeout = None, allow: Allow = None):
     """Run one study file: tables (CSV, Parquet), charts, report.md and report.html in --out.
 
     Every finished unit of games is recorded in --out/results.sqlite: run the same command again
-    after a crash (or Ctrl-C) to resume, or after the end to rebuild the report without playing."""
+    after a crash (or Ctrl-C) to resume, or after the end to rebuild the report without playing.
+    After the run, a few units of the store are played again and compared (the report says how
+    many matched); `boardsim experiment verify` replays more."""
     import contextlib
 
     from .cluster import check_options, dask_client
@@ -53,27 +78,39 @@ def run(file: Annotated[Path, typer.Argument(help="A study file (TOML), e.g. exp
     from .store import Store
     from .study import load_study
     from arena.runner import check_threads
-    check_options(workers, scheduler)
+    check_options(workers, scheduler, connect_timeout=connect_timeout)
+    if connect_timeout is not None and scheduler is None:
+        raise UserError(f"--connect-timeout {connect_timeout:g} is only used with --scheduler; add --scheduler")
     if threads is not None:
         check_threads(threads)
-    st = load_study(file, quick=quick, seed=seed)
+    st = load_study(file, quick=quick, seed=seed, allow=allow or ())
     if st.kind == "sensitivity" and (workers is not None or scheduler is not None):
         raise UserError(f"{'--workers' if workers is not None else '--scheduler'}: a sensitivity study "
                         "plays in this process (its paired intervals need every game's outcome, which "
                         "the results store and the cluster do not return); leave it out")
     out = out or Path(f"study-{st.name}")
     _check_out(out)
+    check_inputs(st, file, out)
     command = f"boardsim experiment run {file}" + (" --quick" if quick else "") + (
         f" --seed {seed}" if seed is not None else "")
     with contextlib.ExitStack() as stack:
         backend = {}
         if workers is not None or scheduler is not None:  # first: a cluster that fails writes nothing
-            client, per_worker = stack.enter_context(dask_client(workers, scheduler, threads))
+            client, per_worker = stack.enter_context(dask_client(workers, scheduler, threads, connect_timeout))
             backend["client"] = client
             threads = threads or per_worker
-        backend["store"] = stack.enter_context(Store(store_path(out), fresh=fresh))
+        store = backend["store"] = stack.enter_context(Store(store_path(out), fresh=fresh, study=st.name))
+
+        def replay(nthreads):
+            r = store.replay_sample(RUN_REPLAY_SAMPLE, study=st.name, threads=nthreads, avoid_played=True)
+            if r.differ:
+                raise UserError(f"results store {str(store.path)!r}: {r.differ[0]}: the store was changed "
+                                f"outside boardsim; `boardsim experiment verify --out {out} --sample all` finds "
+                                "every such unit, --fresh starts over (no report was written)")
+            return r
+
         info = run_studies([st], out, threads=threads, show_progress=_progress_wanted(),
-                           title=st.title, command=command, backend=backend)
+                           title=st.title, command=command, backend=backend, replay=replay)
     s = info["studies"][0]
     if s["played"] == s["games"]:
         where = "all played now"
@@ -81,7 +118,9 @@ def run(file: Annotated[Path, typer.Argument(help="A study file (TOML), e.g. exp
         where = f"all read from {store_path(out)}"
     else:
         where = f"{s['played']:,} played now, the rest read from {store_path(out)}"
-    typer.echo(f"{st.name}: {s['games']:,} games ({where}) in {info['seconds']:.0f} s; wrote "
+    r = info["replayed"]
+    typer.echo(f"{st.name}: {s['games']:,} games ({where}) in {info['seconds']:.0f} s; {r['matched']} of "
+               f"{r['replayed']} units replayed from the store matched; wrote "
                f"{out}/report.md, {out}/report.html, {out}/tables, {out}/charts")
 
 
@@ -89,19 +128,61 @@ def run(file: Annotated[Path, typer.Argument(help="A study file (TOML), e.g. exp
 @user_errors
 def status(file: Annotated[Path, typer.Argument(help="The study file given to `experiment run`.")],
            out: Annotated[Optional[Path], typer.Option(
-               help="The folder given to `experiment run` (default: study-NAME); only read.")] = None):
+               help="The folder given to `experiment run` (default: study-NAME); only read.")] = None,
+           allow: Allow = None):
     """How far a study is: per cell, the games recorded of the games asked so far (reads only,
     so it works while the study runs)."""
     from .runwork import study_status
     from .study import load_study
-    st = load_study(file)
+    st = load_study(file, allow=allow or ())
     out = out or Path(f"study-{st.name}")
     path = store_path(out)
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         raise UserError(f"no results store at {str(path)!r}: run `boardsim experiment run {file}` first "
                         "(with the same --out)")
+    text = study_status(path, study=st.name)
     typer.echo(f"{st.name}: {path}")
-    typer.echo(study_status(path))
+    typer.echo(text)
+
+
+@app.command()
+@user_errors
+def verify(out: Annotated[Path, typer.Option(help="The folder given to `experiment run`; only read.")],
+           sample: Annotated[str, typer.Option(
+               help=f"How many units to play again, chosen at random, or 'all' (default {VERIFY_SAMPLE}).")]
+           = str(VERIFY_SAMPLE), threads: Threads = None):
+    """Check a study's results store: every row against its checksum and the cells' totals, then
+    play units again and compare their counts (a unit is a pure function of its key, so any
+    difference means the store was changed). Names every unit that fails; exit 1 if one does."""
+    from arena.runner import check_threads
+
+    from .store import Store
+    if sample == "all":
+        k = None
+    else:
+        try:
+            k = int(sample)
+        except ValueError:
+            k = -1
+        if k < 1:
+            raise UserError(f"--sample {sample}: must be a whole number, 1 or more, or 'all'")
+    nthreads = check_threads(threads)
+    path = store_path(out)
+    if not path.exists() and not path.is_symlink():
+        raise UserError(f"no results store at {str(path)!r}: give the --out folder of `boardsim experiment run`")
+    with Store(path, readonly=True, check=False) as s:
+        problems = s.problems()
+        r = s.replay_sample(k, threads=nthreads)
+        st = s.stats()
+    for line in problems + r.differ:
+        typer.echo(f"FAILED: {line}")
+    found = f"{len(problems):,} problem{'s' if len(problems) != 1 else ''}" if problems else "no problem"
+    how = "all" if k is None or k >= r.units else "chosen at random"
+    typer.echo(f"{path}: {st['units']:,} units of {st['cells']:,} cells checked against their checksums and "
+               f"totals: {found}; {r.replayed:,} units played again ({how}): {r.matched:,} matched"
+               + (f"; {len(r.differ):,} failed" if r.differ else ""))
+    if problems or r.differ:
+        raise typer.Exit(code=1)
 
 
 @user_errors

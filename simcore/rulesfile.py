@@ -4,6 +4,7 @@ from __future__ import annotations
 import tomllib
 
 from .errors import UserError
+from .limits import parse_nested, read_regular
 
 
 GAME_TABLES = ("bethel_woods", "benevolent")  # the tables a rules file may hold, one per game
@@ -15,19 +16,19 @@ class RulesError(UserError):
 
 def read_table(path, table: str) -> dict:
     """The `[table]` of the TOML file at path ({} if absent); RulesError with one line otherwise."""
+    what = f"rules file {str(path)!r}"
     try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
+        data = parse_nested(lambda b: tomllib.loads(b.decode("utf-8")), read_regular(path, what), what)
     except FileNotFoundError:
-        raise RulesError(f"rules file {str(path)!r} does not exist") from None
+        raise RulesError(f"{what} does not exist") from None
     except tomllib.TOMLDecodeError as e:
-        raise RulesError(f"rules file {str(path)!r} is not valid TOML: {e}") from None
+        raise RulesError(f"{what} is not valid TOML: {e}") from None
     except UnicodeDecodeError:
-        raise RulesError(f"rules file {str(path)!r} is not UTF-8 text (TOML must be)") from None
-    except IsADirectoryError:
-        raise RulesError(f"rules file {str(path)!r} is a folder; give a .toml file") from None
+        raise RulesError(f"{what} is not UTF-8 text (TOML must be)") from None
+    except UserError as e:   # a folder, a device or pipe, too large, too deeply nested (simcore.limits)
+        raise RulesError(str(e).replace("give a file", "give a .toml file")) from None
     except OSError as e:
-        raise RulesError(f"rules file {str(path)!r} cannot be read: {e.strerror}") from None
+        raise RulesError(f"{what} cannot be read: {e.strerror}") from None
     unknown = [k for k in data if k not in GAME_TABLES]
     if unknown:
         raise RulesError(f"rules file {str(path)!r}: unknown table or key {unknown[0]!r} at the top; "

@@ -215,4 +215,4 @@ def test_a_paired_cell_in_the_store_is_kept_apart_from_its_cells(tmp_path):
         assert (got == paired_unit(pc, 0, 150)).all()
         assert s.totals(a)[0] == 0 and s.missing(a, 10) == [(0, 10)]   # not a's games
         assert s.table("bethel_woods").empty                          # not a row of the game's table
-        s.verify()
+        assert s.problems() == []

@@ -198,7 +198,7 @@ def test_an_empty_file_a_folder_and_a_missing_file_are_rejected(capsys, tmp_path
     rejected(capsys, empty, f"{empty}: the trace is empty (no setup line)")
     empty.write_text("\n  \n")
     rejected(capsys, empty, "the trace is empty")
-    rejected(capsys, tmp_path, "cannot read the trace")
+    rejected(capsys, tmp_path, "is a folder; give a file")
     rejected(capsys, tmp_path / "missing.jsonl", "cannot read the trace")
     other = tmp_path / "other.jsonl"
     other.write_text('{"type": "setup", "game": "chess"}\n')

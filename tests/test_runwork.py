@@ -48,7 +48,7 @@ def test_run_work_records_and_a_rerun_plays_nothing(tmp_path):
         assert len(calls) == k and np.array_equal(again[BW], out[BW])
         more = run_work([(BW, 3500)], store=s, first_unit=1000, progress=False)   # extending plays the rest
         assert np.array_equal(more[BW], run_unit(BW, 0, 3500))
-        s.verify()
+        assert s.problems() == []
     text = study_status(tmp_path / "s.sqlite", [(BW, 3500), (BV, 300), (Cell("benevolent", 3), 50)])
     assert "bw2" in text and "3,500" in text and "100.0%" in text and "benevolent 3p" in text
     assert study_status(tmp_path / "none.sqlite").endswith("nothing recorded yet")
@@ -92,7 +92,7 @@ def start_and_kill(tmp_path, after=6):
     proc.wait(timeout=30)
     assert "done\n" not in seen and all(seen)
     with Store(p) as s:
-        s.verify()
+        assert s.problems() == []
         assert after * 200 <= sum(r.games for r in s.status()) < 41_500
     return p, script, env
 
@@ -107,7 +107,7 @@ def test_a_study_killed_midway_resumes_to_the_uninterrupted_totals(tmp_path):
     replayed = sum(int(line.split()[2]) for line in out.stdout.splitlines()[:-1])
     assert replayed == 41_500 - first                      # only the missing games were played
     with Store(p) as s:
-        s.verify()
+        assert s.problems() == []
         assert np.array_equal(s.totals(BW), run_unit(BW, 0, 40_000))
         assert np.array_equal(s.totals(BV), run_unit(BV, 0, 1_500))
 

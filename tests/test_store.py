@@ -42,7 +42,7 @@ def test_record_totals_ranges_and_missing(tmp_path):
         s.record(BV, 0, 25, run_unit(BV, 0, 25))
         assert s.totals(BV).shape == (len(FIELDS["benevolent"]),) and s.totals(BV)[0] == 25
         assert s.totals(BW)[0] == 100
-        s.verify()
+        assert s.problems() == []
 
 
 def test_a_unit_counts_once_and_overlaps_are_refused(tmp_path):
@@ -63,7 +63,7 @@ def test_a_unit_counts_once_and_overlaps_are_refused(tmp_path):
         with pytest.raises(ValueError, match="counts say"):
             s.record(BW, 40, 3, run_unit(BW, 40, 2))
         assert s.totals(BW)[0] == 35
-        s.verify()
+        assert s.problems() == []
 
 
 def test_other_rules_params_or_seed_are_other_cells(tmp_path):
@@ -141,7 +141,7 @@ def test_two_writers_at_once_count_each_unit_once(tmp_path):
     assert sum(got) == len(units)                          # each unit recorded by exactly one writer
     with Store(p) as s:
         assert np.array_equal(s.totals(BW), run_unit(BW, 0, 7 * 40))
-        s.verify()
+        assert s.problems() == []
 
 
 def test_a_reader_reads_while_a_writer_holds_the_lock(tmp_path):
@@ -184,7 +184,7 @@ def test_sigkill_midway_then_resume_gives_the_uninterrupted_totals(tmp_path):
     proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL and "done\n" not in seen
     with Store(p) as s:
-        s.verify()
+        assert s.problems() == []
         before = s.totals(BW)[0]
         assert 5 * unit <= before < games                 # the recorded units survived; some are missing
         gaps = s.missing(BW, games)
@@ -193,7 +193,7 @@ def test_sigkill_midway_then_resume_gives_the_uninterrupted_totals(tmp_path):
                          text=True, env=env, cwd=os.getcwd(), timeout=300)
     assert out.returncode == 0 and out.stdout.endswith("done\n")
     with Store(p) as s:
-        s.verify()
+        assert s.problems() == []
         assert s.missing(BW, games) == []
         assert np.array_equal(s.totals(BW), run_unit(BW, 0, games))
         assert s.status()[0].units == games // unit       # nothing recorded twice
@@ -209,7 +209,7 @@ def test_record_many_is_one_transaction_all_or_none(tmp_path):
         assert s.totals(new)[0] == 0 and s.status([new])[0].units == 0 and s.totals(BW)[0] == 10
         assert s.record_many(units + [(BW, 0, 10, run_unit(BW, 0, 10))]) == 3   # the BW unit: already there
         assert np.array_equal(s.totals(new), run_unit(new, 0, 60))
-        s.verify()
+        assert s.problems() == []
 
 
 def test_the_report_table_comes_from_the_store(tmp_path):

@@ -1,0 +1,534 @@
+"""The hostile cases of issue 34, each through the command line: a results store that is not one,
+is another program's, is of an older schema or was edited; a scheduler address that never speaks
+Dask; a trace that is a device or a pipe; files nested thousands of levels deep; an output that is
+an input of the same run; the folders of killed runs; paths in a study file that lead elsewhere.
+Each is one line `error: ...` with exit code 2 (for `experiment verify`, the tampered unit named
+and exit 1), nothing written, and every input file unchanged."""
+import hashlib
+import json
+import os
+import socket
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from experiments.cli import main
+from test_cli_inputs import one_line_error as one_line, run
+
+# 2 cells of random Bethel Woods, 2 units each (256 + 344 games): a second to play
+STUDY = 'kind = "difficulty"\npolicy = ["random"]\nplayers = [2]\nspies = [0, 5]\ngames = 600\nseed = 12\n'
+
+
+def snapshot(*roots, sqlite_side_files=False) -> dict:
+    """Every file, folder and link under the roots (hidden ones too) with its content's hash: two
+    snapshots are equal when nothing was written, made or removed. sqlite_side_files=False leaves
+    out the -wal and -shm files that SQLite keeps beside a boardsim store in WAL mode (any reader
+    of such a database makes them; the store's own file is compared)."""
+    out = {}
+    for root in map(Path, roots):
+        if not os.path.lexists(root):
+            out[str(root)] = None
+            continue
+        for p in [root, *sorted(root.rglob("*"))] if root.is_dir() and not root.is_symlink() else [root]:
+            if not sqlite_side_files and p.name.endswith(("results.sqlite-wal", "results.sqlite-shm")):
+                continue
+            if p.is_symlink():
+                out[str(p)] = ("link", os.readlink(p))
+            elif p.is_dir():
+                out[str(p)] = "dir"
+            else:
+                out[str(p)] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+@pytest.fixture
+def study(tmp_path):
+    f = tmp_path / "d.toml"
+    f.write_text(STUDY)
+    return f
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """A finished run's folder (its store holds 4 units), copied by the tests that change it."""
+    d = tmp_path_factory.mktemp("played")
+    (d / "d.toml").write_text(STUDY)
+    assert main(["experiment", "run", str(d / "d.toml"), "--out", str(d / "o")]) == 0
+    return d / "o"
+
+
+def copy_of(played, tmp_path) -> Path:
+    import shutil
+    out = tmp_path / "o"
+    shutil.copytree(played, out)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the results store
+
+def _foreign(path):
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE notes (x)")
+    con.execute("INSERT INTO notes VALUES ('mine')")
+    con.commit()
+    con.close()
+
+
+def _foreign_wal(path):
+    """Another program's database in WAL mode, whose readers make -wal and -shm files."""
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("CREATE TABLE notes (x)")
+    con.commit()
+    con.close()
+
+
+def _schema_1(path):
+    """A store as main 5d46606 wrote it (schema 1: no application id, no checksums)."""
+    con = sqlite3.connect(path)
+    con.executescript("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); "
+                      "CREATE TABLE cells (id INTEGER PRIMARY KEY, key TEXT); CREATE TABLE units (cell_id INTEGER); "
+                      "INSERT INTO meta VALUES ('schema', '1');")
+    con.close()
+
+
+@pytest.mark.parametrize("make, says", [
+    (lambda p: p.write_bytes(np.random.default_rng(1).bytes(5000)), "is not a SQLite database (5,000 bytes)"),
+    (lambda p: p.write_bytes(b""), "is not a SQLite database (0 bytes)"),
+    (lambda p: p.mkdir(), "is a folder, not a results store"),
+    (_foreign, "is a SQLite database that boardsim did not create"),
+    (_foreign_wal, "is a SQLite database that boardsim did not create"),
+    (lambda p: p.symlink_to(p.parent / "nowhere" / "x.sqlite"), "is a symbolic link to"),
+], ids=["random-bytes", "empty", "folder", "foreign-sqlite", "foreign-wal", "dangling-link"])
+def test_what_is_not_a_store_is_refused_and_left_alone(capsys, tmp_path, study, make, says):
+    out = tmp_path / "o"
+    out.mkdir()
+    make(out / "results.sqlite")
+    before = snapshot(out, study, sqlite_side_files=True)
+    for args in (["experiment", "run", study, "--out", out], ["experiment", "run", study, "--out", out, "--fresh"],
+                 ["experiment", "status", study, "--out", out], ["experiment", "verify", "--out", out]):
+        code, so, err = run(capsys, *args)
+        one_line(code, err, says)
+        assert "move it away or give another --out" in err and so == ""
+        assert snapshot(out, study, sqlite_side_files=True) == before   # untouched, not deleted by --fresh
+
+
+def test_a_store_of_schema_1_asks_for_fresh_and_fresh_replaces_it(capsys, tmp_path, study):
+    out = tmp_path / "o"
+    out.mkdir()
+    _schema_1(out / "results.sqlite")
+    before = snapshot(out, study)
+    for args in (["experiment", "run", study, "--out", out], ["experiment", "status", study, "--out", out]):
+        code, _, err = run(capsys, *args)
+        one_line(code, err, "was written by an older boardsim (store schema 1")
+        assert "--fresh" in err and snapshot(out, study) == before
+    code, so, err = run(capsys, "experiment", "run", study, "--out", out, "--fresh")
+    assert code == 0 and "1,200 games (all played now)" in so, err
+
+
+def _edit_unit(db, careful):
+    """Add 100 wins to the second unit and take 100 from its commonest loss: the games still add
+    up. careful: also recompute its checksum and its cell's totals, as an editor who read
+    experiments/store.py would."""
+    con = sqlite3.connect(db)
+    cid, start, count, blob, key = con.execute(
+        "SELECT u.cell_id, u.start, u.count, u.counts, c.key FROM units u JOIN cells c ON c.id = u.cell_id "
+        "ORDER BY u.cell_id, u.start LIMIT 1 OFFSET 1").fetchone()
+    v = np.frombuffer(blob, "<i8").copy()
+    r = 2 + int(np.argmax(v[2:5]))
+    assert v[1] == 0 and v[r] >= 100          # random play wins nothing here; the edit makes 100 wins
+    v[1] += 100
+    v[r] -= 100
+    new = v.astype("<i8").tobytes()
+    if careful:
+        from experiments.store import digest
+        con.execute("UPDATE units SET counts=?, digest=? WHERE cell_id=? AND start=?",
+                    (new, digest(key, start, count, new), cid, start))
+        tot = np.frombuffer(con.execute("SELECT counts FROM cells WHERE id=?", (cid,)).fetchone()[0], "<i8").copy()
+        tot[1] += 100
+        tot[r] -= 100
+        con.execute("UPDATE cells SET counts=? WHERE id=?", (tot.astype("<i8").tobytes(), cid))
+    else:
+        con.execute("UPDATE units SET counts=? WHERE cell_id=? AND start=?", (new, cid, start))
+    con.commit()
+    con.close()
+    return f"unit {start}+{count} of cell"
+
+
+def test_a_unit_edited_by_hand_fails_the_checks_on_open(capsys, tmp_path, played, study):
+    out = copy_of(played, tmp_path)
+    unit = _edit_unit(out / "results.sqlite", careful=False)
+    before = snapshot(out, study)
+    for args in (["experiment", "run", study, "--out", out], ["experiment", "status", study, "--out", out]):
+        code, _, err = run(capsys, *args)
+        one_line(code, err, f"fails its checks: {unit}")
+        assert "does not match its checksum" in err and "experiment verify" in err
+        assert snapshot(out, study) == before
+
+
+def test_a_damaged_store_is_one_line(capsys, tmp_path, played, study):
+    out = copy_of(played, tmp_path)
+    db = out / "results.sqlite"
+    for side in ("-wal", "-shm"):
+        Path(str(db) + side).unlink(missing_ok=True)
+    data = bytearray(db.read_bytes())
+    data[4096:] = np.random.default_rng(2).bytes(len(data) - 4096)   # boardsim's header, garbage after it
+    db.write_bytes(bytes(data))
+    before = snapshot(out, study)
+    for args in (["experiment", "run", study, "--out", out], ["experiment", "verify", "--out", out]):
+        code, _, err = run(capsys, *args)
+        one_line(code, err, "is damaged (SQLite: ")
+        assert snapshot(out, study) == before
+
+
+def test_an_edited_recipe_is_found_and_its_units_are_not_replayed(capsys, tmp_path, played, study):
+    out = copy_of(played, tmp_path)
+    con = sqlite3.connect(out / "results.sqlite")
+    con.execute("UPDATE cells SET recipe=? WHERE id=1", ("[" * 5000 + "]" * 5000,))
+    con.execute("UPDATE cells SET recipe=replace(recipe, '\"seed\": 12', '\"seed\": 13') WHERE id=2")
+    con.commit()
+    con.close()
+    code, _, err = run(capsys, "experiment", "run", study, "--out", out)
+    one_line(code, err, "its recipe does not build a cell (a key or recipe is nested more than 32 levels")
+    code, so, err = run(capsys, "experiment", "verify", "--out", out, "--sample", "all")
+    assert code == 1, err
+    failed = [line for line in so.splitlines() if line.startswith("FAILED")]
+    assert "its recipe builds another cell than its key names" in failed[1]
+    assert sum("cannot be played again (its cell cannot be built from the store)" in x for x in failed) == 4
+    assert "0 units played again (all): 0 matched; 4 failed" in so
+
+
+def test_a_deleted_unit_fails_the_checks_on_open(capsys, tmp_path, played, study):
+    out = copy_of(played, tmp_path)
+    con = sqlite3.connect(out / "results.sqlite")
+    con.execute("DELETE FROM units WHERE rowid = (SELECT MAX(rowid) FROM units)")
+    con.commit()
+    con.close()
+    before = snapshot(out, study)
+    code, _, err = run(capsys, "experiment", "status", study, "--out", out)
+    one_line(code, err, "its totals (600 games in 2 units) are not the sum of its units (256 games in 1 unit, ")
+    code, _, err = run(capsys, "experiment", "run", study, "--out", out)
+    one_line(code, err, "fails its checks")
+    assert snapshot(out, study) == before
+
+
+def test_verify_replays_and_names_a_unit_edited_with_its_checksum(capsys, tmp_path, played, study):
+    out = copy_of(played, tmp_path)
+    code, so, err = run(capsys, "experiment", "verify", "--out", out, "--sample", "all")
+    assert code == 0 and "4 units played again (all): 4 matched" in so and "no problem" in so, err
+    unit = _edit_unit(out / "results.sqlite", careful=True)
+    before = snapshot(out, study)
+    code, so, err = run(capsys, "experiment", "verify", "--out", out, "--sample", "all")
+    assert code == 1, err
+    failed = [line for line in so.splitlines() if line.startswith("FAILED")]
+    assert len(failed) == 1 and unit in failed[0] and "wins 100 stored, 0 replayed" in failed[0]
+    assert "4 units played again (all): 3 matched; 1 failed" in so and "no problem" in so
+    assert snapshot(out, study) == before         # verify only reads
+    # the checks on open cannot see this edit; a run replays 2 of the 4 units at random and
+    # refuses to write a report when it draws the edited one
+    seen = set()
+    for _ in range(30):   # each run misses the edited unit with probability 1/2
+        code, so, err = run(capsys, "experiment", "run", study, "--out", out)
+        seen.add(code)
+        if code == 2:
+            one_line(code, err, unit)
+            assert "changed outside boardsim" in err and "--sample all" in err
+        else:
+            assert code == 0 and "2 of 2 units replayed from the store matched" in so
+        if seen == {0, 2}:
+            break
+    assert 2 in seen
+
+
+@pytest.mark.parametrize("k, says", [("0", "--sample 0"), ("some", "--sample some")])
+def test_verify_sample_must_be_a_count_or_all(capsys, played, k, says):
+    code, _, err = run(capsys, "experiment", "verify", "--out", played, "--sample", k)
+    one_line(code, err, says)
+
+
+def test_a_run_records_what_its_replay_found(played):
+    info = json.loads((played / "run.json").read_text())
+    assert info["replayed"] == {"units": 4, "replayed": 2, "matched": 2, "differ": []}
+    md = (played / "report.md").read_text()
+    assert "2 of the 4 units of the results store played again at random after the run and compared: 2 matched" in md
+
+
+def test_status_counts_only_the_study_s_own_cells(capsys, tmp_path, played):
+    out = copy_of(played, tmp_path)
+    other = tmp_path / "other.toml"
+    other.write_text(STUDY.replace("players = [2]", "players = [3]").replace("games = 600", "games = 300"))
+    assert run(capsys, "experiment", "run", other, "--out", out)[0] == 0
+    mine = tmp_path / "d.toml"
+    mine.write_text(STUDY)
+    code, so, _ = run(capsys, "experiment", "status", mine, "--out", out)
+    rows = [line for line in so.splitlines() if line.startswith("bethel_woods")]
+    assert code == 0 and len(rows) == 2 and all(" 2p " in r for r in rows)
+    assert next(line for line in so.splitlines() if line.startswith("total")).split()[1:3] == ["1,200", "1,200"]
+    code, so, _ = run(capsys, "experiment", "status", other, "--out", out)
+    assert [line.split()[1] for line in so.splitlines() if line.startswith("bethel_woods")] == ["3p", "3p"]
+
+
+# ---------------------------------------------------------------------------------------------
+# the scheduler
+
+class Listener:
+    """A TCP listener on 127.0.0.1 that accepts connections and then either says nothing or answers
+    every connection with an HTTP 400 at once; stopped by the test."""
+
+    def __init__(self, reply: bytes | None):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.reply, self.conns, self.stop = reply, [], False
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while not self.stop:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.conns.append(c)
+            if self.reply is not None:
+                c.sendall(self.reply)
+
+    def close(self):
+        self.stop = True
+        self.thread.join(5)
+        for c in self.conns:
+            c.close()
+        self.sock.close()
+
+
+@pytest.mark.parametrize("reply, says", [
+    (None, "no Dask scheduler answered within 2 s (--connect-timeout)"),
+    (b"HTTP/1.0 400 Bad Request\r\nContent-Length: 11\r\n\r\nBad request", "something answered, but not a Dask scheduler"),
+], ids=["silent", "http-400"])
+def test_a_scheduler_address_that_never_speaks_dask_fails_within_the_timeout(capsys, tmp_path, study, reply, says):
+    srv = Listener(reply)
+    try:
+        out = tmp_path / "o"
+        t0 = time.monotonic()
+        code, _, err = run(capsys, "experiment", "run", study, "--out", out,
+                           "--scheduler", f"tcp://127.0.0.1:{srv.port}", "--connect-timeout", "2")
+        took = time.monotonic() - t0
+    finally:
+        srv.close()
+    one_line(code, err, says)
+    assert srv.conns, "the listener was never reached"
+    assert took < 10 and not out.exists()
+
+
+@pytest.mark.parametrize("address, says", [
+    ("foo://bar", "the scheme 'foo' is not one Dask speaks"), ("tcp://:8786", "no host"),
+    ("tcp://127.0.0.1:99999", "port 99999 is not from 1 to 65535"), ("inproc://x", "inside one process"),
+])
+def test_every_kind_of_wrong_address_is_one_line(capsys, tmp_path, study, address, says):
+    out = tmp_path / "o"
+    code, _, err = run(capsys, "experiment", "run", study, "--out", out, "--scheduler", address)
+    one_line(code, err, says)
+    assert not out.exists()
+
+
+def test_connect_timeout_needs_a_scheduler_and_a_sane_value(capsys, tmp_path, study):
+    code, _, err = run(capsys, "experiment", "run", study, "--out", tmp_path / "o", "--connect-timeout", "5")
+    one_line(code, err, "only used with --scheduler")
+    code, _, err = run(capsys, "experiment", "run", study, "--out", tmp_path / "o", "--scheduler",
+                       "tcp://127.0.0.1:1", "--connect-timeout", "0")
+    one_line(code, err, "--connect-timeout 0: must be more than 0")
+
+
+# ---------------------------------------------------------------------------------------------
+# bounded inputs
+
+def test_replay_refuses_devices_pipes_folders_and_oversized_lines(capsys, tmp_path):
+    t0 = time.monotonic()
+    code, _, err = run(capsys, "replay", "/dev/zero")
+    one_line(code, err, "'/dev/zero' is not a regular file")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)                                  # no writer: opening it must not wait for one
+    code, _, err = run(capsys, "replay", fifo)
+    one_line(code, err, "is not a regular file")
+    code, _, err = run(capsys, "replay", tmp_path)
+    one_line(code, err, "is a folder")
+    assert time.monotonic() - t0 < 10
+    long = tmp_path / "long.jsonl"
+    long.write_text('{"type": "setup", "pad": "' + "x" * (1 << 20) + '"}\n')
+    code, _, err = run(capsys, "replay", long)
+    one_line(code, err, "line 1: longer than 1,048,576 bytes (the limit for a line)")
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    code, _, err = run(capsys, "replay", deep)
+    one_line(code, err, "line 1 is nested more than 32 levels deep (the limit)")
+
+
+def test_deep_nesting_in_a_rules_file_and_a_study_file(capsys, tmp_path):
+    rules = tmp_path / "r.toml"
+    rules.write_text("[bethel_woods]\nknowledge_limit = " + "[" * 2000 + "]" * 2000 + "\n")
+    code, out, err = run(capsys, "bethel-woods", "simulate", "--games", "5", "--rules", rules)
+    one_line(code, err, f"rules file '{rules}' is nested more than 32 levels deep (the limit)")
+    st = tmp_path / "s.toml"
+    st.write_text('kind = "difficulty"\ngames = ' + "[" * 5000 + "]" * 5000 + "\n")
+    out = tmp_path / "o"
+    code, _, err = run(capsys, "experiment", "run", st, "--out", out)
+    one_line(code, err, f"study file '{st}' is nested more than 32 levels deep")
+    assert not out.exists()
+    ok = tmp_path / "ok.toml"                         # 32 levels (2 tables, 30 arrays): the limit is accepted
+    ok.write_text("[bethel_woods]\nknowledge_limit = " + "[" * 30 + "]" * 30 + "\n")
+    code, _, err = run(capsys, "bethel-woods", "simulate", "--games", "5", "--rules", ok)
+    assert code == 2 and "nested" not in err and "knowledge_limit" in err
+
+
+def test_a_rules_file_that_is_a_device_is_refused(capsys):
+    code, _, err = run(capsys, "bethel-woods", "simulate", "--games", "5", "--rules", "/dev/zero")
+    one_line(code, err, "rules file '/dev/zero' is not a regular file")
+
+
+@pytest.mark.parametrize("game, table", [("bethel-woods", "bethel_woods"), ("benevolent", "benevolent")])
+def test_an_output_that_is_an_input_of_the_run_is_refused(capsys, tmp_path, game, table):
+    rules = tmp_path / "r.toml"
+    rules.write_text(f"[{table}]\n")
+    (tmp_path / "link.csv").symlink_to(rules)
+    os.link(rules, tmp_path / "hard.csv")
+    before = snapshot(tmp_path)
+    for opt, target in [("--records", rules), ("--records", tmp_path / "link.csv"),
+                        ("--records", tmp_path / "hard.csv")]:
+        code, out, err = run(capsys, game, "simulate", "--games", "5", "--rules", rules, opt, target)
+        one_line(code, err, "is also the rules file of this run")
+        assert out == ""
+    code, _, err = run(capsys, game, "play", "--rules", rules, "--trace", rules)
+    one_line(code, err, f"the trace '{rules}' is also the rules file of this run")
+    assert snapshot(tmp_path) == before
+
+
+def test_a_study_run_whose_output_folder_holds_its_inputs_is_refused(capsys, tmp_path):
+    out = tmp_path / "o"
+    (out / "tables").mkdir(parents=True)
+    st = out / "report.md"                              # a study file named like the report it writes
+    st.write_text(STUDY)
+    (out / "tables" / "k6.toml").write_text("[bethel_woods]\nknowledge_limit = 6\n")
+    v = out / "v.toml"
+    v.write_text('kind = "variants"\nvariants = ["tables/k6.toml"]\npolicy = ["random"]\nplayers = [3]\n'
+                 'spies = [0]\ngames = 10\n')
+    before = snapshot(tmp_path)
+    code, _, err = run(capsys, "experiment", "run", st, "--out", out)
+    one_line(code, err, f"the study file '{st}' is among the files the run writes")
+    code, _, err = run(capsys, "experiment", "run", v, "--out", out)
+    one_line(code, err, "the rules file")
+    assert "tables/k6.toml" in err
+    assert snapshot(tmp_path) == before
+
+
+# ---------------------------------------------------------------------------------------------
+# leftovers, paths in study files, titles, words
+
+def test_a_run_removes_the_folders_of_killed_runs_but_not_a_live_one(capsys, tmp_path, played, study):
+    import fcntl
+    out = copy_of(played, tmp_path)
+    for name in (".partial-old1", ".partial-old2"):
+        (out / name / "charts").mkdir(parents=True)
+        (out / name / "charts" / "half.png").write_bytes(b"\x89PNG")
+    live = out / ".partial-live"
+    live.mkdir()
+    fd = os.open(live, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)                    # as a run still going in another shell holds it
+    try:
+        code, _, err = run(capsys, "experiment", "run", study, "--out", out)
+    finally:
+        os.close(fd)
+    assert code == 0, err
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == [".partial-live"]
+    code, _, err = run(capsys, "experiment", "run", study, "--out", out)
+    assert code == 0 and not [p for p in out.iterdir() if p.name.startswith(".")]
+
+
+def test_a_killed_run_leaves_a_folder_that_the_next_run_removes(tmp_path):
+    """A real SIGKILL while the report is being written leaves `.partial-*` (no `finally` runs)."""
+    import signal
+    import subprocess
+    import sys
+    st = tmp_path / "d.toml"
+    st.write_text(STUDY)
+    out = tmp_path / "o"
+    script = ("import os, signal, sys\n"
+              "import experiments.render as r\n"
+              "def die(*a, **k): os.kill(os.getpid(), signal.SIGKILL)\n"
+              "r.write_report = die\n"
+              "import experiments.report as rep\n"
+              "rep.write_report = die\n"
+              "from experiments.cli import main\n"
+              "sys.exit(main(sys.argv[1:]))\n")
+    p = subprocess.run([sys.executable, "-c", script, "experiment", "run", str(st), "--out", str(out)],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == -signal.SIGKILL
+    left = [x for x in out.iterdir() if x.name.startswith(".partial-")]
+    assert len(left) == 1 and any(left[0].rglob("*.png"))       # its charts were drawn, half a report
+    assert main(["experiment", "run", str(st), "--out", str(out)]) == 0
+    assert not [x for x in out.iterdir() if x.name.startswith(".")]
+
+
+@pytest.mark.parametrize("value", ["../../../../../../../../etc/passwd", "/etc/passwd", "escape.toml"])
+def test_a_path_in_a_study_file_must_stay_in_its_folder(capsys, tmp_path, value):
+    d = tmp_path / "a" / "b"
+    d.mkdir(parents=True)
+    outside = tmp_path / "outside.toml"
+    outside.write_text("[bethel_woods]\nknowledge_limit = 6\n")
+    (d / "escape.toml").symlink_to(outside)             # a link inside that leads outside
+    st = d / "s.toml"
+    st.write_text(f'kind = "difficulty"\nrules = "{value}"\npolicy = ["random"]\nplayers = [2]\nspies = [0]\n'
+                  'games = 10\n')
+    out = tmp_path / "o"
+    code, _, err = run(capsys, "experiment", "run", st, "--out", out)
+    one_line(code, err, f"rules = '{value}' leads outside the study file's folder")
+    assert "--allow" in err and not out.exists()
+    if value == "escape.toml":                          # named on the command line, it is read
+        code, so, err = run(capsys, "experiment", "run", st, "--out", out, "--allow", outside)
+        assert code == 0, err
+
+
+def test_relative_paths_are_found_beside_the_study_file(capsys, tmp_path, monkeypatch):
+    d = tmp_path / "studies"
+    (d / "rules").mkdir(parents=True)
+    (d / "rules" / "k6.toml").write_text("[bethel_woods]\nknowledge_limit = 6\n")
+    (d / "s.toml").write_text('kind = "difficulty"\nrules = "rules/k6.toml"\npolicy = ["random"]\nplayers = [2]\n'
+                              'spies = [0]\ngames = 10\n')
+    monkeypatch.chdir(tmp_path)                         # not the study's folder
+    code, so, err = run(capsys, "experiment", "run", "studies/s.toml", "--out", tmp_path / "o")
+    assert code == 0, err
+
+
+def test_a_title_with_html_is_escaped_in_report_md(capsys, tmp_path):
+    st = tmp_path / "t.toml"
+    st.write_text('kind = "difficulty"\ntitle = "<script>alert(1)</script> [x](javascript:y) *b*"\n'
+                  'policy = ["random"]\nplayers = [2]\nspies = [0]\ngames = 10\n')
+    code, _, err = run(capsys, "experiment", "run", st, "--out", tmp_path / "o")
+    assert code == 0, err
+    md = (tmp_path / "o" / "report.md").read_text()
+    html = (tmp_path / "o" / "report.html").read_text()
+    import re
+    assert "<script>" not in md and not re.search(r"(?<!\\)\]\(javascript", md) and "<script>" not in html
+    assert "# \\<script\\>alert(1)\\</script\\> \\[x\\](javascript:y) \\*b\\*" in md
+
+
+def test_the_three_messages_say_what_is_wrong(capsys, tmp_path):
+    dangling = tmp_path / "r.csv"
+    dangling.symlink_to(tmp_path / "no" / "such" / "r.csv")
+    code, _, err = run(capsys, "bethel-woods", "simulate", "--games", "5", "--records", dangling)
+    one_line(code, err, f"it is a symbolic link to '{tmp_path}/no/such/r.csv', whose folder "
+                        f"'{tmp_path}/no/such' does not exist")
+    (tmp_path / "rules").mkdir()
+    st = tmp_path / "s.toml"
+    st.write_text('kind = "difficulty"\nrules = "rules"\n')
+    code, _, err = run(capsys, "experiment", "run", st, "--out", tmp_path / "o")
+    one_line(code, err, "rules file")
+    assert "is a folder; give a .toml file" in err
+    code, _, err = run(capsys, "bench", "--baseline", tmp_path)
+    one_line(code, err, f"--baseline '{tmp_path}' is a folder; give a baseline JSON file")
