@@ -41,6 +41,9 @@ PLAYERS = {g: tuple(p for p in POLICIES[g] if p not in NOT_PLAYERS[g]) for g in 
 # the study player of each game: what a study plays when it names no policy, and the report's
 # player (strong and fast: the learned value over the heuristic's best plans, docs/policies.md)
 STUDY_PLAYER = {"bethel_woods": "learned", "benevolent": "heuristic"}
+# the best honest player of each game (slow: seconds a game at most): what a study's headline is
+# measured again with, to say whether it holds for stronger play
+BEST_PLAYER = {"bethel_woods": "expert", "benevolent": "search"}
 
 
 def check_player(name: str, game: str = "bethel_woods", where: str = "policy", game_name: str = "") -> None:
