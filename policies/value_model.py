@@ -8,8 +8,8 @@ the probability of winning that rollouts from such positions estimated (fit by l
     v(x) = b2 + sum_j W2[j] * max(0, b1[j] + sum_i W1[i, j] * (x[i] - mean[i]) / scale[i])
 
 Inside a policy's parameter vector theta the network is *packed* at an offset (``pack``): ``nf``,
-``nh``, then W1 with the standardisation folded in (W1[i, j] / scale[i], row i = feature i), b1
-(less the folded means), W2, b2. ``value(x, theta, off, h)`` evaluates it with ``h`` as scratch
+``nh``, then W1 with the standardisation folded in (W1[i, j] / scale[i]), unit by unit (the nf
+weights of hidden unit j together), b1 (less the folded means), W2, b2. ``value(x, theta, off, h)`` evaluates it with ``h`` as scratch
 (at least nh floats); no allocation, so it runs inside the planners' hot loops (Stockfish's NNUE
 keeps its weights as plain arrays in the same way). Because the weights are part of theta, a
 policy's ``theta_hash`` (every ``--json``, the results store's cell keys, traces) names the model.
@@ -48,38 +48,64 @@ def packed_size(nf: int, nh: int) -> int:
     return 2 + nf * nh + nh + nh + 1
 
 
+TINY = 1e-30   # a weight smaller than this is 0: a subnormal float makes every product with it ~100x slower
+
+
+def flush(a):
+    """a with every value smaller in size than TINY set to 0 (no subnormal numbers)."""
+    a = np.asarray(a, dtype=np.float64)
+    return np.where(np.abs(a) < TINY, 0.0, a)
+
+
+def prune(net: dict) -> dict:
+    """The same function with fewer hidden units: weights below TINY are 0, a unit that adds
+    nothing (its output weight 0, or it is never active) is dropped, and a unit whose input
+    weights are all 0 is a constant folded into b2. Training leaves such units (L2 decay drives a
+    dead unit's weights to subnormal numbers, which are slow to multiply)."""
+    W1, b1, W2 = flush(net["W1"]), flush(net["b1"]), flush(net["W2"])
+    b2 = float(net["b2"])
+    keep = []
+    for j in range(W1.shape[1]):
+        if W2[j] == 0.0:
+            continue
+        if not W1[:, j].any():
+            b2 += max(0.0, b1[j]) * W2[j]
+            continue
+        keep.append(j)
+    out = dict(net, W1=W1[:, keep], b1=b1[keep], W2=W2[keep], b2=b2, hidden=len(keep))
+    return out
+
+
 def pack(mean, scale, W1, b1, W2, b2) -> np.ndarray:
-    """The network as one float64 vector (standardisation folded into the first layer)."""
+    """The network as one float64 vector (standardisation folded into the first layer; numbers
+    below TINY flushed to 0)."""
     W1 = np.asarray(W1, dtype=np.float64)
     nf, nh = W1.shape
     mean = np.asarray(mean, dtype=np.float64)
     scale = np.asarray(scale, dtype=np.float64)
-    W1f = W1 / scale[:, None]
-    b1f = np.asarray(b1, dtype=np.float64) - (mean / scale) @ W1
-    return np.concatenate([[nf, nh], W1f.ravel(), b1f, np.asarray(W2, dtype=np.float64), [float(b2)]])
+    W1f = flush(W1 / scale[:, None])
+    b1f = flush(np.asarray(b1, dtype=np.float64) - (mean / scale) @ W1)
+    return np.concatenate([[nf, nh], W1f.T.ravel(), b1f, flush(W2), [float(b2)]])
 
 
 @njit(cache=True, _nrt=False, fastmath=True)
 def value(x, theta, off, h):
-    """The network packed at theta[off:] evaluated at features x (h: scratch, >= nh floats)."""
+    """The network packed at theta[off:] evaluated at features x (h: unused scratch, kept for the
+    callers' layout). Each hidden unit is one dot product over the features (its weights are
+    contiguous: W1 is packed unit by unit), which the compiler vectorises."""
     nf = int(theta[off])
     nh = int(theta[off + 1])
     w1 = off + 2
     b1 = w1 + nf * nh
     w2 = b1 + nh
-    for j in range(nh):
-        h[j] = theta[b1 + j]
-    for i in range(nf):
-        z = x[i]
-        if z == 0.0:
-            continue  # most features are counts and flags: a zero adds nothing
-        r = w1 + i * nh
-        for j in range(nh):
-            h[j] += z * theta[r + j]
     v = theta[w2 + nh]
     for j in range(nh):
-        if h[j] > 0.0:
-            v += h[j] * theta[w2 + j]
+        r = w1 + j * nf
+        a = theta[b1 + j]
+        for i in range(nf):
+            a += theta[r + i] * x[i]
+        if a > 0.0:
+            v += a * theta[w2 + j]
     return v
 
 

@@ -191,3 +191,30 @@ def test_expert_budget_zero_is_the_learned_players_choice():
     a = simulate(3, 1, policy="expert", budget=0, games=30, seed=5, threads=2, keep_records=True)
     b = simulate(3, 1, policy="learned", games=30, seed=5, threads=2, keep_records=True)
     assert a.records.drop(columns=[]).equals(b.records)
+
+
+def test_train_is_reproducible_from_its_seed_and_refuses_bad_values(tmp_path):
+    """Two tiny runs of `boardsim train` with one seed write the same model file, byte for byte;
+    another seed another model; bad values are one-line errors, exit 2, nothing written."""
+    from typer.testing import CliRunner
+    from experiments.cli import app
+
+    def run(seed, name, *more):
+        args = ["train", "bethel-woods", "--players", "3", "--spies", "1", "--games", "24", "--iterations", "2",
+                "--reps", "2", "--validate-games", "20", "--confirm-games", "20", "--seed", str(seed), "--threads", "2",
+                "--no-install", "--record", str(tmp_path / f"{name}.json"), "--model", str(tmp_path / f"{name}.model.json"),
+                *more]
+        return CliRunner().invoke(app, args)
+
+    a, b, c = run(4, "a"), run(4, "b"), run(5, "c")
+    assert a.exit_code == b.exit_code == c.exit_code == 0, a.output
+    ma, mb, mc = ((tmp_path / f"{n}.model.json").read_text() for n in "abc")
+    assert json.loads(ma)["sha256"] == json.loads(mb)["sha256"] != json.loads(mc)["sha256"]
+    rec = json.loads((tmp_path / "a.json").read_text())
+    assert [r["seed"] for r in rec["rounds"]] == [4000, 4001] and rec["confirmation"]["seed"] == 4999
+    assert rec["rounds"][0]["labelled_plans"] > 0 and L.model_record(tmp_path / "a.model.json")["hidden"] >= 1
+    for bad, words in ((["--reps", "31"], "reps 31"), (["--label-prob", "0"], "label-prob 0"),
+                       (["--hidden", "0"], "hidden 0"), (["--players", "5"], "players 5")):
+        r = run(4, "bad", *bad)
+        assert r.exit_code == 2 and words in r.output and len(r.output.strip().splitlines()) == 1, r.output
+        assert not (tmp_path / "bad.json").exists() and not (tmp_path / "bad.model.json").exists()
