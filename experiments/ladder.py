@@ -119,78 +119,126 @@ def ladder_bethel_woods(players=3, spies=0, games=1000, seed=7, threads=None, bu
     return rows
 
 
-def bv_rungs():
-    """The Benevolent ladder's policies, weakest first: random, heuristic, tuned (only when a
-    confirmed tuned vector is in the package), search, then any other policy of the game."""
+BV_BUDGETS = (8,)   # the Benevolent search's budgets on the ladder (its own default is 32; 8 is the yardstick)
+
+
+def bv_rungs(budgets=BV_BUDGETS):
+    """(label, policy, budget) of the Benevolent ladder, weakest first: random, heuristic, tuned
+    (only when a confirmed tuned vector is in the package), the search at each budget, learned and
+    expert (only when a learned model is in the package)."""
     from policies import POLICIES
+    from policies.benevolent.learned import learned_available
     from policies.benevolent.tuned import tuned_available
-    order = ["random", "heuristic", "tuned", "search"]
-    names = [x for x in order if x in POLICIES["benevolent"]]
-    names += [x for x in POLICIES["benevolent"] if x not in names]
-    if "tuned" in names and not tuned_available():
-        names.remove("tuned")
-    return names
+    rungs = [("random", "random", None), ("heuristic", "heuristic", None)]
+    if "tuned" in POLICIES["benevolent"] and tuned_available():
+        rungs.append(("tuned", "tuned", None))
+    rungs += [(f"search({b})", "search", b) for b in budgets]
+    if learned_available():
+        rungs += [("learned", "learned", None), ("expert", "expert", None)]
+    return rungs
 
 
-def _head_to_head(a, b, players, games, seed, threads, progress_factory=None):
+def _bv_theta(policy, budget):
+    """A Benevolent policy's parameter vector as the ladder plays it (the search at `budget`)."""
+    from policies import policy_id
+    from policies.benevolent.decide import default_theta
+    from policies.benevolent.search import T_BUDGET
+    th = default_theta(policy_id(policy, "benevolent"))
+    if budget is not None:
+        th[T_BUDGET] = int(budget)
+    return th
+
+
+def _head_to_head(a, b, players, games, seed, threads, progress_factory=None, theta_a=None, theta_b=None):
     """a against b on the same deals, seats swapped: (a's wins by game as seat 0 then 1, b's wins
     the same way, seconds, games played)."""
     from arena.benevolent.batch import rotate_seats
     assert players == 2
-    w, secs = rotate_seats(a, b, 2, games, seed, threads,   # row k: a in seat k
+    w, secs = rotate_seats(a, b, 2, games, seed, threads, theta_a=theta_a, theta_b=theta_b,   # row k: a in seat k
                            progress_factory=progress_factory)
     a_won = np.concatenate([w[0] == 0, w[1] == 1])  # a in seat 0 of deal d, then in seat 1
     b_won = np.concatenate([w[1] == 0, w[0] == 1])  # b in seat 0 of deal d, then in seat 1
     return a_won, b_won, secs, 2 * games  # the runs' own times (no compile)
 
 
-def _bv_params(name):
-    """A Benevolent policy's parameters as its games play them: the hash of its theta and, for
-    search, its rollouts per decision."""
-    from arena.units import theta_hash
-    from policies import policy_id
-    from policies.benevolent.decide import default_theta
-    from policies.benevolent.search import T_BUDGET
-    th = default_theta(policy_id(name, "benevolent"))
-    return theta_hash(th), (int(th[T_BUDGET]) if name == "search" else None)
+def _selfplay_speed(policy, theta, games, seed, threads):
+    """Games/s of `policy` in both seats (2 players) on `games` deals (compile excluded)."""
+    from arena.benevolent.batch import simulate
+    s = simulate(2, None, games=games, seed=seed, threads=threads, policies=[policy, policy], thetas=[theta, theta])
+    return s.games / s.seconds if s.seconds > 0 else float("nan")
 
 
-def ladder_benevolent(players=2, games=1000, seed=7, threads=None, say=None, progress_factory=None):
-    """One dict per rung (see the module doc); policies in the order of bv_rungs()."""
+def ladder_benevolent(players=2, games=1000, seed=7, threads=None, budgets=BV_BUDGETS, say=None,
+                      progress_factory=None, reference=REFERENCE, speed_games=200):
+    """One dict per rung (see the module doc), in the order of bv_rungs(budgets). Each rung plays
+    the rung below and `reference` (when it is on the ladder); its speed is its self-play games/s
+    on `speed_games` deals, also as a ratio to the heuristic's."""
     from simcore.errors import UserError
     if players != 2:
         raise UserError(f"players {players}: the Benevolent ladder is for 2 players (seats rotated); allowed: 2")
     from arena.runner import check_run, check_threads
+    from arena.units import theta_hash
     check_run(games, seed)
     nthreads = check_threads(threads)
-    names = bv_rungs()
-    params = {x: _bv_params(x) for x in names}   # (theta hash, the search's budget or None)
+    rungs = bv_rungs(budgets)
+    labels = [r[0] for r in rungs]
+    pol = {r[0]: r[1] for r in rungs}
+    bud = {r[0]: r[2] for r in rungs}
+    th = {r[0]: _bv_theta(r[1], r[2]) for r in rungs}
+    ref = reference if reference in labels else None
     pair = {}
-    for i, a in enumerate(names):
-        for b in names[:i + 1]:
-            if say:
-                say(f"{a} against {b}: {games:,} deals, seats swapped")
-            a_won, b_won, sec, n = _head_to_head(a, b, players, games, seed, threads, progress_factory)
-            pair[(a, b)] = (a_won, b_won, sec, n)
-            pair[(b, a)] = (b_won, a_won, sec, n)
-    rows = []
-    for i, a in enumerate(names):
-        vs = {}
-        for b in names:
-            w = int(pair[(a, b)][0].sum())
-            n = pair[(a, b)][3]
-            vs[b] = {"games": n, "wins": w, "win_rate": w / n, "ci95": list(wilson(w, n))}
-        opp = names[i - 1] if i > 0 else a
-        a_won, b_won, sec, n = pair[(a, opp)]
-        w = int(a_won.sum())
-        row = {"policy": a, "name": a, "budget": params[a][1], "theta_hash": params[a][0],
-               "against": opp, "games": n, "wins": w, "win_rate": w / n, "ci95": list(wilson(w, n)),
-               "diff_vs_below": None, "diff_ci95": None, "p_value": None, "only_this": None, "only_below": None,
-               "games_per_second": n / sec if sec > 0 else float("nan"), "vs": vs, "players": players,
-               "seed": seed, "threads": nthreads}
+
+    def play(a, b):
+        if (a, b) in pair:
+            return
+        if say:
+            say(f"{a} against {b}: {games:,} deals, seats swapped")
+        a_won, b_won, sec, n = _head_to_head(pol[a], pol[b], players, games, seed, threads, progress_factory,
+                                             th[a], th[b])
+        pair[(a, b)] = (a_won, b_won, sec, n)
+        pair[(b, a)] = (b_won, a_won, sec, n)
+
+    speed = {}
+    for i, a in enumerate(labels):
         if i > 0:
-            d, ci, p, oa, ob = _diff_by_deal(a_won, b_won)
+            play(a, labels[i - 1])
+        if ref is not None and a != ref:
+            play(a, ref)
+        if say:
+            say(f"{a}: self-play speed on {min(games, speed_games):,} deals")
+        speed[a] = _selfplay_speed(pol[a], th[a], min(games, speed_games), seed, threads)
+    base = speed.get("heuristic")
+    rows = []
+    for i, a in enumerate(labels):
+        vs = {}
+        for b in labels:
+            if (a, b) in pair:
+                w = int(pair[(a, b)][0].sum())
+                n = pair[(a, b)][3]
+                vs[b] = {"games": n, "wins": w, "win_rate": w / n, "ci95": list(wilson(w, n))}
+        opp = labels[i - 1] if i > 0 else (ref if ref is not None and a != ref else None)
+        row = {"policy": a, "name": pol[a], "budget": bud[a], "label": a, "theta_hash": theta_hash(th[a]),
+               "against": opp, "games": 0, "wins": 0, "win_rate": None, "ci95": None,
+               "diff_vs_below": None, "diff_ci95": None, "p_value": None, "only_this": None, "only_below": None,
+               "games_per_second": float("nan"), "vs": vs, "players": players, "seed": seed, "threads": nthreads,
+               "reference": ref, "reference_win_rate": None, "reference_wilson95": None, "diff_vs_reference": None,
+               "reference_ci95": None, "reference_p_value": None,
+               "selfplay_games_per_second": speed[a], "speed_games": min(games, speed_games),
+               "speed_vs_heuristic": speed[a] / base if base else None}
+        if opp is not None:
+            a_won, b_won, sec, n = pair[(a, opp)]
+            w = int(a_won.sum())
+            row.update(games=n, wins=w, win_rate=w / n, ci95=list(wilson(w, n)),
+                       games_per_second=n / sec if sec > 0 else float("nan"))
+        if i > 0:
+            d, ci, p, oa, ob = _diff_by_deal(*pair[(a, labels[i - 1])][:2])
             row.update(diff_vs_below=d, diff_ci95=ci, p_value=p, only_this=oa, only_below=ob)
+        if ref is not None and a != ref:
+            a_won, b_won, _, n = pair[(a, ref)]
+            w = int(a_won.sum())
+            d, ci, p, _, _ = _diff_by_deal(a_won, b_won)
+            row.update(reference_win_rate=w / n, reference_wilson95=list(wilson(w, n)), diff_vs_reference=d,
+                       reference_ci95=ci, reference_p_value=p)
         rows.append(row)
     return rows
 
@@ -205,45 +253,71 @@ def ladder_table(rows, game):
     """The ladder as a plain-text table (a rung that is not a player is marked so)."""
     from tabulate import tabulate
     from .stats import pct
+
+    def ci(lo_hi):
+        return f"{signed(lo_hi[0] * 100)} to {signed(lo_hi[1] * 100)}"
+
     out = []
-    shown = {r["policy"]: r["policy"] if r.get("budget") is None else f"{r['policy']}({r['budget']})"
-             for r in rows}   # Benevolent: the search named with its budget, as on the Bethel Woods ladder
     for r in rows:
         name = r.get("label", r["policy"])
+        if game == "benevolent" and r.get("against"):
+            name = f"{name} vs {r['against']}"
+        diff = "" if r["diff_vs_below"] is None else f"{signed(r['diff_vs_below'] * 100)} pp ({ci(r['diff_ci95'])})"
+        if r["win_rate"] is None:
+            row = [name, "", "", "", ""]
+        else:
+            row = [name, f"{r['games']:,}", f"{r['wins']:,}", pct(r["win_rate"]),
+                   f"{pct(r['ci95'][0])} to {pct(r['ci95'][1])}"]
+        row += [diff, _fmt_p(r["p_value"])]
         if game == "benevolent":
-            name = f"{shown[r['policy']]} vs {shown.get(r['against'], r['against'])}"
-        diff = "" if r["diff_vs_below"] is None else (
-            f"{signed(r['diff_vs_below'] * 100)} pp ({signed(r['diff_ci95'][0] * 100)} to {signed(r['diff_ci95'][1] * 100)})")
-        row = [name, f"{r['games']:,}", f"{r['wins']:,}", pct(r["win_rate"]),
-               f"{pct(r['ci95'][0])} to {pct(r['ci95'][1])}", diff, _fmt_p(r["p_value"])]
-        if game != "benevolent":
+            ref = "" if r.get("reference_win_rate") is None else (
+                f"{pct(r['reference_win_rate'])} ({pct(r['reference_wilson95'][0])} to "
+                f"{pct(r['reference_wilson95'][1])}); {signed(r['diff_vs_reference'] * 100)} pp "
+                f"({ci(r['reference_ci95'])})")
+            row += [ref, _fmt_p(r.get("reference_p_value")), f"{r['selfplay_games_per_second']:,.1f}"]
+        else:
             ref = "" if r.get("diff_vs_reference") is None else (
-                f"{signed(r['diff_vs_reference'] * 100)} pp ({signed(r['reference_ci95'][0] * 100)} to "
-                f"{signed(r['reference_ci95'][1] * 100)})")
-            row += [ref, _fmt_p(r.get("reference_p_value"))]
-        row.append(f"{r['games_per_second']:,.1f}")
-        if game != "benevolent":
-            row.append("" if r.get("speed_vs_heuristic") is None else f"{r['speed_vs_heuristic']:.3g}")
+                f"{signed(r['diff_vs_reference'] * 100)} pp ({ci(r['reference_ci95'])})")
+            row += [ref, _fmt_p(r.get("reference_p_value")), f"{r['games_per_second']:,.1f}"]
+        row.append("" if r.get("speed_vs_heuristic") is None else f"{r['speed_vs_heuristic']:.3g}")
         out.append(row)
+    refname = next((r["reference"] for r in rows if r.get("reference")), None) or "reference"
     if game == "benevolent":   # paired by (deal, seat); the deal is the unit (_diff_by_deal)
-        head = ["rung", "games", "wins", "win rate", "95% CI", "vs rung below (95% CI by deal)", "p (by deal)", "games/s"]
+        head = ["rung", "games", "wins", "win rate", "95% CI", "vs rung below (95% CI by deal)", "p (by deal)",
+                f"against {refname}: win rate; difference (95% CI by deal)", "p (by deal)", "self-play games/s",
+                "x heuristic speed"]
     else:
-        refname = next((r["reference"] for r in rows if r.get("reference")), None) or "reference"
         head = ["rung", "games", "wins", "win rate", "95% CI", "vs rung below (paired 95% CI)", "McNemar p",
                 f"vs {refname} (paired 95% CI)", "McNemar p", "games/s", "x heuristic speed"]
     text = tabulate(out, head, tablefmt="simple", disable_numparse=True)
     if game == "benevolent":
-        names = [r["policy"] for r in rows]
+        names = [r.get("label", r["policy"]) for r in rows]
+
         def cell(v):
-            return f"{pct(v['win_rate'])} ({pct(v['ci95'][0])} to {pct(v['ci95'][1])})"
-        mat = [[a] + [cell(r["vs"][b]) for b in names] for a, r in zip(names, rows)]
+            return "" if v is None else f"{pct(v['win_rate'])} ({pct(v['ci95'][0])} to {pct(v['ci95'][1])})"
+        mat = [[a] + [cell(r["vs"].get(b)) for b in names] for a, r in zip(names, rows)]
         text += ("\n\nwin rate of the row's policy against the column's, with its 95% Wilson interval "
-                 "(seats rotated, same deals):\n")
+                 "(seats rotated, same deals; the pairs the ladder played):\n")
         text += tabulate(mat, ["policy"] + names, tablefmt="simple", disable_numparse=True)
     return text
 
 
 LADDER_GAMES = ("bethel-woods", "benevolent")
+
+
+def _parse_budgets(budgets, default):
+    from simcore.errors import UserError
+    if budgets is None:
+        return tuple(default)
+    try:
+        bl = tuple(int(x) for x in budgets.split(","))
+    except ValueError:
+        raise UserError(f"--budgets {budgets!r}: give whole numbers separated by commas, e.g. 4,8,16") from None
+    if not bl or any(b < 0 for b in bl):
+        raise UserError(f"--budgets {budgets!r}: budgets must be 0 or more")
+    if len(set(bl)) != len(bl):
+        raise UserError(f"--budgets {budgets!r}: give each budget once")
+    return bl
 
 
 def ladder(
@@ -252,7 +326,7 @@ def ladder(
     spies: Annotated[int, typer.Option(help='Bethel Woods: spies at setup, 0 to 5.')] = 0,
     games: Annotated[int, typer.Option(help='Games per rung (Benevolent: deals per pair, each played twice).')] = 500,
     seed: Annotated[int, typer.Option(help='Master seed: every rung plays the same seeds.')] = 7,
-    budgets: Annotated[Optional[str], typer.Option(help=f'Bethel Woods: the search budgets (rollouts per decision), comma-separated (default {",".join(map(str, BW_BUDGETS))}).')] = None,
+    budgets: Annotated[Optional[str], typer.Option(help=f'The search budgets (rollouts per decision), comma-separated (default: Bethel Woods {",".join(map(str, BW_BUDGETS))}, Benevolent {",".join(map(str, BV_BUDGETS))}).')] = None,
     threads: Annotated[Optional[int], typer.Option(help='Worker threads (default: all cores).')] = None,
     json_out: Annotated[bool, typer.Option('--json', help='Print one JSON object per rung.')] = False,
 ):
@@ -270,25 +344,14 @@ def ladder(
             raise UserError(f"unknown game {game!r}; allowed: {', '.join(LADDER_GAMES)}")
         say = (lambda m: typer.echo(m, err=True)) if sys.stderr.isatty() or not json_out else None
         if game == "bethel-woods":
-            if budgets is None:
-                budgets = ",".join(map(str, BW_BUDGETS))
-            try:
-                bl = tuple(int(x) for x in budgets.split(","))
-            except ValueError:
-                raise UserError(f"--budgets {budgets!r}: give whole numbers separated by commas, e.g. 4,8,16") from None
-            if not bl or any(b < 0 for b in bl):
-                raise UserError(f"--budgets {budgets!r}: budgets must be 0 or more")
-            if len(set(bl)) != len(bl):
-                raise UserError(f"--budgets {budgets!r}: give each budget once")
+            bl = _parse_budgets(budgets, BW_BUDGETS)
             rows = ladder_bethel_woods(3 if players is None else players, spies, games, seed, threads, bl,
                                        progress_factory=ProgressBar, say=say)
         else:
             if spies:
                 raise UserError(f"--spies {spies}: Benevolent has no spies; allowed: 0 (leave --spies out)")
-            if budgets is not None:
-                raise UserError(f"--budgets {budgets}: the Benevolent ladder plays search at its own budget; "
-                                "leave --budgets out")
-            rows = ladder_benevolent(2 if players is None else players, games, seed, threads, say=say,
+            bl = _parse_budgets(budgets, BV_BUDGETS)
+            rows = ladder_benevolent(2 if players is None else players, games, seed, threads, bl, say=say,
                                      progress_factory=ProgressBar)
     except UserError as e:
         raise fail(str(e).splitlines()[0]) from None

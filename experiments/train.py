@@ -254,6 +254,150 @@ def train_bethel_woods(configs, games=2000, iterations=2, reps=4, seed=1, thread
     return net, record
 
 
+def bv_setups(players_list):
+    """(players, printed leaves) setups of Benevolent self-play."""
+    from simcore.benevolent.face import setup_config
+    return np.stack([setup_config(pl, (1, 3, 4, 5)[:pl]) for pl in players_list])
+
+
+def bv_label_theta(theta):
+    """theta with the labels' rollout settings (the expert's fields: 8 plans, the second with
+    probability 0.15, at most 120 turns)."""
+    from policies.benevolent import learned as L
+    t = theta.copy()
+    t[L.T_RK], t[L.T_RNOISE], t[L.T_HMAX] = 8, 1.5, 120
+    return t
+
+
+def bv_selfplay(players_list, theta, games, seed, reps, eps, label_prob, threads=None, progress=None) -> tuple:
+    """Benevolent self-play with labels: games 0..games-1 of `seed`, game g with
+    players_list[g % len]. Returns (Rows of the labelled turns, per-game array (labelled turns,
+    winner, turns), seconds)."""
+    from arena.benevolent import selfplay as SP
+    from arena.runner import run_chunks
+    from policies.benevolent.features import NF
+    from policies.benevolent.heuristic import K_MAX
+    from simcore.benevolent.rules import Rules
+
+    p = Rules().params
+    cfgs = bv_setups(players_list)
+    T = SP.MAX_LABELLED
+    parts = []
+    per_game = np.zeros((games, 3), dtype=np.int64)
+
+    def play(start, count):
+        Xo = np.zeros((count, T, K_MAX, NF), dtype=np.float32)
+        So = np.zeros((count, T, K_MAX), dtype=np.float32)
+        Yo = np.zeros((count, T, K_MAX), dtype=np.int32)
+        Mo = np.zeros((count, T, 4), dtype=np.int32)
+        Go = np.zeros((count, 3), dtype=np.int32)
+        SP.label_chunk(p, cfgs, np.uint64(seed), start, count, theta, reps, eps, label_prob, Xo, So, Yo, Mo, Go)
+        return Xo, So, Yo, Mo, Go
+
+    def collect(start, count, res):
+        Xo, So, Yo, Mo, Go = res
+        per_game[start:start + count] = Go
+        gi, ti = np.nonzero(Mo[:, :, SP.M_PLANS] >= 2)
+        if len(gi) == 0:
+            return
+        nc = Mo[gi, ti, SP.M_PLANS]
+        rows_g = np.repeat(gi, nc)
+        rows_t = np.repeat(ti, nc)
+        rows_c = np.concatenate([np.arange(k) for k in nc])
+        tid = np.repeat(np.arange(len(gi)), nc)
+        parts.append(Rows(Xo[rows_g, rows_t, rows_c], So[rows_g, rows_t, rows_c],
+                          _popcount(Yo[rows_g, rows_t, rows_c], reps), reps, tid, start + rows_g,
+                          Mo[rows_g, rows_t, SP.M_CHOSEN] == rows_c))
+
+    seconds = run_chunks(games, play, collect, chunk=CHUNK, threads=threads, progress=progress)
+    rows = concat(parts) if parts else Rows(np.zeros((0, NF), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64),
+                                            reps, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool))
+    return rows, per_game, seconds
+
+
+def bv_paired(theta_a, players_list, games, seed, threads=None):
+    """Per player count: the learned player (theta_a) in each seat in turn, the heuristic in the
+    others, on the same deals. Its share of the games with a Wilson interval against the fair
+    share, timeouts, and for 2 players the difference from the heuristic by deal."""
+    from arena.benevolent.batch import rotate_seats
+    from .stats import paired_difference_by_deal
+    rows = []
+    for pl in players_list:
+        w, secs = rotate_seats("learned", "heuristic", pl, games, seed, threads, theta_a=theta_a)
+        won = np.stack([w[k] == k for k in range(pl)], axis=1)        # deal x seat: learned won
+        n = pl * games
+        wins = int(won.sum())
+        lo, hi = wilson(wins, n)
+        row = {"players": pl, "deals": games, "games": n, "learned_wins": wins, "share": wins / n,
+               "share_ci95": [lo, hi], "fair_share": 1 / pl, "timeouts": int((w < 0).sum()),
+               "games_per_second": n / secs if secs > 0 else float("nan")}
+        if pl == 2:
+            other = np.stack([w[k] == 1 - k for k in range(2)], axis=1)   # the heuristic won the same game
+            d = paired_difference_by_deal(won, other)
+            row.update(diff=d.diff, diff_ci95=[d.ci_low, d.ci_high], p_value=d.pvalue)
+        rows.append(row)
+    return rows
+
+
+def train_benevolent(players_list, games=5000, iterations=2, reps=4, seed=1, threads=None, hidden=32, alpha=1e-3,
+                     eps=0.2, label_prob=0.3, validate_games=300, confirm_games=2000, say=print, progress_factory=None):
+    """Expert iteration for the Benevolent learned player. Returns (net, record)."""
+    from policies.benevolent import learned as L
+    from policies.benevolent.features import FEATURE_NAMES
+
+    theta = bv_label_theta(L.planner_theta())
+    data, rounds = [], []
+    net = None
+    t0 = time.perf_counter()
+    for it in range(iterations):
+        dseed = seed * 1000 + it
+        who = "the heuristic's choice less the repetition term" if net is None else f"round {it}'s model"
+        say(f"round {it + 1}/{iterations}: self-play of {games:,} games (seed {dseed}, {who}), "
+            f"{reps} rollouts per kept plan")
+        rows, per_game, secs = bv_selfplay(players_list, theta, games, dseed, reps, eps, label_prob, threads,
+                                           progress_factory() if progress_factory else None)
+        data.append(rows)
+        allrows = concat(data)
+        say(f"  {len(rows):,} labelled plans of {len(np.unique(rows.turn_id)):,} turns in {secs:.0f} s; "
+            f"{int((per_game[:, 1] < 0).sum()):,} of {games:,} self-play games timed out; fitting on {len(allrows):,} plans")
+        net, info = fit_value(allrows.X, allrows.y, hidden, alpha, seed)
+        theta = bv_label_theta(L.learned_theta(net))
+        vrows = bv_paired(L.learned_theta(net), players_list, validate_games, seed * 1000 + 900, threads)
+        say("  validation (seed {}, {:,} deals a player count): ".format(seed * 1000 + 900, validate_games)
+            + "; ".join(f"{r['players']} players: learned wins {pct(r['share'])} of its games "
+                        f"({pct(r['share_ci95'][0])} to {pct(r['share_ci95'][1])}; fair share {pct(r['fair_share'])})"
+                        for r in vrows))
+        rounds.append({"round": it, "seed": dseed, "games": games, "player": who, "labelled_plans": len(rows),
+                       "labelled_turns": int(len(np.unique(rows.turn_id))),
+                       "selfplay_timeouts": int((per_game[:, 1] < 0).sum()), "selfplay_seconds": secs, "fit": info,
+                       "validation": {"seed": seed * 1000 + 900, "per_players": vrows}})
+    cseed = seed * 1000 + 999
+    say(f"confirming on fresh deals (seed {cseed}, {confirm_games:,} a player count): learned in each seat "
+        "against the heuristic")
+    crows = bv_paired(L.learned_theta(net), players_list, confirm_games, cseed, threads)
+    confirmed = all(r["share_ci95"][0] > r["fair_share"] for r in crows)
+    for r in crows:
+        say(f"  {r['players']} players: learned {r['learned_wins']:,}/{r['games']:,} ({pct(r['share'])}, "
+            f"{pct(r['share_ci95'][0])} to {pct(r['share_ci95'][1])}; fair share {pct(r['fair_share'])}), "
+            f"timeouts {r['timeouts']}")
+    say("confirmed" if confirmed else "NOT confirmed (some player count's interval reaches its fair share)")
+    record = {
+        "game": "benevolent", "policy": "learned", "players": list(players_list), "leaves": "printed",
+        "seed": seed, "iterations": iterations, "games_per_round": games, "reps": reps,
+        "candidates": int(theta[L.T_K]), "repetition_term": float(theta[L.T_LAM]), "hidden": hidden, "alpha": alpha,
+        "exploration": eps, "label_prob": label_prob, "features": list(FEATURE_NAMES),
+        "rollouts": {"plans": int(theta[L.T_RK]), "noise": float(theta[L.T_RNOISE]), "max_turns": int(theta[L.T_HMAX])},
+        "method": "expert iteration: rollout-labelled kept plans, one-hidden-layer ReLU network "
+                  "(scikit-learn MLPRegressor, early stopping), fit on every round's rows",
+        "rounds": rounds,
+        "confirmation": {"seed": cseed, "deals_per_player_count": confirm_games, "per_players": crows,
+                         "test": "the learned player's share in each seat against the heuristic, Wilson 95% "
+                                 "interval above the fair share at every player count"},
+        "confirmed": confirmed, "seconds": time.perf_counter() - t0, "versions": _versions(), "date": _now(),
+    }
+    return net, record
+
+
 class _Lines:
     """Progress for a log (stderr not a terminal, where no bar is drawn): a line at every tenth
     of the self-play."""
@@ -294,12 +438,12 @@ def _parse_list(spec, what, lo, hi):
 @user_errors
 def train(
     game: Annotated[str, typer.Argument(help="bethel-woods or benevolent.")],
-    players: Annotated[str, typer.Option(help="Player counts to train on, e.g. 3 or 2,3,4 or 2-4.")] = "2-4",
-    spies: Annotated[str, typer.Option(help="Bethel Woods: spies at setup to train on, e.g. 0 or 0-5.")] = "0-5",
-    games: Annotated[int, typer.Option(help="Self-play games per round (spread over the setups in turn).")] = 5400,
-    iterations: Annotated[int, typer.Option(help="Rounds of expert iteration (self-play, fit, validation).")] = 3,
+    players: Annotated[Optional[str], typer.Option(help="Player counts to train on, e.g. 3 or 2,3,4 or 2-4 (default: Bethel Woods 2-4, Benevolent 2).")] = None,
+    spies: Annotated[Optional[str], typer.Option(help="Bethel Woods: spies at setup to train on, e.g. 0 or 0-5 (default 0-5).")] = None,
+    games: Annotated[Optional[int], typer.Option(help="Self-play games per round, spread over the setups in turn (default: Bethel Woods 5400, Benevolent 5000).")] = None,
+    iterations: Annotated[Optional[int], typer.Option(help="Rounds of expert iteration: self-play, fit, validation (default: Bethel Woods 3, Benevolent 2).")] = None,
     reps: Annotated[int, typer.Option(help="Rollouts per kept plan of a labelled turn.")] = 4,
-    label_prob: Annotated[float, typer.Option(help="Share of the turns that are labelled (0 to 1).")] = 0.5,
+    label_prob: Annotated[Optional[float], typer.Option(help="Share of the turns that are labelled, 0 to 1 (default: Bethel Woods 0.5, Benevolent 0.3).")] = None,
     hidden: Annotated[int, typer.Option(help="Hidden units of the value network.")] = 32,
     seed: Annotated[int, typer.Option(help="Seed (round r plays seed*1000+r; validation seed*1000+900; confirmation seed*1000+999).")] = 1,
     validate_games: Annotated[int, typer.Option(help="Games per setup of each round's validation against the heuristic.")] = 300,
@@ -324,6 +468,14 @@ def train(
     say = lambda m: typer.echo(m, err=True)  # noqa: E731
     if game not in TRAIN_GAMES:
         raise UserError(f"unknown game {game!r} for train; allowed: {', '.join(TRAIN_GAMES)}")
+    bw = game == "bethel-woods"
+    if not bw and spies is not None:
+        raise UserError(f"--spies {spies}: Benevolent has no spies; leave --spies out")
+    players = players if players is not None else ("2-4" if bw else "2")
+    spies = spies if spies is not None else "0-5"
+    games = games if games is not None else (5400 if bw else 5000)
+    iterations = iterations if iterations is not None else (3 if bw else 2)
+    label_prob = label_prob if label_prob is not None else (0.5 if bw else 0.3)
     if games < 1:
         raise UserError(f"games {games}: allowed 1 or more")
     if not 1 <= iterations <= 20:
@@ -352,8 +504,12 @@ def train(
                                       confirm_games=confirm_games, say=say, progress_factory=factory)
         model_path, feature_names, gname = L.MODEL_PATH, L.FEATURE_NAMES, "bethel_woods"
     else:
-        raise UserError("train benevolent: not built yet")
-    rec["command"] = (f"boardsim train {game} --players {players} --spies {spies} --games {games} "
+        from policies.benevolent import learned as L
+        net, rec = train_benevolent(_parse_list(players, "players", 2, 4), games, iterations, reps, seed, threads,
+                                    hidden, eps=0.2, label_prob=label_prob, validate_games=validate_games,
+                                    confirm_games=confirm_games, say=say, progress_factory=factory)
+        model_path, feature_names, gname = L.MODEL_PATH, L.FEATURE_NAMES, "benevolent"
+    rec["command"] = (f"boardsim train {game} --players {players}" + (f" --spies {spies}" if bw else "") + f" --games {games} "
                       f"--iterations {iterations} --reps {reps} --label-prob {label_prob} --hidden {hidden} "
                       f"--seed {seed} --validate-games {validate_games} --confirm-games {confirm_games}")
     write_text(record, json.dumps(rec, indent=1) + "\n", "the record")

@@ -31,7 +31,7 @@ GAMES = ("bethel_woods", "benevolent")
 # the policies of each game, by id (the id is the index)
 POLICIES = {
     "bethel_woods": ("random", "heuristic", "search", "clairvoyant", "tuned", "learned", "expert"),
-    "benevolent": ("random", "heuristic", "search", "tuned"),
+    "benevolent": ("random", "heuristic", "search", "tuned", "learned", "expert"),
 }
 RANDOM = 0
 # policies that are not players (they see what players cannot): tables label them
@@ -40,10 +40,10 @@ NOT_PLAYERS = {"bethel_woods": ("clairvoyant",), "benevolent": ()}
 PLAYERS = {g: tuple(p for p in POLICIES[g] if p not in NOT_PLAYERS[g]) for g in POLICIES}
 # the study player of each game: what a study plays when it names no policy, and the report's
 # player (strong and fast: the learned value over the heuristic's best plans, docs/policies.md)
-STUDY_PLAYER = {"bethel_woods": "learned", "benevolent": "heuristic"}
+STUDY_PLAYER = {"bethel_woods": "learned", "benevolent": "learned"}
 # the best honest player of each game (slow: seconds a game at most): what a study's headline is
 # measured again with, to say whether it holds for stronger play
-BEST_PLAYER = {"bethel_woods": "expert", "benevolent": "search"}
+BEST_PLAYER = {"bethel_woods": "expert", "benevolent": "expert"}
 
 
 def check_player(name: str, game: str = "bethel_woods", where: str = "policy", game_name: str = "") -> None:

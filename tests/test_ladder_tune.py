@@ -43,6 +43,8 @@ def test_bethel_woods_ladder_rungs_share_their_games():
 
 
 def test_benevolent_ladder_rotates_seats_over_the_same_deals():
+    """Each rung plays the rung below and search(8), seats swapped on the same deals; the records
+    of a pair agree both ways; the learned and expert rungs are on it with their speed ratio."""
     bars = []
 
     def bar():   # each rotation of each pair gets its own progress callback, as a Bethel Woods rung does
@@ -51,21 +53,27 @@ def test_benevolent_ladder_rotates_seats_over_the_same_deals():
         return lambda done, total, elapsed: seen.append((done, total))
 
     rows = ladder_benevolent(2, games=6, seed=3, threads=2, progress_factory=bar)
-    pairs = len(rows) * (len(rows) + 1) // 2
-    assert len(bars) == 2 * pairs and all(seen and seen[-1] == (6, 6) for seen in bars)
-    for r in rows:
+    labels = [r["label"] for r in rows]
+    assert labels[:2] == ["random", "heuristic"] and "search(8)" in labels and labels[-2:] == ["learned", "expert"]
+    played = {frozenset((r["label"], o)) for r in rows for o in r["vs"]}
+    assert len(bars) == 2 * len(played) and all(seen and seen[-1] == (6, 6) for seen in bars)
+    for i, r in enumerate(rows):
+        assert (i == 0 or labels[i - 1] in r["vs"]) and (r["label"] == "search(8)" or "search(8)" in r["vs"])
         for opp, v in r["vs"].items():
-            back = next(x for x in rows if x["policy"] == opp)["vs"][r["policy"]]
+            back = next(x for x in rows if x["label"] == opp)["vs"][r["label"]]
             assert v["games"] == back["games"] == 12
-            if opp != r["policy"]:
-                assert v["wins"] + back["wins"] <= 12  # a game has at most one winner (timeouts: none)
+            assert v["wins"] + back["wins"] <= 12  # a game has at most one winner (timeouts: none)
+        if r["label"] != "search(8)":
+            assert r["reference_win_rate"] == pytest.approx(r["vs"]["search(8)"]["win_rate"])
         # the JSON names each policy's parameters as the Bethel Woods ladder's does
         assert len(r["theta_hash"]) >= 8 and r["threads"] == 2
-        assert (r["budget"] is not None) == (r["policy"] == "search")
+        assert (r["budget"] is not None) == (r["name"] == "search")
+        assert r["selfplay_games_per_second"] > 0 and r["speed_games"] == 6
+    assert next(r for r in rows if r["label"] == "heuristic")["speed_vs_heuristic"] == 1.0
     assert len({r["theta_hash"] for r in rows}) == len(rows)
     from experiments.ladder import ladder_table
-    budget = next(r["budget"] for r in rows if r["policy"] == "search")
-    assert f"search({budget}) vs tuned" in ladder_table(rows, "benevolent")   # the budget is shown
+    text = ladder_table(rows, "benevolent")
+    assert "learned vs search(8)" in text and "against search(8)" in text   # the budget is shown
     with pytest.raises(UserError, match="players 3"):
         ladder_benevolent(3, games=2)
 
@@ -102,7 +110,7 @@ def test_ladder_cli_json_and_errors():
     for args, needle in ((["bethel-woods", "--games", "0"], "games 0"), (["bethel-woods", "--spies", "9"], "spies 9"),
                          (["benevolent", "--games", "0"], "games 0"),
                          (["benevolent", "--spies", "2"], "--spies 2: Benevolent has no spies"),
-                         (["benevolent", "--budgets", "4"], "leave --budgets out"),
+                         (["benevolent", "--budgets", "4,x"], "give whole numbers"),
                          (["bethel-woods", "--budgets", "2,2"], "give each budget once")):
         bad = CliRunner().invoke(app, ["ladder", *args])
         assert bad.exit_code == 2 and needle in bad.output and "rung" not in bad.output, bad.output

@@ -9,13 +9,21 @@ Policies by id (the order of policies.POLICIES["benevolent"]):
                   budget, candidates, horizon, noise)
     3 tuned       the heuristic with the weights `boardsim tune benevolent` installed in
                   policies/benevolent/tuned.json (a one-line error while none is installed)
+    4 learned     the heuristic's 8 best plans with distinct ends, the one a learned value rates
+                  highest, less a repetition term (policies/benevolent/learned.py; the model is
+                  learned.json, a one-line error while none is installed)
+    5 expert      rollouts by the learned player over its 4 best plans (policies/benevolent/expert.py)
 """
 import numpy as np
 from numba import njit
 
 from ..random import random_action
+from . import expert as _x
 from . import heuristic as _h
+from . import learned as _l
 from . import search as _s
+from .expert import expert_action, expert_reset
+from .learned import learned_action, learned_reset
 from .heuristic import heuristic_action, heuristic_reset
 from .search import search_action, search_reset
 
@@ -23,8 +31,10 @@ RANDOM = 0
 HEURISTIC = 1
 SEARCH = 2
 TUNED = 3
-THETA_SIZE = _s.N_THETA   # the widest theta of any Benevolent policy
-WS_SIZE = _s.WS_SIZE      # int32 scratch entries per seat
+LEARNED = 4
+EXPERT = 5
+THETA_SIZE = max(_s.N_THETA, _l.THETA_SIZE)   # the widest theta of any Benevolent policy
+WS_SIZE = max(_s.WS_SIZE, _x.WS_SIZE)         # int32 scratch entries per seat (the widest)
 # each policy's parameters by name, defaults and bounds (random has none)
 # (tuned: the heuristic's names and bounds; its vector is read from tuned.json, see default_theta)
 THETA_NAMES = {RANDOM: (), HEURISTIC: _h.THETA_NAMES, SEARCH: _s.THETA_NAMES, TUNED: _h.THETA_NAMES}
@@ -39,6 +49,10 @@ def default_theta(policy_id: int) -> np.ndarray:
     if int(policy_id) == TUNED:
         from .tuned import tuned_theta
         d = tuned_theta()
+    elif int(policy_id) == LEARNED:
+        d = _l.learned_theta()
+    elif int(policy_id) == EXPERT:
+        d = _x.expert_theta()
     else:
         d = THETA_DEFAULTS.get(int(policy_id), np.zeros(0))
     theta[:len(d)] = d
@@ -52,6 +66,10 @@ def default_theta(policy_id: int) -> np.ndarray:
 def _planner(policy_id, s, p, theta, seat, acts, n, key, ws):
     if policy_id == SEARCH:
         return search_action(s, p, theta, seat, acts, n, key, ws)
+    if policy_id == LEARNED:
+        return learned_action(s, p, theta, seat, acts, n, key, ws)
+    if policy_id == EXPERT:
+        return expert_action(s, p, theta, seat, acts, n, key, ws)
     return heuristic_action(s, p, theta, seat, acts, n, key, ws)
 
 
@@ -72,7 +90,11 @@ def ws_size(pols):
         if pid == HEURISTIC or pid == TUNED:
             n = max(n, _h.WS_SIZE)
         elif pid == SEARCH:
-            n = max(n, WS_SIZE)
+            n = max(n, _s.WS_SIZE)
+        elif pid == LEARNED:
+            n = max(n, _l.WS_SIZE)
+        elif pid == EXPERT:
+            n = max(n, _x.WS_SIZE)
     return n
 
 
@@ -83,5 +105,9 @@ def reset(policy_id, theta, seat, ws):
         heuristic_reset(ws)
     elif policy_id == SEARCH:
         search_reset(ws)
+    elif policy_id == LEARNED:
+        learned_reset(ws)
+    elif policy_id == EXPERT:
+        expert_reset(ws)
     else:
         ws[0] = 0

@@ -90,7 +90,7 @@ SPARE_CAP = 4
 REACH_CAP = 2
 DEPTH_MAX = 24          # decisions in one turn's plan (movement, Secrets, action, repeats, end)
 MAX_LEAVES = 3000       # ends of the turn scored in one search at most
-K_MAX = 8               # candidate plans kept (the search policy's candidates)
+K_MAX = 16              # candidate plans kept at most (search: 4 by default; learned: 8; expert: 16)
 SCORE_SCALE = 1000.0    # candidate scores are kept as integers (ws is int32)
 NEG_INF_Q = -2_000_000_000
 
@@ -114,7 +114,9 @@ W_CPL = W_CSC + K_MAX                   # K_MAX: their plan lengths
 W_CPATH = W_CPL + K_MAX                 # K_MAX * DEPTH_MAX: their plans
 W_ACTS = W_CPATH + K_MAX * DEPTH_MAX    # (DEPTH_MAX + 1) * N_ACTIONS: legal lists per depth
 W_SLOT = W_ACTS + (DEPTH_MAX + 1) * N_ACTIONS   # (DEPTH_MAX + 1) * S_SIZE: positions per depth
-WS_SIZE = W_SLOT + (DEPTH_MAX + 1) * S_SIZE
+W_CH = W_SLOT + (DEPTH_MAX + 1) * S_SIZE        # K_MAX: the candidates' end-position hashes (distinct mode)
+W_DISTINCT = W_CH + K_MAX                       # 1: keep only plans with distinct end positions (learned, expert)
+WS_SIZE = W_DISTINCT + 1
 
 _S11 = np.uint64(11)
 _INV53 = 1.0 / 9007199254740992.0
@@ -126,6 +128,31 @@ def heuristic_reset(ws):
     ws[W_PLAN_N] = 0
     ws[W_PLAN_I] = 0
     ws[W_TURN] = -1
+    ws[W_DISTINCT] = 0
+
+
+_FNV = np.uint64(0x100000001B3)
+_FNV_OFF = np.uint64(0xCBF29CE484222325)
+
+
+@njit(cache=True, _nrt=False)
+def pos_hash(s):
+    """A 64-bit hash (FNV-1a over the words) of position s without the turn counter and the
+    decision count, each player's Footsteps as per-hex counts (their slot order does not matter):
+    equal for the same position reached twice (a repetition)."""
+    h = _FNV_OFF
+    for i in range(E.PL):
+        if i == E.TURN or i == E.ST_DECISIONS:
+            continue
+        h = (h ^ np.uint64(s[i] & 0xFFFFFFFF)) * _FNV
+    for q in range(s[E.NP]):
+        b = E.pl(q)
+        for i in range(E.PS):
+            if E.L_FOOT <= i < E.L_FOOT + 4:
+                continue
+            h = (h ^ np.uint64(s[b + i] & 0xFFFFFFFF)) * _FNV
+        h = (h ^ np.uint64(feet_packed(s, q))) * _FNV
+    return h
 
 
 @njit(cache=True, _nrt=False)
@@ -500,10 +527,26 @@ def _holds_single(s, q):
 
 
 @njit(cache=True, _nrt=False)
-def _offer(ws, plen, sc, k_keep):
+def _offer(ws, plen, sc, k_keep, hc):
     """Keep the plan ws[W_PATH:W_PATH+plen] with score sc among the k_keep best (best first;
-    among equal scores the first found stays first)."""
+    among equal scores the first found stays first). In distinct mode (ws[W_DISTINCT]) hc is the
+    hash of the plan's end position and a plan whose end is already kept replaces it only with a
+    better score."""
     cn = ws[W_CN]
+    if ws[W_DISTINCT] != 0:
+        for j in range(cn):
+            if ws[W_CH + j] == hc:
+                if ws[W_CSC + j] >= sc:
+                    return
+                for jj in range(j, cn - 1):   # a better score for the same end: drop the old one
+                    ws[W_CSC + jj] = ws[W_CSC + jj + 1]
+                    ws[W_CH + jj] = ws[W_CH + jj + 1]
+                    ws[W_CPL + jj] = ws[W_CPL + jj + 1]
+                    for i in range(ws[W_CPL + jj]):
+                        ws[W_CPATH + jj * DEPTH_MAX + i] = ws[W_CPATH + (jj + 1) * DEPTH_MAX + i]
+                cn -= 1
+                ws[W_CN] = cn
+                break
     pos = cn
     while pos > 0 and ws[W_CSC + pos - 1] < sc:
         pos -= 1
@@ -512,10 +555,12 @@ def _offer(ws, plen, sc, k_keep):
     last = cn if cn < k_keep else k_keep - 1
     for j in range(last, pos, -1):
         ws[W_CSC + j] = ws[W_CSC + j - 1]
+        ws[W_CH + j] = ws[W_CH + j - 1]
         ws[W_CPL + j] = ws[W_CPL + j - 1]
         for i in range(ws[W_CPL + j]):
             ws[W_CPATH + j * DEPTH_MAX + i] = ws[W_CPATH + (j - 1) * DEPTH_MAX + i]
     ws[W_CSC + pos] = sc
+    ws[W_CH + pos] = hc
     ws[W_CPL + pos] = plen
     for i in range(plen):
         ws[W_CPATH + pos * DEPTH_MAX + i] = ws[W_PATH + i]
@@ -572,7 +617,9 @@ def search_turn(s, p, theta, me, ws, k_keep, noise, key):
             if noise > 0.0:
                 sc += noise * _uniform(key, leaves)
             leaves += 1
-            _offer(ws, plen, _quant(sc), k_keep)
+            q = _quant(sc)
+            if ws[W_CN] < k_keep or ws[W_CSC + k_keep - 1] < q:   # it enters the list
+                _offer(ws, plen, q, k_keep, _h32(child) if ws[W_DISTINCT] != 0 else 0)
             continue
         if d + 1 >= DEPTH_MAX:
             continue   # too long a turn: not scored (never seen with the rules as coded)
@@ -588,6 +635,19 @@ def search_turn(s, p, theta, me, ws, k_keep, noise, key):
         ws[W_NA + d] = _gen(child, p, ws[W_ACTS + d * N_ACTIONS: W_ACTS + (d + 1) * N_ACTIONS], ms)
     ws[W_NLEAF] = leaves
     return ws[W_CN]
+
+
+@njit(cache=True, _nrt=False)
+def _h32(s):
+    return np.int32(np.int64(pos_hash(s) >> np.uint64(33)))
+
+
+@njit(cache=True, _nrt=False)
+def end_of(s, p, ws, c, out):
+    """out = the position after candidate c's plan from s."""
+    _copy(out, s)
+    for i in range(ws[W_CPL + c]):
+        E.apply(out, p, ws[W_CPATH + c * DEPTH_MAX + i])
 
 
 @njit(cache=True, _nrt=False)

@@ -1,0 +1,182 @@
+"""Benevolent: the learned value's features of a position at the end of a turn, from the view of
+the seat that just moved (``features(s, p, theta, me, out)``, FEATURE_NAMES).
+
+Per player, from `me` on in turn order (4 blocks of 21; absent players are 0): gift kinds held, the
+heuristic's tempo (eta: turns to every missing kind), leaves, spare tokens, single-use and
+permanent Secrets, kinds reachable next turn (hexes, Secrets, both), able to win next turn, gifts
+an opponent can take, each of the five gift counts, the Dream Path position, Footsteps on the
+board, the exchange tile, kinds missing whose stack is empty and which of those cannot be had;
+then the permanent Secrets of `me` and of the next seat; then the supply, the five stacks, the
+rounds played, the player count, the Wooden Table's free slots, the heuristic's own evaluation
+(``heuristic.evaluate`` of the position for `me`, which is ``h_eval``), the Stone Altars and which
+special hexes are out. A won position has only the last feature set (+1 `me` won, -1 another).
+Every feature is read from the position through the heuristic's own functions.
+"""
+import numpy as np
+from numba import njit
+
+from simcore.benevolent import engine as E
+from simcore.benevolent.actions import OUT_WIN, PH_TERMINAL
+from . import heuristic as H
+
+PB = 21            # per-player block
+NPB = 4
+O_PERM = PB * NPB  # 84: permanent Secrets of me (9) and of the next seat (9)
+O_G = O_PERM + 18  # 102: global
+NF = O_G + 18      # 120
+
+
+@njit(cache=True, _nrt=False)
+def _pblock(s, p, theta, x, types, allfeet, out, o):
+    b = E.pl(x)
+    lv = s[b + E.L_LEAVES]
+    miss = 0
+    kinds = 0
+    spare = 0
+    blocked = 0
+    empty = 0
+    for g in range(5):
+        c = s[b + E.L_GIFTS + g]
+        out[o + 9 + g] = c
+        if c > 0:
+            kinds += 1
+        else:
+            miss |= 1 << g
+            if s[E.POOL + g] == 0:
+                empty += 1
+                if not E.obtainable(s, x, g):
+                    blocked += 1
+        if g < 4 and c > 1:
+            spare += c - 1
+    n_single = 0
+    n_perm = 0
+    for k in range(9):
+        n_single += s[b + E.L_SINGLE + k]
+        n_perm += s[b + E.L_PERM + k]
+    want = miss & H._obtainable_mask(s, x)
+    hm = H._hex_reach(s, p, x, lv, allfeet) & want
+    sm, scnt = H._secret_gifts(s, p, x, lv)
+    sm &= want
+    reach = H._popcount(hm | sm)
+    n_miss = H._popcount(miss)
+    win_next = n_miss > 0 and (miss & ~(hm | sm)) == 0 and n_miss <= (1 if hm else 0) + min(scnt, H._popcount(sm))
+    eta = H.eta_turns(s, p, x, miss, lv, types, H._pond_turns(p, s[b + E.L_DREAM]), sm)
+    vuln = 0
+    for g in range(5):
+        if s[b + E.L_GIFTS + g] == 1 and s[E.POOL + g] == 0:
+            for o2 in range(s[E.NP]):
+                if o2 != x and s[E.pl(o2) + E.L_GIFTS + g] == 0:
+                    vuln += 1
+                    break
+    nf = 0
+    for i in range(4):
+        if s[b + E.L_FOOT + i] >= 0:
+            nf += 1
+    out[o + 0] = kinds
+    out[o + 1] = eta
+    out[o + 2] = lv
+    out[o + 3] = spare
+    out[o + 4] = n_single
+    out[o + 5] = n_perm
+    out[o + 6] = reach
+    out[o + 7] = 1.0 if win_next else 0.0
+    out[o + 8] = vuln
+    out[o + 14] = s[b + E.L_DREAM]
+    out[o + 15] = nf
+    out[o + 16] = s[b + E.L_TILE]
+    out[o + 17] = H._popcount(sm)
+    out[o + 18] = H._popcount(hm)
+    out[o + 19] = blocked
+    out[o + 20] = empty
+
+
+@njit(cache=True, _nrt=False)
+def _pv(theta, out, o):
+    """H.player_value from a player block."""
+    lv = out[o + 2]
+    v = theta[H.T_KINDS] * out[o + 0]
+    v += theta[H.T_SPARE] * min(out[o + 3], H.SPARE_CAP)
+    v += theta[H.T_LEAVES] * min(lv, H.LEAF_CAP) + theta[H.T_LEAVES_X] * max(lv - H.LEAF_CAP, 0.0)
+    v += theta[H.T_SINGLE] * out[o + 4] + theta[H.T_PERM] * out[o + 5]
+    v += theta[H.T_REACH] * min(out[o + 6], H.REACH_CAP)
+    if out[o + 7] > 0.0:
+        v += theta[H.T_WIN_NEXT]
+    v += theta[H.T_ETA] * out[o + 1]
+    v += theta[H.T_VULN] * out[o + 8]
+    return v
+
+
+@njit(cache=True, _nrt=False)
+def _eval_from_blocks(theta, out, n):
+    """H.evaluate (a position that is not won) from the player blocks."""
+    v = _pv(theta, out, 0)
+    best_o = -1e300
+    opp_reach = 0.0
+    opp_win = False
+    for r in range(1, n):
+        vo = _pv(theta, out, PB * r)
+        if vo > best_o:
+            best_o = vo
+        opp_reach = max(opp_reach, min(out[PB * r + 6], H.REACH_CAP))
+        opp_win = opp_win or out[PB * r + 7] > 0.0
+    v -= theta[H.T_OPP_SCALE] * best_o + theta[H.T_OPP_REACH] * opp_reach
+    if opp_win:
+        v -= theta[H.T_OPP_WIN]
+    return v
+
+
+@njit(cache=True, _nrt=False)
+def features(s, p, theta, me, out):
+    """out[:NF]: features of s for seat `me` (s: the end of me's turn)."""
+    for i in range(NF):
+        out[i] = 0.0
+    if s[E.PHASE] == PH_TERMINAL and s[E.OUTCOME] == OUT_WIN:
+        out[NF - 1] = 1.0 if s[E.WINNER] == me else -1.0
+        return
+    n = s[E.NP]
+    types = H.hex_types(s)
+    allfeet = H.all_feet_packed(s)
+    for r in range(n):
+        x = (me + r) % n
+        _pblock(s, p, theta, x, types, allfeet, out, PB * r)
+    nx = (me + 1) % n
+    for k in range(9):
+        out[O_PERM + k] = s[E.pl(me) + E.L_PERM + k]
+        out[O_PERM + 9 + k] = s[E.pl(nx) + E.L_PERM + k]
+    g0 = O_G
+    out[g0 + 0] = s[E.SUPPLY]
+    for g in range(5):
+        out[g0 + 1 + g] = s[E.POOL + g]
+    out[g0 + 6] = s[E.TURN] / n          # rounds so far
+    out[g0 + 7] = 1.0 if n == 3 else 0.0
+    out[g0 + 8] = 1.0 if n == 4 else 0.0
+    avail = 0
+    for i in range(9):
+        if E.slot_available(s, i):
+            avail += 1
+    out[g0 + 9] = avail
+    out[g0 + 10] = _eval_from_blocks(theta, out, n)
+    cnt = 0
+    for h in range(s[E.N_HEX]):
+        t = s[E.HEX_TYPE + h]
+        if t == 0:
+            cnt += 1
+    out[g0 + 11] = cnt                     # Stone Altars
+    out[g0 + 12] = 1.0 if types & (1 << 3) else 0.0   # a Pond
+    out[g0 + 13] = 1.0 if types & (1 << 4) else 0.0   # a Ring of Stones
+    out[g0 + 14] = 1.0 if types & (1 << 5) else 0.0   # a Wooden Table
+    out[g0 + 15] = 1.0 if types & 3 == 3 else 0.0     # Meadow and Nest
+    out[g0 + 16] = 0.0                     # (unused: always 0)
+    out[NF - 1] = 0.0                      # terminal: +1 my win, -1 a loss
+
+
+FEATURE_NAMES = []
+for r in range(NPB):
+    for nm in ("kinds", "eta", "leaves", "spare", "single", "perm", "reach", "win_next", "vuln",
+               "clover", "feather", "crystal", "amber", "figurine", "dream", "feet", "tile",
+               "sec_reach", "hex_reach", "blocked", "empty_missing"):
+        FEATURE_NAMES.append(f"p{r}_{nm}")
+FEATURE_NAMES += [f"me_perm{k}" for k in range(9)] + [f"next_perm{k}" for k in range(9)]
+FEATURE_NAMES += ["supply", "pool0", "pool1", "pool2", "pool3", "pool4", "rounds", "np3", "np4", "table_slots",
+               "h_eval", "n_altar", "has_pond", "has_ring", "has_table", "has_meadow_nest", "unused", "terminal"]
+assert len(FEATURE_NAMES) == NF, len(FEATURE_NAMES)

@@ -1,0 +1,270 @@
+"""Benevolent: the learned player (policy `learned`), the studies' player.
+
+Once per turn (and whenever the position is not the one its plan expects) it
+
+1. runs the heuristic's whole-turn search (``heuristic.search_turn``) keeping its K best plans
+   with distinct end positions (theta[T_K], default 8; ``heuristic.W_DISTINCT``);
+2. scores each plan's end with a learned value (``policies/value_model.py``: a network of one
+   hidden layer over ``features.FEATURE_NAMES``, trained on rollout outcomes: an estimate of the
+   share of games the seat wins from there), less theta[T_LAM] (default 10) for every time that
+   position has been seen before in this game (the repetition table below);
+3. plays the plan with the highest value (a plan that wins at once first; ties: the heuristic's
+   order).
+
+The heuristic proposes and the learned value disposes, as in Bethel Woods (docs/policies.md). The
+repetition term is what ends the heuristic's gift loops (two players handing the same gift back
+and forth forever, docs/policies.md): a position that has come back is worth less each time.
+
+The repetition table is what the seat has seen of this game, as any player at the table could
+note it: the position at the start of each of its turns and the end of each plan it played (in a
+2-player game, every turn's end), counted by a 64-bit hash (``heuristic.pos_hash``) in an open
+addressing table of HT slots. Every choice is deterministic (the key is not used).
+
+theta: the heuristic's weights (THETA_NAMES of heuristic.py), T_K, T_LAM, the expert's fields
+(T_M, T_REPS, T_RK, T_RNOISE, T_HMAX; policies/benevolent/expert.py), then the network packed at
+T_NET (``value_model.pack``). The default vector reads the model file ``learned.json`` beside
+this module; a missing, truncated or foreign file is a one-line error naming the command that
+trains one.
+
+Workspace (int32): [0, HWS) the heuristic's (candidates, the plan), an end position, float64
+scratch viewed over int32 pairs (features, hidden units), then the repetition table (uint64
+hashes viewed over int32 pairs, int32 counts) and its bookkeeping.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from simcore.benevolent import engine as E
+from simcore.benevolent.actions import OUT_WIN, PH_TERMINAL
+
+from .. import value_model as VM
+from . import heuristic as H
+from .features import FEATURE_NAMES, NF, features
+
+T_K = H.N_THETA          # plans kept for the value to choose from
+T_LAM = T_K + 1          # the value lost per earlier occurrence of a plan's end in this game
+T_M = T_K + 2            # expert: plans compared by rollouts
+T_REPS = T_K + 3         # expert: rollouts per compared plan
+T_RK = T_K + 4           # expert: plans kept by the rollouts' learned players
+T_RNOISE = T_K + 5       # expert: the rollouts' players play their second plan with probability T_RNOISE / 10
+T_HMAX = T_K + 6         # expert: turns a rollout may last (then it counts as not won)
+T_NET = T_K + 7          # the packed network
+K_DEFAULT = 8
+LAM_DEFAULT = 10.0
+MAX_HIDDEN = 128
+THETA_SIZE = T_NET + VM.packed_size(NF, MAX_HIDDEN)
+HT = 2048                # repetition table slots (power of two; a game has at most 800 turns)
+
+MODEL_PATH = Path(__file__).with_name("learned.json")
+COMMAND = "boardsim train benevolent"
+
+# ---- workspace layout (int32) ---------------------------------------------------------------------------
+HWS = H.WS_SIZE + (H.WS_SIZE & 1)   # the heuristic's workspace, padded to an even size
+L_ST = HWS                          # S_SIZE (+1 to stay even): a plan's end position
+L_FV = L_ST + E.S_SIZE + (E.S_SIZE & 1)   # 2 * NF: the features (float64)
+L_H = L_FV + 2 * NF                 # 2 * MAX_HIDDEN: the hidden units (float64)
+L_TAB = L_H + 2 * MAX_HIDDEN        # 2 * HT: the hashes seen (uint64; 0 = free)
+L_CNT = L_TAB + 2 * HT              # HT: how often each was seen
+L_NTAB = L_CNT + HT                 # entries in the table
+L_LAST = L_NTAB + 1                 # the turn whose start was last entered
+L_CT = L_LAST + 1                   # the chosen plan's end is the game's end (1) or not (0)
+L_CH = L_CT + 1                     # 2: the hash of the chosen plan's end (uint64)
+WS_SIZE = L_CH + 2
+
+
+def model_record(path: Path | None = None) -> dict:
+    """The model file as read (UserError when it cannot be used)."""
+    return VM.read_model(MODEL_PATH if path is None else path, "benevolent", FEATURE_NAMES, COMMAND)
+
+
+def planner_theta(k: int = K_DEFAULT, lam: float = LAM_DEFAULT, theta_h=None) -> np.ndarray:
+    """The learned player's vector without a network (theta[T_NET] = 0: it plays the heuristic's
+    best plan, less the repetition term)."""
+    t = np.zeros(THETA_SIZE, dtype=np.float64)
+    t[:T_K] = H.THETA_DEFAULT if theta_h is None else theta_h
+    t[T_K] = k
+    t[T_LAM] = lam
+    return t
+
+
+def learned_theta(net: dict | None = None, k: int = K_DEFAULT, lam: float = LAM_DEFAULT) -> np.ndarray:
+    """The learned player's parameter vector: the heuristic's default weights, k, lam and the
+    network (default: the installed model file's)."""
+    net = model_record() if net is None else net
+    if net["hidden"] > MAX_HIDDEN:
+        raise ValueError(f"a model of {net['hidden']} hidden units; at most {MAX_HIDDEN}")
+    t = planner_theta(k, lam)
+    packed = VM.packed(net)
+    t[T_NET:T_NET + len(packed)] = packed
+    return t
+
+
+def model_label(path: Path | None = None) -> str:
+    """How reports name the installed model: its sha256's first 8 digits and its training date."""
+    import json
+    obj = json.loads((MODEL_PATH if path is None else path).read_text())
+    date = obj.get("training", {}).get("date", "")
+    return f"model {obj['sha256'][:8]}" + (f", trained {date[:10]}" if date else "")
+
+
+def learned_available(path: Path | None = None) -> bool:
+    try:
+        model_record(path)
+    except Exception:
+        return False
+    return True
+
+
+# ---- the repetition table ----------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def hist_clear(ws):
+    tab = ws[L_TAB:L_TAB + 2 * HT].view(np.uint64)
+    for i in range(HT):
+        tab[i] = 0
+        ws[L_CNT + i] = 0
+    ws[L_NTAB] = 0
+    ws[L_LAST] = -1
+
+
+@njit(cache=True, _nrt=False)
+def _slot(tab, h):
+    i = np.int64(h & np.uint64(HT - 1))
+    while tab[i] != 0 and tab[i] != h:
+        i = (i + 1) & (HT - 1)
+    return i
+
+
+@njit(cache=True, _nrt=False)
+def hist_add(ws, h):
+    """Count position hash h once more (a full table keeps its counts and adds nothing new)."""
+    if h == 0:
+        h = np.uint64(1)
+    tab = ws[L_TAB:L_TAB + 2 * HT].view(np.uint64)
+    i = _slot(tab, h) if ws[L_NTAB] < HT - 1 else -1
+    if i < 0:
+        return
+    if tab[i] == 0:
+        tab[i] = h
+        ws[L_NTAB] += 1
+    ws[L_CNT + i] += 1
+
+
+@njit(cache=True, _nrt=False)
+def hist_count(ws, h):
+    if h == 0:
+        h = np.uint64(1)
+    tab = ws[L_TAB:L_TAB + 2 * HT].view(np.uint64)
+    i = _slot(tab, h)
+    return ws[L_CNT + i] if tab[i] == h else 0
+
+
+@njit(cache=True, _nrt=False)
+def hist_copy(dst, src):
+    """dst's table := src's (a rollout starts from what the deciding seat has seen)."""
+    for i in range(L_TAB, L_CH):
+        dst[i] = src[i]
+
+
+@njit(cache=True, _nrt=False)
+def learned_reset(ws):
+    H.heuristic_reset(ws)
+    hist_clear(ws)
+
+
+# ---- the choice ------------------------------------------------------------------------------------------
+@njit(cache=True, _nrt=False)
+def plan_candidates(s, p, theta, me, ws, k):
+    """The heuristic's k best plans from s with distinct ends (W_CN of them, best first)."""
+    ws[H.W_DISTINCT] = 1
+    nc = H.search_turn(s, p, theta, me, ws, k, 0.0, np.uint64(0))
+    ws[H.W_DISTINCT] = 0
+    return nc
+
+
+@njit(cache=True, _nrt=False)
+def plan_value(s, p, theta, me, ws, c):
+    """The value of kept plan c from s for `me`: a win for `me` 1e6; otherwise the network's value
+    of its end (no network: the heuristic's score), less theta[T_LAM] per earlier occurrence of the
+    end. Leaves the end at ws[L_ST], its hash at ws[L_CH] and whether the game ends there at ws[L_CT]."""
+    st = ws[L_ST:L_ST + E.S_SIZE]
+    H.end_of(s, p, ws, c, st)
+    hc = H.pos_hash(st)
+    ws[L_CH:L_CH + 2].view(np.uint64)[0] = hc
+    ws[L_CT] = 1 if st[E.PHASE] == PH_TERMINAL else 0
+    if st[E.PHASE] == PH_TERMINAL and st[E.OUTCOME] == OUT_WIN:
+        return 1.0e6 if st[E.WINNER] == me else -1.0e6
+    if theta[T_NET] == 0.0:
+        v = ws[H.W_CSC + c] / H.SCORE_SCALE
+    else:
+        fv = ws[L_FV:L_FV + 2 * NF].view(np.float64)
+        features(st, p, theta, me, fv)
+        v = VM.value(fv, theta, T_NET, ws[L_H:L_H + 2 * MAX_HIDDEN].view(np.float64))
+    lam = theta[T_LAM]
+    if lam > 0.0:
+        v -= lam * hist_count(ws, hc)
+    return v
+
+
+@njit(cache=True, _nrt=False)
+def choose(s, p, theta, me, ws, k):
+    """The index of the kept plan to play from s (-1: none); its end's hash at ws[L_CH] and
+    whether the game ends there at ws[L_CT]."""
+    nc = plan_candidates(s, p, theta, me, ws, k)
+    if nc <= 1:
+        if nc == 1:
+            plan_value(s, p, theta, me, ws, 0)
+        return nc - 1
+    best = 0
+    bv = -1.0e300
+    bh = np.uint64(0)
+    bt = 0
+    for c in range(nc):
+        v = plan_value(s, p, theta, me, ws, c)
+        if v >= 1.0e6:
+            return c
+        if v > bv:
+            bv = v
+            best = c
+            bh = ws[L_CH:L_CH + 2].view(np.uint64)[0]
+            bt = ws[L_CT]
+    ws[L_CH:L_CH + 2].view(np.uint64)[0] = bh
+    ws[L_CT] = bt
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def note_turn(s, ws):
+    """Enter the position at the start of this turn in the table (once a turn)."""
+    if ws[L_LAST] != s[E.TURN]:
+        ws[L_LAST] = s[E.TURN]
+        hist_add(ws, H.pos_hash(s))
+
+
+@njit(cache=True, _nrt=False)
+def play_chosen(s, ws, c, acts, n):
+    """Store plan c, enter its end in the table (unless the game ends there) and return its first
+    step (-1 if it is not legal)."""
+    H.store_plan(s, ws, c)
+    if ws[L_CT] == 0:
+        hist_add(ws, ws[L_CH:L_CH + 2].view(np.uint64)[0])
+    a = H.play_plan(ws, c)
+    return a if H._contains(acts, n, a) else -1
+
+
+@njit(cache=True, _nrt=False)
+def learned_action(s, p, theta, seat, acts, n, key, ws):
+    """The decision of `seat` at s (acts[:n] legal, ascending); `key` is unused."""
+    a = H.planned_action(s, seat, acts, n, ws)
+    if a >= 0:
+        return a
+    note_turn(s, ws)
+    c = choose(s, p, theta, seat, ws, int(theta[T_K]))
+    if c >= 0:
+        a = play_chosen(s, ws, c, acts, n)
+        if a >= 0:
+            return a
+    ws[H.W_VALID] = 0
+    return acts[0]
