@@ -94,23 +94,32 @@ def bw_selfplay(configs, theta, games, seed, reps, eps, label_prob, threads=None
     configs[g % len(configs)] ((players, spies) pairs). Returns (Rows of the turns with at least
     two kept plans, per-game array (labelled turns, won, turns), seconds)."""
     from arena.bethel_woods import selfplay as SP
-    from arena.runner import run_chunks
     from policies.bethel_woods.features import NF
     from policies.bethel_woods.heuristic import K_CAND
     from simcore.bethel_woods.face import setup_config
     from simcore.bethel_woods.rules import Rules
 
-    p = (rules or Rules()).params
+    if not 1 <= reps <= SP.MAX_REPS:
+        from simcore.errors import UserError
+        raise UserError(f"reps {reps}: allowed 1 to {SP.MAX_REPS} rollouts per plan")
     cfgs = np.stack([setup_config(pl, sp) for pl, sp in configs])
-    T = SP.MAX_TURNS
+    return _selfplay(SP, (rules or Rules()).params, cfgs, SP.MAX_TURNS, K_CAND, NF, 3, theta, games, seed, reps, eps,
+                     label_prob, threads, progress)
+
+
+def _selfplay(SP, p, cfgs, T, K, NF, nm, theta, games, seed, reps, eps, label_prob, threads, progress):
+    """Run SP.label_chunk over games 0..games-1 in chunks (T labelled turns a game at most, K plans
+    a turn, NF features, nm fields per labelled turn) and gather the rows of the turns with at least
+    two kept plans."""
+    from arena.runner import run_chunks
     parts = []
     per_game = np.zeros((games, 3), dtype=np.int64)
 
     def play(start, count):
-        Xo = np.zeros((count, T, K_CAND, NF), dtype=np.float32)
-        So = np.zeros((count, T, K_CAND), dtype=np.float32)
-        Yo = np.zeros((count, T, K_CAND), dtype=np.int32)
-        Mo = np.zeros((count, T, 3), dtype=np.int32)
+        Xo = np.zeros((count, T, K, NF), dtype=np.float32)
+        So = np.zeros((count, T, K), dtype=np.float32)
+        Yo = np.zeros((count, T, K), dtype=np.int32)
+        Mo = np.zeros((count, T, nm), dtype=np.int32)
         Go = np.zeros((count, 3), dtype=np.int32)
         SP.label_chunk(p, cfgs, np.uint64(seed), start, count, theta, reps, eps, label_prob, Xo, So, Yo, Mo, Go)
         return Xo, So, Yo, Mo, Go
@@ -130,9 +139,6 @@ def bw_selfplay(configs, theta, games, seed, reps, eps, label_prob, threads=None
                           _popcount(Yo[rows_g, rows_t, rows_c], reps), reps, tid, start + rows_g,
                           Mo[rows_g, rows_t, SP.M_CHOSEN] == rows_c))
 
-    if not 1 <= reps <= SP.MAX_REPS:
-        from simcore.errors import UserError
-        raise UserError(f"reps {reps}: allowed 1 to {SP.MAX_REPS} rollouts per plan")
     seconds = run_chunks(games, play, collect, chunk=CHUNK, threads=threads, progress=progress)
     rows = concat(parts) if parts else Rows(np.zeros((0, NF), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64),
                                             reps, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool))
@@ -274,45 +280,11 @@ def bv_selfplay(players_list, theta, games, seed, reps, eps, label_prob, threads
     players_list[g % len]. Returns (Rows of the labelled turns, per-game array (labelled turns,
     winner, turns), seconds)."""
     from arena.benevolent import selfplay as SP
-    from arena.runner import run_chunks
     from policies.benevolent.features import NF
     from policies.benevolent.heuristic import K_MAX
     from simcore.benevolent.rules import Rules
-
-    p = Rules().params
-    cfgs = bv_setups(players_list)
-    T = SP.MAX_LABELLED
-    parts = []
-    per_game = np.zeros((games, 3), dtype=np.int64)
-
-    def play(start, count):
-        Xo = np.zeros((count, T, K_MAX, NF), dtype=np.float32)
-        So = np.zeros((count, T, K_MAX), dtype=np.float32)
-        Yo = np.zeros((count, T, K_MAX), dtype=np.int32)
-        Mo = np.zeros((count, T, 4), dtype=np.int32)
-        Go = np.zeros((count, 3), dtype=np.int32)
-        SP.label_chunk(p, cfgs, np.uint64(seed), start, count, theta, reps, eps, label_prob, Xo, So, Yo, Mo, Go)
-        return Xo, So, Yo, Mo, Go
-
-    def collect(start, count, res):
-        Xo, So, Yo, Mo, Go = res
-        per_game[start:start + count] = Go
-        gi, ti = np.nonzero(Mo[:, :, SP.M_PLANS] >= 2)
-        if len(gi) == 0:
-            return
-        nc = Mo[gi, ti, SP.M_PLANS]
-        rows_g = np.repeat(gi, nc)
-        rows_t = np.repeat(ti, nc)
-        rows_c = np.concatenate([np.arange(k) for k in nc])
-        tid = np.repeat(np.arange(len(gi)), nc)
-        parts.append(Rows(Xo[rows_g, rows_t, rows_c], So[rows_g, rows_t, rows_c],
-                          _popcount(Yo[rows_g, rows_t, rows_c], reps), reps, tid, start + rows_g,
-                          Mo[rows_g, rows_t, SP.M_CHOSEN] == rows_c))
-
-    seconds = run_chunks(games, play, collect, chunk=CHUNK, threads=threads, progress=progress)
-    rows = concat(parts) if parts else Rows(np.zeros((0, NF), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64),
-                                            reps, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool))
-    return rows, per_game, seconds
+    return _selfplay(SP, Rules().params, bv_setups(players_list), SP.MAX_LABELLED, K_MAX, NF, 4, theta, games, seed,
+                     reps, eps, label_prob, threads, progress)
 
 
 def bv_paired(theta_a, players_list, games, seed, threads=None):

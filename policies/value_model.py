@@ -176,3 +176,19 @@ def read_model(path: Path, game: str, feature_names, command: str) -> dict:
 def packed(net: dict) -> np.ndarray:
     """A model read by ``read_model`` packed for ``value``."""
     return pack(net["mean"], net["scale"], net["W1"], net["b1"], net["W2"], net["b2"])
+
+
+def put_net(theta: np.ndarray, off: int, net: dict, max_hidden: int) -> np.ndarray:
+    """theta with the network packed at theta[off:] (ValueError beyond max_hidden units)."""
+    if net["hidden"] > max_hidden:
+        raise ValueError(f"a model of {net['hidden']} hidden units; at most {max_hidden}")
+    p = packed(net)
+    theta[off:off + len(p)] = p
+    return theta
+
+
+def model_label(path: Path) -> str:
+    """How reports name a model file: its sha256's first 8 digits and its training date."""
+    obj = json.loads(Path(path).read_text())
+    date = obj.get("training", {}).get("date", "")
+    return f"model {obj['sha256'][:8]}" + (f", trained {date[:10]}" if date else "")

@@ -50,7 +50,8 @@ def test_default_rotations_are_one_game_and_the_reference_is_that_game():
     w2, _ = rotate_seats("heuristic", "heuristic", 2, 12, seed=5, threads=2, theta_a=WEAK)
     assert (s.records["winner"].to_numpy() == w2[0]).all()
     with pytest.raises(UserError, match="theta of seat 1"):
-        simulate(2, None, games=2, seed=5, policies=["heuristic"] * 2, thetas=[np.zeros(999), None])
+        from policies.benevolent.decide import THETA_SIZE
+        simulate(2, None, games=2, seed=5, policies=["heuristic"] * 2, thetas=[np.zeros(THETA_SIZE + 1), None])
 
 
 def test_paired_difference_by_deal_takes_the_deal_as_the_unit():
@@ -223,6 +224,6 @@ def test_the_installed_tuned_vector_if_any_is_a_confirmed_record():
 
 def test_ladder_has_a_tuned_rung_only_when_one_is_installed(tuned_path):
     from experiments.ladder import bv_rungs
-    assert bv_rungs() == ["random", "heuristic", "search"]
+    assert [r[0] for r in bv_rungs()] == ["random", "heuristic", "search(8)", "learned", "expert"]
     _write_record(tuned_path, THETA_DEFAULT)
-    assert bv_rungs() == ["random", "heuristic", "tuned", "search"]
+    assert [r[0] for r in bv_rungs()] == ["random", "heuristic", "tuned", "search(8)", "learned", "expert"]

@@ -94,20 +94,12 @@ def learned_theta(net: dict | None = None, k: int = K_DEFAULT, lam: float = LAM_
     """The learned player's parameter vector: the heuristic's default weights, k, lam and the
     network (default: the installed model file's)."""
     net = model_record() if net is None else net
-    if net["hidden"] > MAX_HIDDEN:
-        raise ValueError(f"a model of {net['hidden']} hidden units; at most {MAX_HIDDEN}")
-    t = planner_theta(k, lam)
-    packed = VM.packed(net)
-    t[T_NET:T_NET + len(packed)] = packed
-    return t
+    return VM.put_net(planner_theta(k, lam), T_NET, net, MAX_HIDDEN)
 
 
 def model_label(path: Path | None = None) -> str:
     """How reports name the installed model: its sha256's first 8 digits and its training date."""
-    import json
-    obj = json.loads((MODEL_PATH if path is None else path).read_text())
-    date = obj.get("training", {}).get("date", "")
-    return f"model {obj['sha256'][:8]}" + (f", trained {date[:10]}" if date else "")
+    return VM.model_label(MODEL_PATH if path is None else path)
 
 
 def learned_available(path: Path | None = None) -> bool:
