@@ -1263,6 +1263,17 @@ def characters_answers(st: Study, top: pd.DataFrame, skill_df: pd.DataFrame) -> 
                    detect="; ".join(detect))]
 
 
+def _could_find_odds(e: pd.DataFrame) -> str:
+    """"; the fit had an 80% chance to find an odds ratio of 1.25 (or 0.80) or more": for a set of
+    character effects none of which is significant, at Holm's first level (0.05 / the effects),
+    from the median width of their intervals (log odds; stats.detectable_from_interval)."""
+    if "ci_low" not in e or not len(e):
+        return ""
+    d = float(np.median([detectable_from_interval(a, b, alpha=0.05 / len(e)) for a, b in zip(e["ci_low"], e["ci_high"])]))
+    return (f" (at Holm's first level the fit had an 80% chance to find an odds ratio of {np.exp(d):.2f}, or "
+            f"{np.exp(-d):.2f}, against an average character)")
+
+
 def characters_findings(sets, effects, picks=None) -> str:
     parts = []
     for pol, g in sets.groupby("policy", sort=False):
@@ -1289,7 +1300,8 @@ def characters_findings(sets, effects, picks=None) -> str:
             f"{close(lo, e.iloc[1:2])}); "
             + (f"{len(sig)} of {len(e)} character effects differ from the average after Holm's "
                f"correction ({', '.join(sig['term'])})." if len(sig) else
-               "no character's effect differs from the average after Holm's correction."))
+               "no character's effect differs from the average after Holm's correction"
+               + _could_find_odds(e) + "."))
     if picks is None:
         picks = pick_sets(sets)
     for w in (picks[picks["which"] == "weakest"] if len(picks) else picks).itertuples():
@@ -1922,7 +1934,10 @@ def handicap_findings(cand, conf, n, o) -> str:
             txt += (f"; printed {p.leaves}: {100 * p.max_gap:.1f} pp ({100 * p.gap_low:.1f} to "
                     f"{100 * p.gap_high:.1f})")
             txt += ("; the fairest is clearly fairer than the printed one" if b.gap_high < p.gap_low
-                    else "; the intervals overlap, so the gain over the printed one is not established")
+                    else "; the intervals overlap, so the gain over the printed one is not established "
+                    f"(intervals this wide stop overlapping only when the gaps differ by about "
+                    f"{100 * ((b.gap_high - b.gap_low) + (p.gap_high - p.gap_low)) / 2:.1f} pp, the sum of their "
+                    "half-widths)")
         txt += (f"; in the search, {k} of the other {m} candidates have a gap interval that overlaps the fairest's, "
                 "so the search cannot tell them from it")
         parts.append(txt + ".")
@@ -2342,7 +2357,11 @@ def sensitivity_findings(df: pd.DataFrame) -> str:
                      f"{len(df)} comparisons about {0.05 * len(df):.2g} intervals exclude 0 by "
                      f"chance alone), largest first: {listed(chance)}.")
     if dont:
-        parts.append(f"Readings whose intervals include 0 in every setup, largest first: {listed(dont)}.")
+        typical = float(np.median([detectable_from_interval(a, b, alpha=0.05 / len(df))
+                                   for a, b in zip(df["ci_low"], df["ci_high"])]))
+        parts.append(f"Readings whose intervals include 0 in every setup, largest first: {listed(dont)} (a typical "
+                     f"row had an 80% chance to find an effect of {100 * typical:.1f} pp or more after Holm's "
+                     "correction).")
     if not bw and "default_timeouts" in df:
         # a game that reaches the round limit has no winner: a variant that times out far more
         # often compares seat rates over far fewer decided games

@@ -327,6 +327,13 @@ def test_report_folder_contents(tiny_report):
     assert hs.fairest == b.leaves and hs.printed == pr.leaves and hs.games == 4
     assert hs.arm0 == f"{hs.best_policy}: 2 players, leaves {b.leaves}" and hs.arm3 == f"{hs.study_policy}: 2 players, leaves {pr.leaves}"
 
+    # beside every finding that is not significant, what its sample could have found
+    import re
+    quiet = [m.end() for m in re.finditer(r"NOT significant|not significantly different|no evidence the seats differ|"
+                                          r"not significant after Holm|not established|include 0 in every setup", md)]
+    assert quiet
+    for end in quiet:
+        assert re.search(r"80% chance|stop overlapping", md[end:end + 400]), md[end - 80:end + 400]
     # the front page: a table per game, each question linking to its section, a verdict word per answer
     from experiments.answers import ESTABLISHED, NOISY, SUGGESTED
     head = md.split("## Contents")[0]
