@@ -150,6 +150,17 @@ def _grid(n: int, ncols: int, w: float, h: float, **kw):
     return fig, flat[:n]
 
 
+def _legend_entries(axes) -> tuple[list, list]:
+    """The legend handles and labels of several panels, each label once, in the order drawn."""
+    handles, labs = [], []
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labs:
+                handles.append(h)
+                labs.append(lab)
+    return handles, labs
+
+
 def _pct_axis(ax, axis: str = "y") -> None:
     fmt = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}%")
     (ax.yaxis if axis == "y" else ax.xaxis).set_major_formatter(fmt)
@@ -222,12 +233,7 @@ def difficulty_curve(df: pd.DataFrame, out, title: str = "Bethel Woods: win rate
         _pct_axis(ax)
         ax.set_title(f"{pol}" + (f", rules: {variant}" if variant is not None else ""), loc="left")
         ax.grid(axis="x", visible=False)
-    handles, labs = [], []
-    for ax in axes:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            if lab not in labs:
-                handles.append(h)
-                labs.append(lab)
+    handles, labs = _legend_entries(axes)
     note = (f"{_policy_phrase(policies)}. {_games_phrase(d['games'], 'point')}. "
             "Shaded bands: 95% Wilson intervals. The rulebook names no level for 0 spies; the report calls it Normal.")
     return _finish(fig, out, title, note, legend=(handles, labs, len(labs)) if labs else None)
@@ -336,12 +342,7 @@ def game_length(hist: pd.DataFrame, out, title: str = "Bethel Woods: how long wo
         ax.tick_params(labelbottom=True)
     for ax in axes[-len(players):]:
         ax.set_xlabel("Game length (turns)")
-    handles, labs = [], []
-    for ax in axes:
-        for hd, lab in zip(*ax.get_legend_handles_labels()):
-            if lab not in labs:
-                handles.append(hd)
-                labs.append(lab)
+    handles, labs = _legend_entries(axes)
     order = sorted(range(len(labs)), key=lambda i: int(labs[i].split()[0]))
     per_cell = hist.groupby(["policy", "players", "spies"])["games"].sum()
     note = (f"{_policy_phrase(h['policy'])}. {_games_phrase(per_cell, 'cell')}. Each line: the share of the cell's "
@@ -555,12 +556,7 @@ def seat_bars(seats: pd.DataFrame, out, title: str = "Benevolent: each seat's sh
         ax.grid(axis="x", visible=False)
     for ax in axes:
         ax.set_ylim(0, top * 1.12)
-    handles, labs = [], []
-    for ax in axes:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            if lab not in labs:
-                handles.append(h)
-                labs.append(lab)
+    handles, labs = _legend_entries(axes)
     per = s.groupby(["players", "config"])["games"].max()
     note = (f"{_policy_phrase(s['policy'])}. {_games_phrase(per, 'configuration')}. "
             "Seat 1 moves first. Error bars: simultaneous 95% intervals. Shares of the games some seat won "
@@ -682,12 +678,7 @@ def handicap_confirmed(seats: pd.DataFrame, out, *, policy: str | None = None,
         ax.set_xlabel("Share of the decided games (%)")
         _pct_axis(ax, "x")
         ax.grid(axis="y", visible=False)
-    handles, labs = [], []
-    for ax in axes:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            if lab not in labs:
-                handles.append(h)
-                labs.append(lab)
+    handles, labs = _legend_entries(axes)
     from matplotlib.lines import Line2D
     handles.append(Line2D([], [], ls="--", color="#333333"))
     labs.append("fair share 1/players")

@@ -51,26 +51,35 @@ def robustness(lo: float, hi: float, margin: float = MARGIN) -> str:
 # ---------------------------------------------------------------------------------------------
 # the joint cell: several arms on the same seeds
 
+def records(cell, start: int, count: int):
+    """The per-game records of games start..start+count-1 of an arena cell (arena.units' compiled
+    play, the arrays arena.units.run_unit reduces), yielded in chunks of at most
+    arena.units.SUB_CHUNK games, with the cell's reduce function: (records, reduce)."""
+    import numba
+
+    from arena.runner import block_size
+    from arena.units import SUB_CHUNK, _prepared
+    play_chunk, p, cfg, pols, thetas, n_rec, reduce = _prepared(cell)
+    seed = np.uint64(cell.seed)
+    pseed = np.uint64(cell.seed if cell.policy_seed is None else cell.policy_seed)
+    buf = np.zeros((min(count, SUB_CHUNK), n_rec), dtype=np.int32)
+    for a in range(start, start + count, SUB_CHUNK):
+        k = min(SUB_CHUNK, start + count - a)
+        rec = buf[:k]
+        play_chunk(p, cfg, seed, pseed, a, k, pols, thetas, block_size(k, numba.get_num_threads()), rec)
+        yield rec, reduce
+
+
 def _outcome_codes(cell, start: int, count: int, levels: int) -> np.ndarray:
     """Per-game outcome codes of games start..start+count-1 of an arena cell: with 2 levels
     Bethel Woods won (1) or lost, Benevolent seat 1 won (1) or not; with 5 levels (Benevolent) the
     winner's seat + 1, 0 for a timeout."""
-    import numba
-
-    from arena.runner import block_size
-    from arena.units import _prepared
-    play_chunk, p, cfg, pols, thetas, n_rec, _ = _prepared(cell)
-    rec = np.zeros((count, n_rec), dtype=np.int32)
-    seed = np.uint64(cell.seed)
-    pseed = np.uint64(cell.seed if cell.policy_seed is None else cell.policy_seed)
-    play_chunk(p, cfg, seed, pseed, start, count, pols, thetas,
-               block_size(count, numba.get_num_threads()), rec)
     if cell.game == "bethel_woods":
         from arena.bethel_woods.batch import R_OUTCOME
         from simcore.bethel_woods.actions import OUT_WIN
-        return (rec[:, R_OUTCOME] == OUT_WIN).astype(np.int64)
+        return np.concatenate([(rec[:, R_OUTCOME] == OUT_WIN).astype(np.int64) for rec, _ in records(cell, start, count)])
     from arena.benevolent.batch import R_WINNER
-    w = rec[:, R_WINNER].astype(np.int64)
+    w = np.concatenate([rec[:, R_WINNER].astype(np.int64) for rec, _ in records(cell, start, count)])
     return (w == 0).astype(np.int64) if levels == 2 else np.where(w < 0, 0, w + 1)
 
 

@@ -496,30 +496,16 @@ def lengths_unit(lc: LengthsCell, start: int, count: int) -> np.ndarray:
     """The counts of games start..start+count-1 of a LengthsCell: arena.units.run_unit's counts of
     the cell (the same reduction of the same records, so they are equal to the count) and the won
     games' length histogram."""
-    import numba
-
     from arena.bethel_woods.batch import R_OUTCOME, R_TURNS
-    from arena.runner import block_size
-    from arena.units import SUB_CHUNK, _prepared
     from simcore.bethel_woods.actions import OUT_WIN
-    cell = lc.cell
-    play_chunk, p, cfg, pols, thetas, n_rec, reduce = _prepared(cell)
-    nf = len(FIELDS[cell.game])
+
+    from .skill import records
+    nf = len(FIELDS[lc.cell.game])
     out = np.zeros(nf + WON_LENGTH_BINS, dtype=np.int64)
-    seed = np.uint64(cell.seed)
-    pseed = np.uint64(cell.seed if cell.policy_seed is None else cell.policy_seed)
-    done = 0
-    buf = np.zeros((min(count, SUB_CHUNK), n_rec), dtype=np.int32)
-    while done < count:
-        k = min(SUB_CHUNK, count - done)
-        rec = buf[:k]
-        play_chunk(p, cfg, seed, pseed, start + done, k, pols, thetas,
-                   block_size(k, numba.get_num_threads()), rec)
-        head = out[:nf]
-        reduce(rec, cell.players, head)
+    for rec, reduce in records(lc.cell, start, count):
+        reduce(rec, lc.cell.players, out[:nf])
         t = rec[rec[:, R_OUTCOME] == OUT_WIN, R_TURNS].astype(np.int64)
         out[nf:] += np.bincount(np.clip(t, 1, WON_LENGTH_BINS) - 1, minlength=WON_LENGTH_BINS)
-        done += k
     return out
 
 
@@ -1100,8 +1086,11 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backe
                 mine.append(len(checks))
                 checks.append(({"players": r.players, "spies": sp0}, JointCell(arms, 2)))
             groups.append((r, mine))
-        per = max(1, -(-n_skill // max(len(m) for _, m in groups)))   # seeds per partner set
-        counts = _run_checks(st, checks, per, threads, progress, backend)
+        counts = [None] * len(checks)
+        for r, mine in groups:   # about n_skill seeds per arm and player count, spread over its partner sets
+            per = max(1, -(-n_skill // len(mine)))
+            for i, c in zip(mine, _run_checks(st, [checks[i] for i in mine], per, threads, progress, backend)):
+                counts[i] = c
         for r, mine in groups:
             pooled = sum(counts[i] for i in mine)
             stat = contrast_change(pooled)
@@ -1993,22 +1982,9 @@ class PairedCell:
 
 
 def _outcomes(cell: Cell, start: int, count: int) -> np.ndarray:
-    import numba
-
-    from arena.runner import block_size
-    from arena.units import _prepared
-    play_chunk, p, cfg, pols, thetas, n_rec, _ = _prepared(cell)
-    rec = np.zeros((count, n_rec), dtype=np.int32)
-    seed = np.uint64(cell.seed)
-    pseed = np.uint64(cell.seed if cell.policy_seed is None else cell.policy_seed)
-    play_chunk(p, cfg, seed, pseed, start, count, pols, thetas,
-               block_size(count, numba.get_num_threads()), rec)
-    if cell.game == "bethel_woods":
-        from arena.bethel_woods.batch import R_OUTCOME
-        from simcore.bethel_woods.actions import OUT_WIN
-        return rec[:, R_OUTCOME] == OUT_WIN
-    from arena.benevolent.batch import R_WINNER
-    return rec[:, R_WINNER] == 0
+    """Per game: did it end the way the variants study counts (Bethel Woods won; Benevolent seat 1 won)."""
+    from .skill import _outcome_codes
+    return _outcome_codes(cell, start, count, 2).astype(bool)
 
 
 def paired_unit(pc: PairedCell, start: int, count: int) -> np.ndarray:
