@@ -289,6 +289,11 @@ def loss_reasons(df: pd.DataFrame, out, title: str = "Bethel Woods: why games ar
     return _finish(fig, out, title, note, legend=(handles, labs, len(reasons)))
 
 
+# A length distribution drawn from fewer games than this is noise, not a shape (a 5-spy cell the
+# learned player won 3 times of 600 drew a 66% spike on a won-games panel): its line is left out
+# and the note names it. Our choice.
+MIN_LENGTH_GAMES = 20
+
 TURN_NOTE = ("A turn is one player's turn (all players' turns are counted, the last one included); "
              "a game lasts at most 79 turns.")
 
@@ -310,10 +315,11 @@ def game_length(hist: pd.DataFrame, out, title: str = "Bethel Woods: how long wo
     rows = [(pol, c) for pol in sorted(h["policy"].unique()) for c in cols
             if h[h["policy"] == pol][c].sum() > 0]
     players = sorted(h["players"].unique())
-    fig, axes = _grid(len(rows) * len(players), len(players), 3.9, 2.9, sharex=True)
+    fig, axes = _grid(len(rows) * len(players), len(players), 3.2, 2.6, sharex=True)
     spies_all = sorted(h["spies"].unique())
     x_hi = int(h[h[cols].sum(axis=1) > 0]["turns"].max()) + 1
     names = {"won": "won games", "lost": "lost games", "games": "all games, won and lost together"}
+    few = []   # lines left out: fewer than MIN_LENGTH_GAMES games
     for k, (pol, c) in enumerate(rows):
         top = 0.0
         row_axes = axes[k * len(players):(k + 1) * len(players)]
@@ -322,6 +328,9 @@ def game_length(hist: pd.DataFrame, out, title: str = "Bethel Woods: how long wo
             for s, gs in g.groupby("spies", sort=True):
                 n = gs[c].sum()
                 if n == 0:
+                    continue
+                if n < MIN_LENGTH_GAMES:
+                    few.append(f"{pl} players, {pol}, {spies_label(s)}: {int(n)} {names[c].split(',')[0]}")
                     continue
                 gs = gs.sort_values("turns")
                 nz = np.flatnonzero(gs[c].to_numpy())
@@ -347,6 +356,9 @@ def game_length(hist: pd.DataFrame, out, title: str = "Bethel Woods: how long wo
     per_cell = hist.groupby(["policy", "players", "spies"])["games"].sum()
     note = (f"{_policy_phrase(h['policy'])}. {_games_phrase(per_cell, 'cell')}. Each line: the share of the cell's "
             f"{'won (or lost) ' if split else ''}games that ended on that turn. {TURN_NOTE}")
+    if few:
+        note += (f" Not drawn (fewer than {MIN_LENGTH_GAMES} games, too few for a shape): "
+                 + "; ".join(few) + ".")
     return _finish(fig, out, title, note, legend=([handles[i] for i in order], [labs[i] for i in order],
                                                    min(6, len(labs))))
 
@@ -399,9 +411,9 @@ def character_heatmap(sets: pd.DataFrame, out,
             m[i, j] = wins / games
             lo, hi = wilson(int(wins), int(games))
             dark = 100 * m[i, j] > 0.6 * vmax
-            ax.text(j, i - 0.13, f"{100 * m[i, j]:.0f}" if m[i, j] >= 0.095 else f"{100 * m[i, j]:.1f}",
-                    ha="center", va="center", fontsize=9, color="white" if dark else "#111111")
-            ax.text(j, i + 0.25, f"±{100 * (hi - lo) / 2:.0f}", ha="center", va="center", fontsize=7.5,
+            ax.text(j, i - 0.14, f"{100 * m[i, j]:.0f}" if m[i, j] >= 0.095 else f"{100 * m[i, j]:.1f}",
+                    ha="center", va="center", fontsize=10.5, color="white" if dark else "#111111")
+            ax.text(j, i + 0.26, f"±{100 * (hi - lo) / 2:.0f}", ha="center", va="center", fontsize=8.5,
                     color="white" if dark else "#333333")
             s = (2, int(sp), *sorted((a, b))) in flagged if pl == 2 else bool(sig)
             if s:
@@ -573,8 +585,8 @@ def handicap_dose(seats: pd.DataFrame, out, *, policy: str | None = None,
                   title: str = "Benevolent: what a leaf is worth, by seat"):
     """Dose and response of the handicap search: for every candidate and seat, the seat's share
     of the decided games against its starting leaves above the table's mean (the dose); one panel
-    per player count, one colour per seat, and each seat's mean share per dose joined by a line.
-    The printed handicap's seats are drawn large and named.
+    per player count, one colour per seat, and each seat's least-squares line (its slope: the points
+    a leaf is worth to that seat). The printed handicap's seats are drawn large and named.
 
     seats: the search's seat rows: players, leaves ("1,3,4"), seat (1 = first), wins, decided,
     games, and printed (bool), policy (or pass policy=).
@@ -590,7 +602,7 @@ def handicap_dose(seats: pd.DataFrame, out, *, policy: str | None = None,
     s["dose"] = s["mine"] - s["mean"]
     s["share"] = 100 * s["wins"] / s["decided"]
     panels = list(s.groupby("players", sort=True))
-    fig, axes = _grid(len(panels), 3, 3.9, 3.6, sharey=True)
+    fig, axes = _grid(len(panels), 3, 3.3, 3.4, sharey=True)   # narrow enough to read at 800 px
     for ax, (pl, g) in zip(axes, panels):
         for q in range(1, pl + 1):
             gq = g[g["seat"] == q]
@@ -615,11 +627,11 @@ def handicap_dose(seats: pd.DataFrame, out, *, policy: str | None = None,
                         ha="right", fontsize=8.5, fontweight="bold")
         ax.axhline(100 / pl, color="#333333", ls="--", lw=1)
         ax.axvline(0, color="#bbbbbb", lw=0.8)
-        ax.legend(loc="upper left", fontsize=8, handlelength=1.2, borderaxespad=0.2)   # each seat's slope here
+        ax.legend(loc="upper left", fontsize=9, handlelength=1.2, borderaxespad=0.2)   # each seat's slope here
         ax.set_title(f"{pl} players: {g['leaves'].nunique()} candidates", loc="left")
-        ax.set_xlabel("The seat's leaves minus the table's mean")
-        ax.set_ylabel("Share of the decided games (%)")
+        ax.set_xlabel("Leaves above the table's mean")
         _pct_axis(ax)
+    axes[0].set_ylabel("Share of the decided games (%)")
     from matplotlib.lines import Line2D
     handles = [Line2D([], [], ls="none", marker="s", ms=7, mfc="white", mec="black")]
     labs = ["the printed handicap's seats"]
@@ -651,7 +663,8 @@ def handicap_confirmed(seats: pd.DataFrame, out, *, policy: str | None = None,
         raise ValueError("handicap_confirmed needs policy= (or a policy column): every chart names its policy")
     panels = list(seats.groupby("players", sort=True))
     n_rows = max(g["leaves"].nunique() for _, g in panels)
-    fig, axes = _grid(len(panels), 3, 3.9, 0.55 * n_rows + 1.6, sharex=True)
+    # one panel a row: three side by side made a chart 1,806 px wide, its labels 7 px tall at 800 px
+    fig, axes = _grid(len(panels), 1, 6.2, 0.5 * n_rows + 1.2, sharex=True)
     for ax, (pl, g) in zip(axes, panels):
         cands = g.drop_duplicates("leaves").copy()
         cands["_o"] = [0 if b else (2 if p else 1) for b, p in zip(cands["best"], cands["printed"])]
@@ -672,12 +685,13 @@ def handicap_confirmed(seats: pd.DataFrame, out, *, policy: str | None = None,
             labels.append(f"{r.leaves}\n{role}; timeouts {100 * r.timeouts / r.games:.1f}%")
         ax.axvline(100 / pl, color="#333333", ls="--", lw=1)
         ax.set_yticks(range(len(labels)))
-        ax.set_yticklabels(labels, fontsize=8.5)
+        ax.set_yticklabels(labels, fontsize=9)
         ax.set_ylim(len(labels) - 0.5, -0.5)
         ax.set_title(f"{pl} players", loc="left")
-        ax.set_xlabel("Share of the decided games (%)")
+        ax.tick_params(labelbottom=True)   # every panel keeps its percentages (the x axis is shared)
         _pct_axis(ax, "x")
         ax.grid(axis="y", visible=False)
+    axes[-1].set_xlabel("Share of the decided games (%)")
     handles, labs = _legend_entries(axes)
     from matplotlib.lines import Line2D
     handles.append(Line2D([], [], ls="--", color="#333333"))
@@ -686,6 +700,9 @@ def handicap_confirmed(seats: pd.DataFrame, out, *, policy: str | None = None,
     note = (f"Policy: {policy}. {_games_phrase(per, 'handicap')} on fresh seeds (not the search's). Error bars: "
             "simultaneous 95% Goodman intervals. A timed-out game is won by no seat: it is in no share.")
     return _finish(fig, out, title, note, legend=(handles, labs, min(6, len(labs))))
+
+
+SENSITIVITY_COLUMNS = 3
 
 
 @_styled
@@ -710,7 +727,9 @@ def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
     facet = "spies" if game == "bethel_woods" else "players"
     setups = sorted(df[facet].unique())
     order = (df.assign(a=df["diff"].abs()).groupby("variant")["a"].max().sort_values().index.tolist())
-    fig, axes = _grid(len(setups), len(setups), 2.15, 0.3 * len(order) + 1.3, sharey=True)
+    # at most SENSITIVITY_COLUMNS panels a row: six spies panels side by side made a chart 1,967 px
+    # wide whose labels were 7 px tall in an 800 px page
+    fig, axes = _grid(len(setups), SENSITIVITY_COLUMNS, 2.5, 0.3 * len(order) + 1.3, sharey=True)
     y = {v: i for i, v in enumerate(order)}
     lim = float(max(df["ci_high"].abs().max(), df["ci_low"].abs().max(), 0.005)) * 100 * 1.08
     holm = "p_holm" in df.columns
@@ -740,7 +759,9 @@ def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
         ax.grid(axis="y", visible=False)
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4, symmetric=True))
     axes[0].set_yticks(range(len(order)))
-    axes[0].set_yticklabels([plain(v) for v in order], fontsize=9)
+    axes[0].set_yticklabels([plain(v) for v in order])
+    for ax in axes:   # every row's first panel shows the names (shared y), all at one size
+        ax.tick_params(axis="y", labelsize=9)
     axes[0].set_ylim(-0.7, len(order) - 0.3)
     from matplotlib.lines import Line2D
     legend = [("switch", Line2D([], [], color=PALETTE[0], marker="o", lw=2), "rules reading (the other one)"),

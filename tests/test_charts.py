@@ -180,7 +180,7 @@ MUST_SAY = {
     "seats": ["share of the decided games", "Share of the decided games (%)", "Policy: random",
               "fair share 33.3%", "fair share 25.0%", "leaves 1,3,4,5",
               "equal leaves (2,2 / 3,3,3 / 3,3,3,3)", "4,000 games per"],
-    "dose": ["what a leaf is worth", "leaves minus the table", "Share of the decided games (%)",
+    "dose": ["what a leaf is worth", "Leaves above the table's mean", "Share of the decided games (%)",
              "Policy: random", "1,000 games per candidate", "printed 1,3", "printed 1,3,4", "seat 3"],
     "confirmed": ["confirmed handicaps on fresh games", "Share of the decided games (%)", "Policy: random",
                   "5,000 games per handicap", "fairest found", "printed", "timeouts", "1,2,3"],
@@ -377,6 +377,23 @@ def test_game_length_splits_won_and_lost_games_on_one_turn_axis(monkeypatch, tmp
     assert all("won and lost together" in a.get_title(loc="left") for a in seen["fig"].axes if a.get_visible())
 
 
+
+def test_game_length_leaves_out_a_line_of_too_few_games(monkeypatch, tmp_path):
+    """A cell won 3 times drew a 66% spike on its won-games panel: a line of fewer than
+    MIN_LENGTH_GAMES games is not drawn, the others are, and the note names the one left out."""
+    h = length_hist()
+    few = (h["players"] == 2) & (h["spies"] == 5) & (h["won"] > 0)
+    keep = h[few].index[:1]
+    h.loc[few & ~h.index.isin(keep), "won"] = 0
+    h.loc[keep, "won"] = 3
+    seen = _drawn(monkeypatch, charts.game_length, h, tmp_path / "f")
+    axes = {a.get_title(loc="left"): a for a in seen["fig"].axes if a.get_visible()}
+    assert len(axes["2 players, random: won games"].get_lines()) == 2
+    assert len(axes["2 players, random: lost games"].get_lines()) == 3
+    assert len(axes["4 players, random: won games"].get_lines()) == 3
+    assert f"fewer than {charts.MIN_LENGTH_GAMES} games" in seen["note"]
+    assert "2 players, random, 5 spies: 3 won games" in seen["note"]
+
 def test_heatmap_shows_each_pair_once_coloured_by_its_rate(monkeypatch, tmp_path):
     """The lower triangle only (every pair once), the colour the same number as the text (the
     pair's win rate, not its difference from the panel), and each cell's interval under it."""
@@ -453,6 +470,31 @@ def test_sensitivity_legend_lists_only_markers_drawn(monkeypatch, tmp_path):
                tuple(np.round(matplotlib_colour("#d55e00"), 2))]
     assert len(crosses) == 1
 
+
+
+def _panel_grid(fig):
+    """(columns, rows) of a figure's visible panels, from their positions."""
+    boxes = [a.get_position() for a in fig.axes if a.get_visible() and a.get_label() != "<colorbar>"]
+    return len({round(b.x0, 3) for b in boxes}), len({round(b.y0, 3) for b in boxes})
+
+
+def test_wide_charts_wrap_so_their_text_reads_at_800_px(monkeypatch, tmp_path):
+    """Six sensitivity panels side by side made a PNG 1,967 px wide, and three confirmation panels
+    one 1,806 px wide: shrunk into an 800 px page their labels were 7 px tall. The sensitivity
+    forest puts at most three panels a row (the names on every row), the confirmation one a row
+    (each panel with its own percentages), and neither PNG is wider than 1,600 px."""
+    seen = _drawn(monkeypatch, charts.sensitivity_forest, sensitivity_rows("bethel_woods"), tmp_path / "s")
+    assert _panel_grid(seen["fig"]) == (charts.SENSITIVITY_COLUMNS, 2) == (3, 2)
+    firsts = [a for a in seen["fig"].axes if a.get_visible() and a.get_subplotspec().is_first_col()]
+    assert all([t.get_text() for t in a.get_yticklabels() if t.get_visible()] for a in firsts)
+    seen = _drawn(monkeypatch, charts.handicap_confirmed, confirmed_seats(), tmp_path / "c")
+    assert _panel_grid(seen["fig"])[0] == 1
+    assert all(any(t.get_text() for t in a.get_xticklabels()) for a in seen["fig"].axes if a.get_visible())
+    monkeypatch.undo()   # draw the files for real
+    from PIL import Image
+    for png in (charts.sensitivity_forest(sensitivity_rows("bethel_woods"), tmp_path / "s2")[0],
+                charts.handicap_confirmed(confirmed_seats(), tmp_path / "c2")[0]):
+        assert Image.open(png).size[0] <= 1600
 
 def matplotlib_colour(c):
     from matplotlib.colors import to_rgb
