@@ -2264,7 +2264,7 @@ def sensitivity_answers(st: Study, df: pd.DataFrame, skill_df: pd.DataFrame) -> 
         if ((df["ci_low"] > -MARGIN) & (df["ci_high"] < MARGIN)).all():
             ans, verdict = f"none moves it by {100 * MARGIN:.0f} pp or more", ESTABLISHED
         else:
-            ans = f"none shown; largest: {plain(r.variant)} {pp_ci(r['diff'], r.ci_low, r.ci_high)} pp at {where(r)}"
+            ans = f"none after Holm's correction; largest: {plain(r.variant)} {pp_ci(r['diff'], r.ci_low, r.ci_high)} pp at {where(r)}"
             excl = ((df["ci_low"] > 0) | (df["ci_high"] < 0)).any()
             verdict = SUGGESTED if excl else NOISY
             m = float(np.median([detectable_from_interval(a, b, alpha=0.05 / len(df))
