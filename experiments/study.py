@@ -1091,13 +1091,21 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backe
             per = max(1, -(-n_skill // len(mine)))
             for i, c in zip(mine, _run_checks(st, [checks[i] for i in mine], per, threads, progress, backend)):
                 counts[i] = c
+        pooled_counts, pooled_checks = [], []   # per player count: every partner set's games together
         for r, mine in groups:
             pooled = sum(counts[i] for i in mine)
             stat = contrast_change(pooled)
-            skill_rows.append(_skill_row(
+            row = _skill_row(
                 {"players": r.players, "spies": sp0, "strongest": r.strongest, "weakest": r.weakest,
                  "partner_sets": len(mine)}, checks[mine[0]][1], pooled, splan,
-                f"{r.strongest}'s teams against {r.weakest}'s, {r.players} players", stat))
+                f"{r.strongest}'s teams against {r.weakest}'s, {r.players} players", stat)
+            for k, (pol, ch) in enumerate((p, ch) for p in (best, pol0) for ch in (r.strongest, r.weakest)):
+                row[f"arm{k}"] = (f"{pol}: {r.players} players, {spies_label(sp0)}, {ch} with each of the "
+                                  f"{len(mine)} partner sets")
+            skill_rows.append(row)
+            pooled_counts.append(pooled)
+            pooled_checks.append(checks[mine[0]])
+        checks, counts = pooled_checks, pooled_counts   # the patterns table: the pooled histograms
     skill_df = pd.DataFrame(skill_rows)
 
     figs = []

@@ -261,6 +261,14 @@ def test_report_folder_contents(tiny_report):
     for r in eff.itertuples():
         mine = sets[sets["characters"].str.split(",").apply(lambda cs: r.term in cs)]
         assert (r.games, r.wins) == (mine["games"].sum(), mine["wins"].sum()) and r.games < sets["games"].sum()
+    # the character check pools its partner sets: its patterns are the pooled histogram (they held
+    # one partner set's games, under another player count's question, before)
+    cs, cp = pd.read_csv(t / "characters_skill.csv"), pd.read_csv(t / "characters_skill_patterns.csv")
+    assert len(cs) == cp["check"].nunique() == 1 and cs.partner_sets[0] == 6
+    assert cp["games"].sum() == cs.games[0] >= 6 and set(cp["question"]) == {cs.question[0]}
+    for k in range(4):   # arm0..3: stronger player strongest / weakest, study player strongest / weakest
+        assert cp[cp[f"arm{k}"] == 1]["games"].sum() == cs[f"arm{k}_wins"][0]
+    assert "each of the 6 partner sets" in cs.arm0[0]
 
     seats = pd.read_csv(t / "seats_cells.csv")
     assert len(seats) == 4
