@@ -359,8 +359,8 @@ def game_length(hist: pd.DataFrame, out, title: str = "Bethel Woods: how long wo
     if few:
         note += (f" Not drawn (fewer than {MIN_LENGTH_GAMES} games, too few for a shape): "
                  + "; ".join(few) + ".")
-    return _finish(fig, out, title, note, legend=([handles[i] for i in order], [labs[i] for i in order],
-                                                   min(6, len(labs))))
+    legend = ([handles[i] for i in order], [labs[i] for i in order], min(6, len(labs))) if labs else None
+    return _finish(fig, out, title, note, legend=legend)   # no line (every cell too small): no legend
 
 
 def _character_order(names) -> list[str]:

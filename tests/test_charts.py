@@ -393,6 +393,12 @@ def test_game_length_leaves_out_a_line_of_too_few_games(monkeypatch, tmp_path):
     assert len(axes["4 players, random: won games"].get_lines()) == 3
     assert f"fewer than {charts.MIN_LENGTH_GAMES} games" in seen["note"]
     assert "2 players, random, 5 spies: 3 won games" in seen["note"]
+    # a study too small for any line (10 games a cell) still gets its chart, every cell named
+    tiny = pd.DataFrame([{"players": pl, "spies": sp, "policy": "random", "turns": 20, "games": 10,
+                          "won": 1, "lost": 9} for pl in (2, 4) for sp in (0, 2, 5)])
+    seen = _drawn(monkeypatch, charts.game_length, tiny, tmp_path / "t")
+    assert seen["legend"] is None and not any(a.get_lines() for a in seen["fig"].axes)
+    assert seen["note"].count("won games") == 6 and seen["note"].count("lost games") == 6
 
 def test_heatmap_shows_each_pair_once_coloured_by_its_rate(monkeypatch, tmp_path):
     """The lower triangle only (every pair once), the colour the same number as the text (the
