@@ -150,56 +150,93 @@ def _grid(n: int, ncols: int, w: float, h: float, **kw):
     return fig, flat[:n]
 
 
+def _legend_entries(axes) -> tuple[list, list]:
+    """The legend handles and labels of several panels, each label once, in the order drawn."""
+    handles, labs = [], []
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labs:
+                handles.append(h)
+                labs.append(lab)
+    return handles, labs
+
+
 def _pct_axis(ax, axis: str = "y") -> None:
     fmt = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}%")
     (ax.yaxis if axis == "y" else ax.xaxis).set_major_formatter(fmt)
 
 
+def _level_groups(ax, spies, y=-0.13) -> None:
+    """Under the spies ticks, the rulebook's difficulty levels as group labels (Normal under 0,
+    Hard under 1-2, ...), each centred on its spies with a thin bracket: the names never touch."""
+    import matplotlib.transforms as mtransforms
+    tr = mtransforms.blended_transform_factory(ax.transData, ax.transAxes)
+    groups = {}
+    for s in spies:
+        groups.setdefault(DIFFICULTY.get(int(s), ""), []).append(int(s))
+    for name, ss in groups.items():
+        a, b = min(ss), max(ss)
+        if b > a:
+            ax.plot([a - 0.3, b + 0.3], [y + 0.045, y + 0.045], transform=tr, color="#888888", lw=0.8,
+                    clip_on=False)
+        ax.text((a + b) / 2, y, name, transform=tr, ha="center", va="top", fontsize=9.5, color="#333333")
+
+
 @_styled
 def difficulty_curve(df: pd.DataFrame, out, title: str = "Bethel Woods: win rate by difficulty"):
-    """Win rate against spies added (0..5, with the rulebook's difficulty names).
+    """Win rate against spies added (0..5), the rulebook's difficulty levels named under the axis.
 
     df: one row per cell, columns players, spies, difficulty (name), policy, games, wins, and
-    optionally rules (a variant name: one panel per variant). One line per players x policy,
-    with a shaded 95% Wilson band.
+    optionally rules (a variant name: one panel per variant). One panel per policy (each on its
+    own scale), one line per player count with a shaded 95% Wilson band. A policy that won no game
+    at all is not drawn as lines on top of one another at 0%: its panel says so, with the upper
+    bound of its intervals.
     """
     _require(df, ["players", "spies", "difficulty", "policy", "games", "wins"], "df")
     d = df.copy()
     has_rules = "rules" in d.columns and d["rules"].nunique() > 1
     variants = list(dict.fromkeys(d["rules"])) if has_rules else [None]  # in the frame's order
-    fig, axes = _grid(len(variants), 2, 6.4, 4.2, sharey=True)
-    names = {int(s): str(n) for s, n in zip(d["spies"], d["difficulty"])}
+    policies = sorted(d["policy"].unique(), key=lambda p: (d[d["policy"] == p]["wins"].sum() == 0, p))
+    panels = [(v, p) for v in variants for p in policies]
+    fig, axes = _grid(len(panels), 2, 5.2, 4.0)
     players = sorted(d["players"].unique())
-    policies = sorted(d["policy"].unique())
-    top = 0.0
-    for ax, variant in zip(axes, variants):
-        part = d if variant is None else d[d["rules"] == variant]
-        for (pl, pol), g in part.groupby(["players", "policy"], sort=True):
+    spies = sorted(set(int(s) for s in d["spies"]))
+    for ax, (variant, pol) in zip(axes, panels):
+        part = d[d["policy"] == pol] if variant is None else d[(d["rules"] == variant) & (d["policy"] == pol)]
+        top = 0.0
+        if part["wins"].sum() == 0:
+            g = part.groupby("spies", as_index=False)[["games"]].min().sort_values("spies")
+            _, hi = wilson(np.zeros(len(g)), g["games"].to_numpy())
+            ax.fill_between(g["spies"], 0, 100 * hi, color="#999999", alpha=0.25, lw=0)
+            ax.text(0.5, 0.55, f"no win in any of its {_n(part['games'].sum())} games\n"
+                    f"(shaded: the 95% upper bound, {100 * float(np.max(hi)):.1f}% at most)",
+                    transform=ax.transAxes, ha="center", va="center", fontsize=9.5, color="#333333")
+            top = float(np.max(100 * hi)) * 3
+        for pl, g in part.groupby("players", sort=True):
+            if part["wins"].sum() == 0:
+                break
             g = g.groupby("spies", as_index=False)[["games", "wins"]].sum().sort_values("spies")
             lo, hi = wilson(g["wins"].to_numpy(), g["games"].to_numpy())
             rate = 100 * g["wins"] / g["games"]
             colour = PALETTE[players.index(pl) % len(PALETTE)]
-            style = LINESTYLES[policies.index(pol) % len(LINESTYLES)]
-            label = f"{pl} players" + (f", {pol}" if len(policies) > 1 else "")
             ax.fill_between(g["spies"], 100 * lo, 100 * hi, color=colour, alpha=0.18, lw=0)
-            ax.plot(g["spies"], rate, color=colour, ls=style, lw=2,
-                    marker=MARKERS[policies.index(pol) % len(MARKERS)], ms=5, label=label)
+            ax.plot(g["spies"], rate, color=colour, lw=2, marker=MARKERS[players.index(pl) % len(MARKERS)],
+                    ms=5, label=f"{pl} players")
             top = max(top, float(np.nanmax(100 * hi)))
-        spies = sorted(set(range(6)) | set(int(s) for s in d["spies"]))
         ax.set_xticks(spies)
-        ax.set_xticklabels([f"{s}\n{names.get(s, DIFFICULTY.get(s, ''))}" for s in spies])
-        ax.set_xlabel("Spies added at setup (difficulty level)")
+        ax.set_xticklabels([str(s) for s in spies])
+        _level_groups(ax, spies)
+        ax.set_xlabel("Spies added at setup, and the rulebook's difficulty level", labelpad=22)
         ax.set_ylabel("Win rate (%)")
-        _pct_axis(ax)
-        if variant is not None:
-            ax.set_title(f"Rules: {variant}", loc="left")
-        ax.grid(axis="x", visible=False)
-    for ax in axes:
         ax.set_ylim(0, min(100, top * 1.08 + 0.5))
-    axes[-1].legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), title=None)
+        ax.set_xlim(min(spies) - 0.4, max(spies) + 0.4)
+        _pct_axis(ax)
+        ax.set_title(f"{pol}" + (f", rules: {variant}" if variant is not None else ""), loc="left")
+        ax.grid(axis="x", visible=False)
+    handles, labs = _legend_entries(axes)
     note = (f"{_policy_phrase(policies)}. {_games_phrase(d['games'], 'point')}. "
-            "Shaded bands: 95% Wilson intervals.")
-    return _finish(fig, out, title, note)
+            "Shaded bands: 95% Wilson intervals. The rulebook names no level for 0 spies; the report calls it Normal.")
+    return _finish(fig, out, title, note, legend=(handles, labs, len(labs)) if labs else None)
 
 
 @_styled
@@ -252,41 +289,78 @@ def loss_reasons(df: pd.DataFrame, out, title: str = "Bethel Woods: why games ar
     return _finish(fig, out, title, note, legend=(handles, labs, len(reasons)))
 
 
-@_styled
-def game_length(hist: pd.DataFrame, out, title: str = "Bethel Woods: how long games last"):
-    """The distribution of game length in turns, one line per spies count; one panel per player
-    count (and policy).
+# A length distribution drawn from fewer games than this is noise, not a shape (a 5-spy cell the
+# learned player won 3 times of 600 drew a 66% spike on a won-games panel): its line is left out
+# and the note names it. Our choice.
+MIN_LENGTH_GAMES = 20
 
-    hist: counts per turn number, columns players, spies, policy, turns, games.
+TURN_NOTE = ("A turn is one player's turn (all players' turns are counted, the last one included); "
+             "a game lasts at most 79 turns.")
+
+
+@_styled
+def game_length(hist: pd.DataFrame, out, title: str = "Bethel Woods: how long won and lost games last"):
+    """The distribution of game length in turns, won and lost games apart: one row of panels for
+    the won games and one for the lost games of each policy, one panel per player count, one line
+    per spies count (distinct colours and line styles); every panel on the same turn axis.
+
+    hist: counts per turn number, columns players, spies, policy, turns, games, and won, lost (the
+    won and lost games of that length; without them every game is drawn as one distribution,
+    said in the panel titles).
     """
     _require(hist, ["players", "spies", "policy", "turns", "games"], "hist")
-    h = hist.groupby(["policy", "players", "spies", "turns"], as_index=False)["games"].sum()
-    panels = list(h.groupby(["policy", "players"], sort=True))
-    fig, axes = _grid(len(panels), 3, 3.8, 3.4)
-    cmap = matplotlib.colormaps["viridis"]
+    split = "won" in hist.columns and "lost" in hist.columns
+    cols = ["won", "lost"] if split else ["games"]
+    h = hist.groupby(["policy", "players", "spies", "turns"], as_index=False)[cols].sum()
+    rows = [(pol, c) for pol in sorted(h["policy"].unique()) for c in cols
+            if h[h["policy"] == pol][c].sum() > 0]
+    players = sorted(h["players"].unique())
+    fig, axes = _grid(len(rows) * len(players), len(players), 3.2, 2.6, sharex=True)
     spies_all = sorted(h["spies"].unique())
-    multi_policy = h["policy"].nunique() > 1
-    per_cell = h.groupby(["policy", "players", "spies"])["games"].sum()
-    # one y scale per policy, from its highest point (a scale shared with a flatter policy's
-    # panels cut the random policy's peaks off)
-    top = (100 * h["games"] / h.groupby(["policy", "players", "spies"])["games"].transform("sum")
-           ).groupby(h["policy"]).max() * 1.06
-    for ax, ((pol, pl), g) in zip(axes, panels):
-        for s, gs in g.groupby("spies", sort=True):
-            gs = gs.sort_values("turns")
-            share = 100 * gs["games"] / gs["games"].sum()
-            colour = cmap(spies_all.index(s) / max(1, len(spies_all) - 1) * 0.82)
-            ax.plot(gs["turns"], share, color=colour, lw=1.8,
-                    label=f"{spies_label(s)} ({DIFFICULTY.get(int(s), '')})")
-        ax.set_title(f"{pl} players" + (f", {pol}" if multi_policy else ""), loc="left")
+    x_hi = int(h[h[cols].sum(axis=1) > 0]["turns"].max()) + 1
+    names = {"won": "won games", "lost": "lost games", "games": "all games, won and lost together"}
+    few = []   # lines left out: fewer than MIN_LENGTH_GAMES games
+    for k, (pol, c) in enumerate(rows):
+        top = 0.0
+        row_axes = axes[k * len(players):(k + 1) * len(players)]
+        for ax, pl in zip(row_axes, players):
+            g = h[(h["policy"] == pol) & (h["players"] == pl)]
+            for s, gs in g.groupby("spies", sort=True):
+                n = gs[c].sum()
+                if n == 0:
+                    continue
+                if n < MIN_LENGTH_GAMES:
+                    few.append(f"{pl} players, {pol}, {spies_label(s)}: {int(n)} {names[c].split(',')[0]}")
+                    continue
+                gs = gs.sort_values("turns")
+                nz = np.flatnonzero(gs[c].to_numpy())
+                gs = gs.iloc[nz[0]:nz[-1] + 1]   # from the first game of this kind to the last
+                share = 100 * gs[c] / n
+                i = spies_all.index(s)
+                ax.plot(gs["turns"], share, color=PALETTE[i % len(PALETTE)], ls=LINESTYLES[i % len(LINESTYLES)],
+                        lw=1.7, label=f"{spies_label(s)} ({DIFFICULTY.get(int(s), '')})")
+                top = max(top, float(share.max()))
+            ax.set_title(f"{pl} players, {pol}: {names[c]}", loc="left", fontsize=10)
+            ax.set_ylabel("Share (%)")
+            ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+            _pct_axis(ax)
+        for ax in row_axes:
+            ax.set_ylim(0, top * 1.08 + 0.5)
+    for ax in axes:
+        ax.set_xlim(0, x_hi)
+        ax.tick_params(labelbottom=True)
+    for ax in axes[-len(players):]:
         ax.set_xlabel("Game length (turns)")
-        ax.set_ylabel("Share of games (%)")
-        ax.set_ylim(0, float(top[pol]))
-        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))   # whole turns
-        _pct_axis(ax)
-    handles, labs = axes[0].get_legend_handles_labels()
-    note = f"{_policy_phrase(h['policy'])}. {_games_phrase(per_cell, 'line')}."
-    return _finish(fig, out, title, note, legend=(handles, labs, min(6, len(labs))))
+    handles, labs = _legend_entries(axes)
+    order = sorted(range(len(labs)), key=lambda i: int(labs[i].split()[0]))
+    per_cell = hist.groupby(["policy", "players", "spies"])["games"].sum()
+    note = (f"{_policy_phrase(h['policy'])}. {_games_phrase(per_cell, 'cell')}. Each line: the share of the cell's "
+            f"{'won (or lost) ' if split else ''}games that ended on that turn. {TURN_NOTE}")
+    if few:
+        note += (f" Not drawn (fewer than {MIN_LENGTH_GAMES} games, too few for a shape): "
+                 + "; ".join(few) + ".")
+    legend = ([handles[i] for i in order], [labs[i] for i in order], min(6, len(labs))) if labs else None
+    return _finish(fig, out, title, note, legend=legend)   # no line (every cell too small): no legend
 
 
 def _character_order(names) -> list[str]:
@@ -301,14 +375,15 @@ def _character_order(names) -> list[str]:
 @_styled
 def character_heatmap(sets: pd.DataFrame, out,
                       title: str = "Bethel Woods: win rate by pair of characters"):
-    """Win rates of character pairs; one panel per (players, spies).
+    """Win rates of character pairs, each pair once (the lower triangle); one panel per (players,
+    spies), two panels a row.
 
     sets: one row per character set, columns players, spies, characters ("Nova,Harris"),
-    games, wins, significant (bool), and optionally policy. With 2 players a cell is the set of
-    that pair and is marked (boxed, starred) when `significant` is True. With 3-4 players a
-    cell pools all sets containing the pair (stats.pair_table) and is marked when that pair
-    differs from the other sets by a chi-square test, Holm-adjusted p < 0.05. Colour: the cell's
-    rate minus the panel's overall rate; the number in a cell is its win rate in %.
+    games, wins, significant (bool), and policy. With 2 players a cell is the set of that pair and
+    is boxed when `significant` is True. With 3-4 players a cell pools all sets containing the pair
+    (stats.pair_table) and is boxed when that pair differs from the other sets (Fisher's exact test,
+    Holm-adjusted p < 0.05). Colour and number are the same thing, the pair's win rate; under it,
+    the half-width of its 95% Wilson interval; the note gives the games a cell rests on.
     """
     _require(sets, ["players", "spies", "characters", "games", "wins", "significant"], "sets")
     if "policy" not in sets.columns:
@@ -323,56 +398,47 @@ def character_heatmap(sets: pd.DataFrame, out,
     panels = list(pairs.groupby(["players", "spies"], sort=True))
     names = _character_order(set(pairs["a"]) | set(pairs["b"]))
     k = len(names)
-    fig, axes = _grid(len(panels), 3, 4.3, 4.3)
-    lim = 0.0
-    grids = []
-    for (pl, sp), g in panels:
+    fig, axes = _grid(len(panels), 2, 4.9, 4.6)
+    vmax = float(pairs["rate"].max()) * 100
+    image = None
+    cmap = matplotlib.colormaps["YlGnBu"]
+    for ax, ((pl, sp), g) in zip(axes, panels):
         tot = sets[(sets["players"] == pl) & (sets["spies"] == sp)]
         overall = tot["wins"].sum() / tot["games"].sum()
         m = np.full((k, k), np.nan)
-        mark = np.zeros((k, k), dtype=bool)
-        for a, b, rate, sig in zip(g["a"], g["b"], g["rate"], g["significant"]):
-            i, j = names.index(a), names.index(b)
-            m[i, j] = m[j, i] = rate
-            s = (2, int(sp), a, b) in flagged if pl == 2 else bool(sig)
-            mark[i, j] = mark[j, i] = s
-        grids.append((pl, sp, overall, m, mark))
-        lim = max(lim, float(np.nanmax(np.abs(m - overall))) * 100)
-    lim = max(lim, 0.5)
-    image = None
-    for ax, (pl, sp, overall, m, mark) in zip(axes, grids):
-        dev = 100 * (m - overall)
-        image = ax.imshow(np.ma.masked_invalid(dev), cmap="RdBu", vmin=-lim, vmax=lim)
-        for i in range(k):
-            for j in range(k):
-                if np.isnan(m[i, j]):
-                    continue
-                strong = abs(dev[i, j]) > 0.6 * lim
-                ax.text(j, i, f"{100 * m[i, j]:.0f}" if m[i, j] >= 0.095 else
-                        f"{100 * m[i, j]:.1f}", ha="center", va="center", fontsize=7,
-                        color="white" if strong else "#222222")
-                if mark[i, j]:
-                    ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False,
-                                           ec="black", lw=1.6))
-                    ax.text(j + 0.42, i - 0.42, "*", ha="right", va="top", fontsize=8,
-                            fontweight="bold", color="black")
-        ax.set_xticks(range(k))
-        ax.set_yticks(range(k))
-        ax.set_xticklabels(names, rotation=45, ha="right", fontsize=8.5)
-        ax.set_yticklabels(names, fontsize=8.5)
+        for a, b, games, wins, sig in zip(g["a"], g["b"], g["games"], g["wins"], g["significant"]):
+            i, j = sorted((names.index(a), names.index(b)), reverse=True)   # row below the diagonal
+            m[i, j] = wins / games
+            lo, hi = wilson(int(wins), int(games))
+            dark = 100 * m[i, j] > 0.6 * vmax
+            ax.text(j, i - 0.14, f"{100 * m[i, j]:.0f}" if m[i, j] >= 0.095 else f"{100 * m[i, j]:.1f}",
+                    ha="center", va="center", fontsize=10.5, color="white" if dark else "#111111")
+            ax.text(j, i + 0.26, f"±{100 * (hi - lo) / 2:.0f}", ha="center", va="center", fontsize=8.5,
+                    color="white" if dark else "#333333")
+            s = (2, int(sp), *sorted((a, b))) in flagged if pl == 2 else bool(sig)
+            if s:
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec="#d55e00", lw=2.0))
+        image = ax.imshow(np.ma.masked_invalid(100 * m), cmap=cmap, vmin=0, vmax=max(vmax, 1))
+        ax.set_xticks(range(k - 1))
+        ax.set_yticks(range(1, k))
+        ax.set_xticklabels(names[:-1], rotation=45, ha="right", fontsize=9)
+        ax.set_yticklabels(names[1:], fontsize=9)
+        ax.set_xlim(-0.5, k - 1.5)
+        ax.set_ylim(k - 0.5, 0.5)
         ax.grid(False)
         for side in ("left", "bottom"):
             ax.spines[side].set_visible(False)
         ax.tick_params(length=0)
-        ax.set_title(f"{pl} players, {spies_label(sp)} ({DIFFICULTY.get(int(sp), '')})\n"
-                     f"overall {100 * overall:.1f}%", loc="left", fontsize=10.5)
-    cbar = fig.colorbar(image, ax=list(axes), shrink=0.8, pad=0.02)
-    cbar.set_label("Difference from the panel's overall rate (percentage points)")
+        ax.set_title(f"{pl} players, {spies_label(sp)} ({DIFFICULTY.get(int(sp), '')}): "
+                     f"all sets {100 * overall:.0f}%", loc="left", fontsize=10.5)
+    cbar = fig.colorbar(image, ax=list(axes), shrink=0.6, pad=0.02)
+    cbar.set_label("Win rate of the pair (%)")
     pol = _policy_phrase(sets["policy"]) + ". "
-    per_panel = sets.groupby(["players", "spies"])["games"].sum()
-    note = (f"{pol}{_games_phrase(per_panel, 'panel')}. Numbers: win rate (%) of the pair "
-            "(3-4 players: all sets containing it). Boxed *: significant after Holm "
-            "adjustment (p < 0.05).")
+    each = "; ".join(f"{pl} players {_n(g.min())}" + (f"-{_n(g.max())}" if g.min() != g.max() else "")
+                     for pl, g in pairs.groupby("players")["games"])
+    note = (f"{pol}Number: the pair's win rate (%), under it ± the half-width of its 95% Wilson interval (3-4 "
+            f"players: every set with both characters pooled). Games per cell: {each}. Boxed: the pair differs "
+            "from the other sets of its panel (Fisher's exact test, Holm-adjusted p < 0.05).")
     return _finish(fig, out, title, note)
 
 
@@ -380,88 +446,100 @@ def character_heatmap(sets: pd.DataFrame, out,
 def character_forest(effects: pd.DataFrame, out, *, policy: str | None = None,
                      games: int | None = None, p_name: str = "p",
                      title: str = "Bethel Woods: character effects on the odds of winning"):
-    """A forest plot of odds ratios with 95% intervals and a line at 1 (no effect).
+    """A forest plot of odds ratios against an average character, with 95% intervals: one marker
+    per character and player count (a character's effect differs between player counts, so they
+    are not pooled), and a line at 1, the average character.
 
-    effects: columns term (character name), odds_ratio, or_low, or_high, p_value, as returned by
-    stats.logit_effects (the Intercept row is left out). The policy and the number of games come
-    from `policy` and `games`, or from columns of the same names.
+    effects: columns term (character name), odds_ratio, or_low, or_high, p_value, and optionally
+    players (else one series). The policy and the number of games come from `policy` and
+    `games`, or from columns of the same names.
     """
     _require(effects, ["term", "odds_ratio", "or_low", "or_high", "p_value"], "effects")
-    e = effects[effects["term"] != "Intercept"].sort_values("odds_ratio").reset_index(drop=True)
-    if policy is None and "policy" in effects.columns:
-        policy = ", ".join(sorted(effects["policy"].astype(str).unique()))
-    if games is None and "games" in effects.columns:
-        games = int(effects["games"].max())
+    e = effects[effects["term"] != "Intercept"].copy()
+    if policy is None and "policy" in e.columns:
+        policy = ", ".join(sorted(e["policy"].astype(str).unique()))
+    if games is None and "games" in e.columns:
+        games = int(e["games"].max())
     if policy is None or games is None:
         raise ValueError("character_forest needs policy= and games= (or such columns): "
                          "every chart names its policy and game count")
-    fig = _figure((7.6, 0.42 * len(e) + 1.6))
+    if "players" not in e.columns:
+        e["players"] = 0
+    series = sorted(e["players"].unique())
+    order = e.groupby("term")["odds_ratio"].apply(lambda x: np.exp(np.log(x).mean())).sort_values().index.tolist()
+    fig = _figure((7.6, 0.5 * len(order) + 1.6))
     ax = fig.subplots()
-    y = np.arange(len(e))
-    sig = e["p_value"] < 0.05
     ax.axvline(1.0, color="#555555", lw=1, ls="--", zorder=1)
-    ax.hlines(y, e["or_low"], e["or_high"], color=PALETTE[0], lw=2, zorder=2)
-    ax.scatter(e["odds_ratio"][sig], y[sig], s=42, color=PALETTE[0], zorder=3,
-               label=f"{p_name} < 0.05")
-    ax.scatter(e["odds_ratio"][~sig], y[~sig], s=42, facecolor="white", edgecolor=PALETTE[0],
-               lw=1.6, zorder=3, label=f"{p_name} ≥ 0.05")
-    ax.set_yticks(y)
-    ax.set_yticklabels(e["term"])
+    ax.annotate("an average character", (1.0, len(order) - 0.45), xytext=(4, 0), textcoords="offset points",
+                fontsize=8.5, color="#555555", va="center")
+    step = 0.22 if len(series) > 1 else 0.0
+    for si, pl in enumerate(series):
+        d = e[e["players"] == pl]
+        colour = PALETTE[si % len(PALETTE)]
+        y = np.array([order.index(t) for t in d["term"]]) + (si - (len(series) - 1) / 2) * step
+        sig = (d["p_value"] < 0.05).to_numpy()
+        ax.hlines(y, d["or_low"], d["or_high"], color=colour, lw=1.8, zorder=2)
+        label = f"{pl} players" if pl else None
+        ax.scatter(d["odds_ratio"][sig], y[sig], s=34, color=colour, zorder=3, marker=MARKERS[si % len(MARKERS)],
+                   label=label)
+        ax.scatter(d["odds_ratio"][~sig], y[~sig], s=34, facecolor="white", edgecolor=colour, lw=1.5,
+                   zorder=3, marker=MARKERS[si % len(MARKERS)], label=None if sig.any() else label)
+    ax.set_yticks(range(len(order)))
+    ax.set_yticklabels(order)
     ax.set_xscale("log")
     lo, hi = float(e["or_low"].min()), float(e["or_high"].max())
-    span = max(hi / 1.0, 1.0 / lo, 1.05)
+    span = max(hi, 1.0 / lo, 1.05)
     ax.set_xlim(min(lo, 1 / span) / 1.08, max(hi, span) * 1.08)
-    ticks = [t for t in (0.25, 0.5, 0.67, 0.8, 0.9, 1, 1.1, 1.25, 1.5, 2, 4)
+    ticks = [t for t in (0.25, 0.5, 0.67, 0.8, 0.9, 1, 1.1, 1.25, 1.5, 2, 3, 4)
              if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
     ax.set_xticks(ticks)
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
-    ax.set_xlabel("Odds ratio of winning (log scale; 1 = no effect)")
+    ax.set_xlabel("Odds of winning with the character, against an average character (log scale; 1 = average)")
     ax.grid(axis="y", visible=False)
-    ax.set_ylim(-0.7, len(e) - 0.3)
-    for yi, (o, l, h) in enumerate(zip(e["odds_ratio"], e["or_low"], e["or_high"])):
-        ax.annotate(f"{o:.2f} ({l:.2f}–{h:.2f})", (1.0, yi), xycoords=("axes fraction", "data"),
-                    xytext=(8, 0), textcoords="offset points", va="center", fontsize=8.5,
-                    color=NOTE_COLOUR, annotation_clip=False)
-    ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=2, fontsize=9,
-              borderaxespad=0.2)
-    note = (f"Policy: {policy}. Logistic regression on {_n(games)} games. Lines: 95% "
-            f"intervals; filled dots: {p_name} < 0.05 (the p_value column given).")
-    return _finish(fig, out, title, note)
+    ax.set_ylim(-0.7, len(order) - 0.1)
+    from matplotlib.lines import Line2D
+    handles, labs = [], []
+    if len(series) > 1:
+        for si, pl in enumerate(series):
+            handles.append(Line2D([], [], color=PALETTE[si % len(PALETTE)], marker=MARKERS[si % len(MARKERS)], lw=1.8))
+            labs.append(f"{pl} players")
+    if (e["p_value"] < 0.05).any():
+        handles.append(Line2D([], [], ls="none", marker="o", color="#444444"))
+        labs.append(f"filled: {p_name} < 0.05")
+    if (e["p_value"] >= 0.05).any():
+        handles.append(Line2D([], [], ls="none", marker="o", mfc="white", mec="#444444"))
+        labs.append(f"hollow: {p_name} ≥ 0.05")
+    note = (f"Policy: {policy}. Logistic regression per player count on {_n(games)} games (every set on the same "
+            f"deals). Lines: 95% intervals; filled markers: {p_name} < 0.05 (the p_value column given). "
+            "The effects of a player count add up to 0 in log odds: 1 is a character of average strength.")
+    return _finish(fig, out, title, note, legend=(handles, labs, min(5, len(labs))))
 
 
 def _leaves_label(leaves: str) -> str:
-    """A configuration's legend entry: "equal start", "printed leaves" (the rulebook's 1,3,4,5 cut
-    to the players: one entry for every panel) or "leaves 0,3,4"."""
+    """A configuration's legend entry: "equal leaves (2,2 / 3,3,3 / 3,3,3,3)", "printed leaves
+    (1,3 / 1,3,4 / 1,3,4,5)" (one entry for every panel) or "leaves 0,3,4"."""
     if str(leaves) == "equal":
-        return "equal start"
+        return "equal leaves (2,2 / 3,3,3 / 3,3,3,3)"
     return "printed leaves (1,3 / 1,3,4 / 1,3,4,5)" if str(leaves) == "printed" else f"leaves {leaves}"
 
 
-def _timeout_share(rows: pd.DataFrame) -> float:
-    """Share of one configuration's games that timed out (0 when the frame has no timeouts)."""
-    if "timeouts" not in rows.columns or rows.empty:
-        return 0.0
-    t, g = rows["timeouts"].iloc[0], rows["games"].iloc[0]
-    if pd.isna(t) or not g:       # a frame without the count for this configuration, or no games
-        return 0.0
-    return float(t) / float(g)
-
-
 @_styled
-def seat_bars(seats: pd.DataFrame, out, title: str = "Benevolent: win rate by seat"):
-    """Win rate per seat with error bars and the fair share; one panel per player count, one
-    bar per (leaves, policy) within each seat.
+def seat_bars(seats: pd.DataFrame, out, title: str = "Benevolent: each seat's share of the decided games"):
+    """Each seat's share of the decided games (the games some seat won) with error bars, and the
+    fair share 1/players; one panel per player count, one bar per (leaves, policy) within each
+    seat.
 
-    seats: columns players, leaves ("printed", "equal" or a vector "1,3,4"), policy, games, seat (1 = the first player), wins,
-    ci_low, ci_high (fractions), and optionally timeouts (games of that configuration won by no
-    seat). The fair share is 1/players of the decided games, games - timeouts: one dashed line
-    per panel, or a dash over each bar when the configurations' timeout rates differ.
+    seats: columns players, leaves ("printed", "equal" or a vector "1,3,4"), policy, games, seat (1 =
+    the first player), wins, ci_low, ci_high (fractions of the decided games), and decided (the
+    games some seat won; without it, the games). A timed-out game is in no seat's share, so the
+    fair share is 1/players in every configuration.
     """
     _require(seats, ["players", "leaves", "policy", "games", "seat", "wins", "ci_low",
                      "ci_high"], "seats")
     s = seats.copy()
-    s["rate"] = s["wins"] / s["games"]
+    base = s["decided"] if "decided" in s.columns else s["games"]
+    s["rate"] = s["wins"] / base
     multi_policy = s["policy"].nunique() > 1
     s["config"] = [_leaves_label(lv) + (f", {p}" if multi_policy else "")
                    for lv, p in zip(s["leaves"], s["policy"])]
@@ -480,162 +558,226 @@ def seat_bars(seats: pd.DataFrame, out, title: str = "Benevolent: win rate by se
             ax.bar(x, r, width=width * 0.92, color=PALETTE[configs.index(cfg) % len(PALETTE)],
                    label=cfg, yerr=err, capsize=3, error_kw={"lw": 1.1, "ecolor": "#333333"})
             top = max(top, float((100 * gc["ci_high"]).max()))
-        # A timed-out game is won by no seat, so equal seats each win 1/players of the decided
-        # games: the line sits there (at 1/players when the frame has no timeouts column).
-        shares = {cfg: 100 * (1 - _timeout_share(g[g["config"] == cfg])) / pl for cfg in here}
-        if max(shares.values()) - min(shares.values()) < 0.05:
-            fair = float(np.mean(list(shares.values())))
-            ax.axhline(fair, color="#333333", ls="--", lw=1.1)
-            ax.annotate(f"fair share {fair:.1f}%", (1.0, fair), xycoords=("axes fraction", "data"),
-                        xytext=(-2, 4), textcoords="offset points", ha="right", fontsize=8.5,
-                        color="#333333")
-        else:   # configurations with different timeout rates: one dash over each bar
-            for ci, cfg in enumerate(here):
-                x = np.arange(pl) + (ci - (len(here) - 1) / 2) * width
-                ax.hlines(np.full(pl, shares[cfg]), x - width / 2, x + width / 2,
-                          color="#333333", ls="--", lw=1.1,
-                          label="fair share of the decided games" if ci == 0 else None)
+        fair = 100 / pl
+        ax.axhline(fair, color="#333333", ls="--", lw=1.1, label="fair share: 1/players of the decided games")
+        ax.set_title(f"{pl} players (fair share {fair:.1f}%)", loc="left")
         ax.set_xticks(range(pl))
         ax.set_xticklabels([f"Seat {i + 1}" for i in range(pl)])
-        ax.set_title(f"{pl} players", loc="left")
-        ax.set_ylabel("Win rate (%)")
+        ax.set_ylabel("Share of the decided games (%)")
         _pct_axis(ax)
         ax.grid(axis="x", visible=False)
     for ax in axes:
         ax.set_ylim(0, top * 1.12)
-    handles, labs = [], []
-    for ax in axes:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            if lab not in labs:
-                handles.append(h)
-                labs.append(lab)
+    handles, labs = _legend_entries(axes)
     per = s.groupby(["players", "config"])["games"].max()
     note = (f"{_policy_phrase(s['policy'])}. {_games_phrase(per, 'configuration')}. "
-            "Seat 1 moves first. Error bars: 95% intervals.")
+            "Seat 1 moves first. Error bars: simultaneous 95% intervals. Shares of the games some seat won "
+            "(a timed-out game is won by no seat), so the fair share is 1/players.")
     if "timeouts" in s.columns and s["timeouts"].sum() > 0:
-        note += (" Dashed: the fair share, 1/players of the games some seat won "
-                 "(timed-out games are won by no seat).")
+        t = s.groupby(["players", "config"])[["timeouts", "games"]].max()
+        note += " Timeouts: " + "; ".join(f"{pl} players, {cfg.split(' (')[0]}: {_n(r.timeouts)} of {_n(r.games)}"
+                                          for (pl, cfg), r in t.iterrows() if r.timeouts) + "."
     return _finish(fig, out, title, note, legend=(handles, labs, min(4, len(labs))))
 
 
 @_styled
-def handicap_landscape(cands: pd.DataFrame, out, *, policy: str | None = None,
-                       title: str = "Benevolent: starting-leaf handicaps ranked by fairness"):
-    """Candidate handicaps per player count, sorted by their largest seat gap, with interval
-    whiskers; the printed handicap and the best candidate highlighted.
+def handicap_dose(seats: pd.DataFrame, out, *, policy: str | None = None,
+                  title: str = "Benevolent: what a leaf is worth, by seat"):
+    """Dose and response of the handicap search: for every candidate and seat, the seat's share
+    of the decided games against its starting leaves above the table's mean (the dose); one panel
+    per player count, one colour per seat, and each seat's least-squares line (its slope: the points
+    a leaf is worth to that seat). The printed handicap's seats are drawn large and named.
 
-    cands: columns players, leaves (string), games, max_gap, gap_low, gap_high (fractions),
-    printed (bool), best (bool), and optionally policy (else pass policy=).
+    seats: the search's seat rows: players, leaves ("1,3,4"), seat (1 = first), wins, decided,
+    games, and printed (bool), policy (or pass policy=).
     """
-    _require(cands, ["players", "leaves", "games", "max_gap", "gap_low", "gap_high", "printed",
-                     "best"], "cands")
-    if policy is None and "policy" in cands.columns:
-        policy = ", ".join(sorted(cands["policy"].astype(str).unique()))
+    _require(seats, ["players", "leaves", "seat", "wins", "decided", "games", "printed"], "seats")
+    if policy is None and "policy" in seats.columns:
+        policy = ", ".join(sorted(seats["policy"].astype(str).unique()))
     if policy is None:
-        raise ValueError("handicap_landscape needs policy= (or a policy column): every chart "
-                         "names its policy")
-    panels = list(cands.groupby("players", sort=True))
-    fig, axes = _grid(len(panels), 1, 9.0, 3.4)
+        raise ValueError("handicap_dose needs policy= (or a policy column): every chart names its policy")
+    s = seats[seats["decided"] > 0].copy()
+    s["mine"] = [int(str(lv).split(",")[q - 1]) for lv, q in zip(s["leaves"], s["seat"])]
+    s["mean"] = [np.mean([int(x) for x in str(lv).split(",")]) for lv in s["leaves"]]
+    s["dose"] = s["mine"] - s["mean"]
+    s["share"] = 100 * s["wins"] / s["decided"]
+    panels = list(s.groupby("players", sort=True))
+    fig, axes = _grid(len(panels), 3, 3.3, 3.4, sharey=True)   # narrow enough to read at 800 px
     for ax, (pl, g) in zip(axes, panels):
-        g = g.sort_values(["max_gap", "leaves"]).reset_index(drop=True)
-        x = np.arange(1, len(g) + 1)  # rank 1 = smallest gap
-        gap = 100 * g["max_gap"].to_numpy()
-        err = np.vstack([gap - 100 * g["gap_low"].to_numpy(), 100 * g["gap_high"].to_numpy() - gap])
-        plain = ~(g["printed"].astype(bool) | g["best"].astype(bool)).to_numpy()
-        ax.errorbar(x[plain], gap[plain], yerr=err[:, plain], fmt="o", ms=3.5, color="#8a8a8a",
-                    ecolor="#c4c4c4", elinewidth=1, label="candidate")
-        both = (g["printed"].astype(bool) & g["best"].astype(bool)).to_numpy()
-        for flag, colour, marker, name in (("best", PALETTE[2], "D", "best"),
-                                           ("printed", PALETTE[5], "s", "printed")):
-            sel = g[flag].astype(bool).to_numpy()
-            if flag == "best":
-                sel = sel & ~both   # the printed one is also the best: one marker, one label
-            if not sel.any():
-                continue
-            ax.errorbar(x[sel], gap[sel], yerr=err[:, sel], fmt=marker, ms=7, color=colour,
-                        ecolor=colour, elinewidth=1.8, capsize=3, label=f"{name} handicap",
-                        zorder=4)
-            for i in np.flatnonzero(sel):
-                edge = "left" if i < 0.15 * len(g) else "right" if i > 0.85 * len(g) else "center"
-                label = "printed = best" if both[i] else name
-                ax.annotate(f"{label}: {g['leaves'][i]}", (x[i], gap[i] + err[1, i]),
-                            xytext=(0, 6), textcoords="offset points", ha=edge,
-                            fontsize=8.5, color=colour, fontweight="bold")
-        if len(g) <= 24:
-            ax.set_xticks(x)
-            ax.set_xticklabels(g["leaves"], rotation=45, ha="right", fontsize=8)
-            ax.set_xlabel("Starting leaves by seat (sorted by largest seat gap)")
-        else:
-            ax.set_xlim(0, len(g) + 1)
-            ax.set_xlabel(f"Rank among {len(g)} candidates (1 = smallest largest seat gap)")
-        ax.set_ylabel("Largest seat gap (pp)")
-        ax.set_ylim(0, float((100 * g["gap_high"]).max()) * 1.25)
+        for q in range(1, pl + 1):
+            gq = g[g["seat"] == q]
+            colour = PALETTE[(q - 1) % len(PALETTE)]
+            jitter = (q - (pl + 1) / 2) * 0.04
+            ax.scatter(gq["dose"] + jitter, gq["share"], s=7, color=colour, alpha=0.35, lw=0)
+            if gq["dose"].nunique() > 1:   # what a leaf is worth to this seat: the least-squares slope
+                from scipy.stats import linregress
+                fit = linregress(gq["dose"], gq["share"])
+                xs = np.array([gq["dose"].min(), gq["dose"].max()])
+                ax.plot(xs, fit.intercept + fit.slope * xs, color=colour, lw=2,
+                        label=f"seat {q}: {fit.slope:+.1f} pp a leaf")
+            else:
+                ax.plot([], [], color=colour, lw=2, label=f"seat {q}")
+            pr = gq[gq["printed"].astype(bool)]
+            ax.scatter(pr["dose"], pr["share"], s=60, color=colour, edgecolor="black", lw=1.2, zorder=4,
+                       marker="s")
+        pr = g[g["printed"].astype(bool)]
+        if len(pr):
+            r = pr.sort_values("dose").iloc[-1]
+            ax.annotate(f"printed {r.leaves}", (r.dose, r.share), xytext=(-4, 8), textcoords="offset points",
+                        ha="right", fontsize=8.5, fontweight="bold")
+        ax.axhline(100 / pl, color="#333333", ls="--", lw=1)
+        ax.axvline(0, color="#bbbbbb", lw=0.8)
+        ax.legend(loc="upper left", fontsize=9, handlelength=1.2, borderaxespad=0.2)   # each seat's slope here
+        ax.set_title(f"{pl} players: {g['leaves'].nunique()} candidates", loc="left")
+        ax.set_xlabel("Leaves above the table's mean")
+        _pct_axis(ax)
+    axes[0].set_ylabel("Share of the decided games (%)")
+    from matplotlib.lines import Line2D
+    handles = [Line2D([], [], ls="none", marker="s", ms=7, mfc="white", mec="black")]
+    labs = ["the printed handicap's seats"]
+    handles.append(Line2D([], [], ls="--", color="#333333"))
+    labs.append("fair share 1/players")
+    per = seats.groupby(["players", "leaves"])["games"].max()
+    note = (f"Policy: {policy}. {_games_phrase(per, 'candidate')} (the search: the same seeds for every "
+            "candidate). Dots: one seat of one candidate; lines: each seat's least-squares line, its slope the "
+            "points a leaf above the table's mean is worth (a description, no interval). Seat 1 moves first.")
+    return _finish(fig, out, title, note, legend=(handles, labs, min(6, len(labs))))
+
+
+@_styled
+def handicap_confirmed(seats: pd.DataFrame, out, *, policy: str | None = None,
+                       title: str = "Benevolent: the confirmed handicaps on fresh games"):
+    """The handicaps played again on fresh seeds (the search's fairest few and the printed one):
+    per candidate, each seat's share of the decided games with its simultaneous 95% interval, the
+    fair share, and the games that timed out; one panel per player count, the candidates named
+    (the search's fairest first, the printed one marked).
+
+    seats: the confirmation's seat rows: players, leaves, seat, wins, decided, games, timeouts,
+    ci_low, ci_high (fractions of the decided games), printed, best (bool), policy (or policy=).
+    """
+    _require(seats, ["players", "leaves", "seat", "wins", "decided", "games", "timeouts", "ci_low", "ci_high",
+                     "printed", "best"], "seats")
+    if policy is None and "policy" in seats.columns:
+        policy = ", ".join(sorted(seats["policy"].astype(str).unique()))
+    if policy is None:
+        raise ValueError("handicap_confirmed needs policy= (or a policy column): every chart names its policy")
+    panels = list(seats.groupby("players", sort=True))
+    n_rows = max(g["leaves"].nunique() for _, g in panels)
+    # one panel a row: three side by side made a chart 1,806 px wide, its labels 7 px tall at 800 px
+    fig, axes = _grid(len(panels), 1, 6.2, 0.5 * n_rows + 1.2, sharex=True)
+    for ax, (pl, g) in zip(axes, panels):
+        cands = g.drop_duplicates("leaves").copy()
+        cands["_o"] = [0 if b else (2 if p else 1) for b, p in zip(cands["best"], cands["printed"])]
+        cands = cands.sort_values(["_o", "leaves"], key=lambda c: c if c.name != "leaves" else c.map(
+            lambda v: tuple(int(x) for x in str(v).split(","))))
+        labels = []
+        for yi, r in enumerate(cands.itertuples()):
+            rows = g[g["leaves"] == r.leaves].sort_values("seat")
+            for q, x in zip(rows["seat"], rows.itertuples()):
+                y = yi + (q - (pl + 1) / 2) * 0.14
+                share = 100 * x.wins / x.decided if x.decided else np.nan
+                ax.errorbar(share, y, xerr=[[share - 100 * x.ci_low], [100 * x.ci_high - share]], fmt=MARKERS[(q - 1) % 4],
+                            color=PALETTE[(q - 1) % len(PALETTE)], ms=5, elinewidth=1.3, capsize=2,
+                            label=f"seat {q}")
+            role = "fairest found" if r.best else ("printed" if r.printed else "runner-up")
+            if r.best and r.printed:
+                role = "printed = fairest"
+            labels.append(f"{r.leaves}\n{role}; timeouts {100 * r.timeouts / r.games:.1f}%")
+        ax.axvline(100 / pl, color="#333333", ls="--", lw=1)
+        ax.set_yticks(range(len(labels)))
+        ax.set_yticklabels(labels, fontsize=9)
+        ax.set_ylim(len(labels) - 0.5, -0.5)
         ax.set_title(f"{pl} players", loc="left")
-        ax.grid(axis="x", visible=False)
-    handles, labs = [], []
-    for ax in axes:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            if lab not in labs:
-                handles.append(h)
-                labs.append(lab)
-    per = cands["games"]
-    note = (f"Policy: {policy}. {_games_phrase(per, 'candidate')}. Gap: largest minus smallest "
-            "seat win rate, in percentage points (pp); whiskers: its 95% interval.")
-    return _finish(fig, out, title, note, legend=(handles, labs, len(labs)))
+        ax.tick_params(labelbottom=True)   # every panel keeps its percentages (the x axis is shared)
+        _pct_axis(ax, "x")
+        ax.grid(axis="y", visible=False)
+    axes[-1].set_xlabel("Share of the decided games (%)")
+    handles, labs = _legend_entries(axes)
+    from matplotlib.lines import Line2D
+    handles.append(Line2D([], [], ls="--", color="#333333"))
+    labs.append("fair share 1/players")
+    per = seats.groupby(["players", "leaves"])["games"].max()
+    note = (f"Policy: {policy}. {_games_phrase(per, 'handicap')} on fresh seeds (not the search's). Error bars: "
+            "simultaneous 95% Goodman intervals. A timed-out game is won by no seat: it is in no share.")
+    return _finish(fig, out, title, note, legend=(handles, labs, min(6, len(labs))))
+
+
+SENSITIVITY_COLUMNS = 3
 
 
 @_styled
 def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
     """The sensitivity study (experiments/sensitivity.py): for every switch reading and alternative
     data table, the difference variant - default with its paired 95% interval, one panel per
-    setup (Bethel Woods: spies at setup; Benevolent: players), variants ordered by their largest
-    effect. A dashed line at 0 (no effect); a filled dot where the interval excludes 0; a dark
-    ring around it where the row is significant after Holm's correction over the table (when df
-    has p_holm).
+    setup (Bethel Woods: spies at setup; Benevolent: players), readings by their plain names
+    (experiments.glossary), ordered by their largest effect. A dashed line at 0 (no effect); a
+    filled dot where the interval excludes 0; a dark ring around it where the row is significant
+    after Holm's correction over the table (when df has p_holm); a red cross beside a Benevolent
+    row whose arms' timeouts differ by 5% of the games or more (its gap rests on fewer decided
+    games). The legend lists only the markers the chart draws.
 
     df: columns game, variant, kind ("switch" or "table"), players, spies (Bethel Woods), metric,
-    games, diff, ci_low, ci_high, policy, seed (fractions), and optionally p_holm.
+    games, diff, ci_low, ci_high, policy, seed (fractions), and optionally p_holm,
+    default_timeouts, variant_timeouts.
     """
+    from .glossary import plain
     _require(df, ["game", "variant", "kind", "players", "metric", "games", "diff", "ci_low", "ci_high",
                   "policy", "seed"], "df")
     game = str(df["game"].iloc[0])
     facet = "spies" if game == "bethel_woods" else "players"
     setups = sorted(df[facet].unique())
     order = (df.assign(a=df["diff"].abs()).groupby("variant")["a"].max().sort_values().index.tolist())
-    fig, axes = _grid(len(setups), len(setups), 2.15, 0.3 * len(order) + 1.3, sharey=True)
+    # at most SENSITIVITY_COLUMNS panels a row: six spies panels side by side made a chart 1,967 px
+    # wide whose labels were 7 px tall in an 800 px page
+    fig, axes = _grid(len(setups), SENSITIVITY_COLUMNS, 2.5, 0.3 * len(order) + 1.3, sharey=True)
     y = {v: i for i, v in enumerate(order)}
     lim = float(max(df["ci_high"].abs().max(), df["ci_low"].abs().max(), 0.005)) * 100 * 1.08
     holm = "p_holm" in df.columns
+    timeouts = {"default_timeouts", "variant_timeouts"} <= set(df.columns)
+    drawn = set()
     for ax, st in zip(axes, setups):
         d = df[df[facet] == st]
         ax.axvline(0, color="#555555", lw=1, ls="--", zorder=1)
         for r in d.itertuples():
             c = PALETTE[0] if r.kind == "switch" else PALETTE[1]
+            drawn.add(r.kind)
             yi = y[r.variant]
             ax.hlines(yi, 100 * r.ci_low, 100 * r.ci_high, color=c, lw=2, zorder=2)
             sig = r.ci_low > 0 or r.ci_high < 0
+            drawn.add("filled" if sig else "hollow")
             ax.scatter([100 * r.diff], [yi], s=30, zorder=3, color=c if sig else "white", edgecolor=c, lw=1.4)
             if holm and r.p_holm < 0.05:
+                drawn.add("ringed")
                 ax.scatter([100 * r.diff], [yi], s=110, zorder=4, facecolor="none", edgecolor="#222222", lw=1.1)
+            if timeouts and abs(r.variant_timeouts - r.default_timeouts) >= 0.05 * r.games:
+                drawn.add("timeouts")
+                ax.scatter([100 * r.ci_high + 0.06 * lim], [yi], s=40, marker="x", color="#d55e00", zorder=5,
+                           lw=1.6, clip_on=False)
         ax.set_xlim(-lim, lim)
         ax.set_title(spies_label(st) if facet == "spies" else f"{int(st)} players", fontsize=10.5)
         ax.set_xlabel("points")
         ax.grid(axis="y", visible=False)
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4, symmetric=True))
     axes[0].set_yticks(range(len(order)))
-    axes[0].set_yticklabels([f"{v}" for v in order], fontsize=9)
+    axes[0].set_yticklabels([plain(v) for v in order])
+    for ax in axes:   # every row's first panel shows the names (shared y), all at one size
+        ax.tick_params(axis="y", labelsize=9)
     axes[0].set_ylim(-0.7, len(order) - 0.3)
     from matplotlib.lines import Line2D
-    handles = [Line2D([], [], color=PALETTE[0], marker="o", lw=2, label="rules switch (other reading)"),
-               Line2D([], [], color=PALETTE[1], marker="o", lw=2, label="alternative data table"),
-               Line2D([], [], ls="none", marker="o", markersize=6, color="#555555",
-                      label="filled: interval excludes 0"),
-               Line2D([], [], ls="none", marker="o", markersize=6, markerfacecolor="white",
-                      markeredgecolor="#555555", label="hollow: interval includes 0")]
-    if holm:   # the ring drawn round a dot: a large black circle with a small dot inside, as on the chart
-        handles.append((Line2D([], [], ls="none", marker="o", markersize=11, markerfacecolor="none",
-                               markeredgecolor="#222222"),
-                        Line2D([], [], ls="none", marker="o", markersize=5, color="#555555")))
+    legend = [("switch", Line2D([], [], color=PALETTE[0], marker="o", lw=2), "rules reading (the other one)"),
+              ("table", Line2D([], [], color=PALETTE[1], marker="o", lw=2), "assumed data table (an alternative)"),
+              ("filled", Line2D([], [], ls="none", marker="o", markersize=6, color="#555555"),
+               "filled: the interval excludes 0"),
+              ("hollow", Line2D([], [], ls="none", marker="o", markersize=6, markerfacecolor="white",
+                                markeredgecolor="#555555"), "hollow: the interval includes 0"),
+              ("ringed", (Line2D([], [], ls="none", marker="o", markersize=11, markerfacecolor="none",
+                                 markeredgecolor="#222222"),
+                          Line2D([], [], ls="none", marker="o", markersize=5, color="#555555")),
+               "ringed: significant after Holm's correction"),
+              ("timeouts", Line2D([], [], ls="none", marker="x", color="#d55e00", markersize=7, mew=1.6),
+               "x: timeouts differ by 5% of the games or more")]
+    handles = [h for key, h, _ in legend if key in drawn]
+    labels = [lab for key, _, lab in legend if key in drawn]
     metric = str(df["metric"].iloc[0])
     if title is None:
         title = ("Bethel Woods: how much each reading moves the win rate (3 players)" if game == "bethel_woods"
@@ -648,31 +790,38 @@ def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
             else f"{_n(per.min())} to {_n(per.max())} games per arm and panel")
     note = (f"{_policy_phrase(df['policy'])}. Variant minus default {metric}, in percentage points, on "
             f"common seeds (seed {int(df['seed'].iloc[0])}): {each}, {_n(played)} games in all; "
-            f"lines: {interval}; filled dots: the interval excludes 0"
-            + (f"; ringed: p below 0.05 after Holm's correction over all {len(df)} rows." if holm else "."))
-    labels = [h.get_label() for h in handles[:4]] + (["ringed: significant after Holm's correction"] if holm else [])
-    return _finish(fig, out, title, note, legend=(handles, labels, 3))
+            f"lines: {interval}"
+            + (f"; Holm's correction over all {len(df)} rows" if holm else "") + ".")
+    if "timeouts" in drawn:
+        t = df[(df["variant_timeouts"] - df["default_timeouts"]).abs() >= 0.05 * df["games"]]
+        note += " Timeouts differ: " + "; ".join(
+            f"{plain(r.variant)} at {int(r.players)} players, {_n(r.variant_timeouts)} of {_n(r.games)} games "
+            f"against {_n(r.default_timeouts)}" for r in t.itertuples()) + "."
+    return _finish(fig, out, title, note, legend=(handles, labels, 2))
 
 
+@_styled
 def paired_differences(pairs: pd.DataFrame, out, *, outcome: str = "win rate",
                        title: str = "Rule variants: change in the win rate against the defaults"):
     """Each variant's difference from the default rules on the same seeds, with its paired 95%
-    interval and a line at 0 (no change); one row per variant x setting.
+    interval and a line at 0 (no change); one row per variant x setting, the row's label giving
+    the defaults' rate and the variant's (the baseline the change is read against).
 
     pairs: columns variant, label (the setting, e.g. "3 players, 0 spies"), policy, games,
     diff, diff_low, diff_high (fractions), significant (bool: after the multiple-comparison
-    correction).
+    correction), and optionally title (the variant's plain name), wins_default and wins_variant.
     """
     _require(pairs, ["variant", "label", "policy", "games", "diff", "diff_low", "diff_high",
                      "significant"], "pairs")
     p = pairs.reset_index(drop=True)
-    fig = _figure((7.8, 0.5 * len(p) + 1.5))
+    names = p["title"] if "title" in p.columns else p["variant"]
+    fig = _figure((8.4, 0.55 * len(p) + 1.5))
     ax = fig.subplots()
     y = np.arange(len(p))[::-1]
-    variants = list(dict.fromkeys(p["variant"]))
+    variants = list(dict.fromkeys(names))
     ax.axvline(0.0, color="#555555", lw=1, ls="--", zorder=1)
     for v in variants:
-        sel = (p["variant"] == v).to_numpy()
+        sel = (names == v).to_numpy()
         colour = PALETTE[variants.index(v) % len(PALETTE)]
         d, lo, hi = 100 * p["diff"][sel], 100 * p["diff_low"][sel], 100 * p["diff_high"][sel]
         ax.hlines(y[sel], lo, hi, color=colour, lw=2, zorder=2)
@@ -680,17 +829,25 @@ def paired_differences(pairs: pd.DataFrame, out, *, outcome: str = "win rate",
         ax.scatter(d[sig], y[sel][sig], s=42, color=colour, zorder=3)
         ax.scatter(d[~sig], y[sel][~sig], s=42, facecolor="white", edgecolor=colour, lw=1.6,
                    zorder=3)
+    base = ("wins_default" in p.columns and "wins_variant" in p.columns)
     ax.set_yticks(y)
-    ax.set_yticklabels([f"{v}: {lab}" for v, lab in zip(p["variant"], p["label"])])
+    ax.set_yticklabels([lab + (f"\ndefaults {100 * wd / g:.0f}%, with it {100 * wv / g:.0f}%" if base else "")
+                        for lab, wd, wv, g in zip(p["label"], p.get("wins_default", p["games"]),
+                                                  p.get("wins_variant", p["games"]), p["games"])], fontsize=9)
     ax.set_xlabel(f"Change in {outcome} (percentage points; variant minus defaults)")
     ax.grid(axis="y", visible=False)
     from matplotlib.lines import Line2D
     handles = [Line2D([], [], color=PALETTE[i % len(PALETTE)], lw=2, marker="o", ms=6)
                for i in range(len(variants))]
-    handles += [Line2D([], [], ls="", marker="o", ms=6, color="#333333"),
-                Line2D([], [], ls="", marker="o", ms=6, mfc="white", mec="#333333", mew=1.6)]
-    labs = variants + ["significant", "not significant"]
+    labs = list(variants)
+    if p["significant"].astype(bool).any():
+        handles.append(Line2D([], [], ls="", marker="o", ms=6, color="#333333"))
+        labs.append("significant")
+    if (~p["significant"].astype(bool)).any():
+        handles.append(Line2D([], [], ls="", marker="o", ms=6, mfc="white", mec="#333333", mew=1.6))
+        labs.append("not significant")
     note = (f"{_policy_phrase(p['policy'])}. {_games_phrase(p['games'], 'row')}, the same seeds "
             "for the variant and the defaults. Lines: paired 95% intervals; filled dots: "
             "significant by McNemar's test after Holm's correction.")
-    return _finish(fig, out, title, note, legend=(handles, labs, min(4, len(labs))))
+    return _finish(fig, out, title, note, legend=(handles, labs, min(2, len(labs))))
+

@@ -149,7 +149,7 @@ def _move_into(src: Path, dst: Path) -> None:
 
 
 def _run_into(studies, out: Path, nthreads, show_progress, title, command, backend, say=None, replay=None) -> dict:
-    sections, runs = [], []
+    sections, runs, answers = [], [], []
     t_all = time.perf_counter()
     load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     for i, st in enumerate(studies):
@@ -160,6 +160,7 @@ def _run_into(studies, out: Path, nthreads, show_progress, title, command, backe
         seconds = time.perf_counter() - t0
         save_tables(res, out / "tables")
         sections.append(res.section)
+        answers += res.answers
         runs.append({**res.meta, "games": bar.games, "played": bar.played, "seconds": round(seconds, 1),
                      "games_per_second": round(bar.played / seconds) if seconds > 0 else None})
         if say is not None:
@@ -180,15 +181,78 @@ def _run_into(studies, out: Path, nthreads, show_progress, title, command, backe
     if checked is not None:
         info["replayed"] = checked.as_dict()
         meta["replayed"] = replayed_text(checked)
-    intro = Section("About this report", (
-        "Every rate comes with a 95% interval and every table with the games it rests on. "
-        "Bethel Woods difficulty levels are the rulebook's for 1-2 spies added (Hard), 3-4 (Insane) "
-        "and 5 (Impossible); the rulebook names no level for the base game, 0 spies, which this "
-        "report calls Normal. Seats are numbered from the first player (seat 1). "
-        "See docs/studies.md for the methods."))
-    write_report([intro] + sections, out, title, meta)
+    front = front_page(answers, studies)
+    lede = f"{sum(r['games'] for r in runs):,} games, {len(studies)} studies. {players_line(studies)}. Methods: docs/studies.md."
+    sections.append(glossary_section(studies, sections))
+    write_report(sections, out, title, meta, front=front, lede=lede)
     (out / "run.json").write_text(json.dumps(info, indent=1) + "\n")
     return info
+
+
+def front_page(answers, studies) -> Section:
+    """The report's first screen: one table per game of the studies' plain answers (question,
+    answer with its interval, verdict, and the answer with stronger play), each question linking
+    to its section; under them what the verdicts mean and which answers this run cannot give."""
+    from .answers import VERDICT_NOTE, cannot_say, front_tables
+    from .render import Link, slug
+    tables = front_tables(answers, skill_players(studies), lambda t, a: Link(t, "#" + slug(a)))
+    return Section("Answers", "", tables=tables, anchor="answers",
+                   after="\n\n".join(x for x in (cannot_say(answers), VERDICT_NOTE) if x))
+
+
+def skill_players(studies) -> dict:
+    """Per game: "played by X; stronger play: Y (Z games per headline cell)" from the studies."""
+    from .study import _skill_plan
+    out = {}
+    for st in studies:
+        games = [st.game]
+        plan = _skill_plan(st)
+        for g in games:
+            if g in out:
+                continue
+            out[g] = f"played by {st.policies[0]}" + (f" (stronger: {plan[1]})" if plan else "")
+    return out
+
+
+def players_line(studies) -> str:
+    from .study import GAME_NAMES
+    sp = skill_players(studies)
+    return "; ".join(f"{GAME_NAMES[g]}: {t.replace('played by ', '')}" for g, t in sp.items())
+
+
+def glossary_section(studies, sections) -> Section:
+    """What the report's words mean: the difficulty levels, the seats, and every rules reading,
+    assumed table and rules file it names in plain words, with the code name a study file or the
+    CSV tables use."""
+    import pandas as pd
+
+    from .glossary import GLOSSARY, rules_file_title
+    rows = []
+    for st in studies:
+        if st.kind == "sensitivity":
+            from .sensitivity import variants
+            only = st.opts.get("only")
+            for name, kind, _ in variants(st.game):
+                if only is None or name in only:
+                    short, meaning = GLOSSARY.get(name, (name, ""))
+                    rows.append({"in the report": short, "code name": name,
+                                 "what it means": meaning or "(no plain name yet)"})
+        for f in st.files:
+            rows.append({"in the report": rules_file_title(f), "code name": f.stem,
+                         "what it means": f"the rules file {f.name} of the {st.name} study"})
+    seen, uniq = set(), []
+    for r in rows:
+        if r["code name"] not in seen:
+            seen.add(r["code name"])
+            uniq.append(r)
+    text = ("Bethel Woods difficulty levels are the rulebook's for 1-2 spies added (Hard), 3-4 (Insane) and 5 "
+            "(Impossible); the rulebook names no level for the base game, 0 spies, which this report calls Normal. "
+            "Seats are numbered from the first player (seat 1 moves first). Benevolent shares are of the decided "
+            "games, the games some seat won; a game that reaches the round limit (a timeout) is won by no seat and "
+            "counts in completion. pp: percentage points. The rules readings and assumed data tables the report "
+            "names, with the code names study files and the CSV tables use:")
+    return Section("Glossary", text, tables=[("Plain names and code names", pd.DataFrame(uniq))] if uniq else [],
+                   anchor="glossary")
 
 
 def players_text(studies) -> str:

@@ -155,10 +155,14 @@ def recipe_of(cell) -> dict:
 
 
 def from_recipe(recipe: dict):
-    """The cell a recipe describes: an ``arena.units.Cell``, or the variants study's PairedCell."""
+    """The cell a recipe describes: an ``arena.units.Cell``, the variants study's PairedCell, a skill
+    check's JointCell (``"joint"``) or the difficulty study's LengthsCell (``"won_lengths"``)."""
     if "pair" in recipe:
         from .study import PairedCell
         return PairedCell.from_recipe(recipe)
+    if recipe.get("won_lengths"):
+        from .study import LengthsCell
+        return LengthsCell.from_recipe(recipe)
     return cell_from_recipe(recipe)
 
 
@@ -218,8 +222,11 @@ def _rebuild(key: str, recipe: str):
 
 def _width(d: dict) -> int | None:
     """The length of a cell's count vector from its key's fields (None: a game not known)."""
-    if "pair" in d:
-        return 5
+    if "pair" in d:   # a skill check's JointCell: the games and one count per outcome pattern
+        return 1 + int(d["joint"]) ** len(d["pair"]) if "joint" in d else 5
+    if d.get("won_lengths") and d.get("game") in FIELDS:   # LengthsCell: + the won games' lengths
+        from .study import WON_LENGTH_BINS
+        return len(FIELDS[d["game"]]) + WON_LENGTH_BINS
     return len(FIELDS[d["game"]]) if d.get("game") in FIELDS else None
 
 
@@ -529,6 +536,11 @@ class Store:
             if (v < 0).any() or int(v[1:].sum()) != count:
                 return "its paired counts do not add up to its games"
             return None
+        if d.get("won_lengths"):   # LengthsCell: the game's counts, then the won games' length histogram
+            n = len(FIELDS[d["game"]])
+            if (v[n:] < 0).any() or int(v[n:].sum()) != int(v[1]):
+                return "its won games' lengths do not add up to its wins"
+            return count_problem(d["game"], v[:n])
         return count_problem(d["game"], v)
 
     # -- cells --------------------------------------------------------------------------------
@@ -843,13 +855,16 @@ def format_status(rows: list[CellStatus]) -> str:
 
 
 def _games_per_seed(key) -> int:
-    """2 for a paired cell's key (the variant and the defaults on each seed), else 1."""
+    """The arms of a paired cell's key (2: the variant and the defaults on each seed; a skill
+    check's JointCell: its arms), else 1."""
     d = json.loads(key) if isinstance(key, str) else key
-    return 2 if isinstance(d, dict) and "pair" in d else 1
+    return len(d["pair"]) if isinstance(d, dict) and "pair" in d else 1
 
 
 def _short(key) -> str:
     d = json.loads(key) if isinstance(key, str) else key
+    if "pair" in d and "joint" in d:   # a skill check: every arm
+        return " | ".join(_short(a) for a in d["pair"])
     if "pair" in d:
         a, b = d["pair"]
         return f"{_short(a)}, rules {a['rules'][:6]} vs {b['rules'][:6]}"

@@ -8,6 +8,7 @@ in CI (CI=true).
 import os
 import shutil
 
+import pandas as pd
 import pytest
 
 import test_browser as this
@@ -57,6 +58,46 @@ def test_missing_browser_skips_locally_but_fails_in_ci(monkeypatch):
         _need("Chromium", "not installed")
 
 
+# the widths the report must read at (a laptop, a narrow window or tablet) and the first screen's height
+VIEWPORTS = ((1280, 800), (800, 1000))
+
+LAYOUT_JS = """() => {
+  const out = [];
+  const doc = document.documentElement;
+  if (doc.scrollWidth > window.innerWidth) out.push(`page scrolls sideways: ${doc.scrollWidth} > ${window.innerWidth}`);
+  for (const t of document.querySelectorAll('table')) {
+    const col = t.parentElement.getBoundingClientRect().width;
+    const w = t.getBoundingClientRect().width;
+    const name = (t.closest('figure') && t.closest('figure').querySelector('figcaption') || {}).textContent || t.className;
+    if (w > col + 0.5) out.push(`table wider than its column (${Math.round(w)} > ${Math.round(col)}): ${name.slice(0, 60)}`);
+    for (let e = t; e && e !== document.body; e = e.parentElement) {
+      const o = getComputedStyle(e).overflowX;
+      if ((o === 'auto' || o === 'scroll') && e.scrollWidth > e.clientWidth)
+        out.push(`scrollbar around a table: ${name.slice(0, 60)}`);
+    }
+  }
+  for (const c of document.querySelectorAll('figcaption, caption')) {
+    if (c.scrollWidth > c.clientWidth + 1) out.push(`caption cut: ${c.textContent.slice(0, 60)}`);
+  }
+  for (const img of document.querySelectorAll('img')) {
+    if (!img.complete || img.naturalWidth === 0) out.push(`image not loaded: ${img.alt}`);
+  }
+  const rows = document.querySelectorAll('#answers tbody tr');
+  for (const r of rows) {
+    const b = r.getBoundingClientRect().bottom + window.scrollY;
+    if (b > window.innerHeight) out.push(`answer below the first screen (${Math.round(b)} > ${window.innerHeight}): ${r.textContent.slice(0, 50)}`);
+  }
+  return out;
+}"""
+
+
+def layout_problems(page) -> list[str]:
+    """What a reader at this viewport would not see whole: the page or a table scrolling sideways, a
+    table wider than its column, a cut caption, an image that did not load, an answer of the front
+    page (#answers) below the first screen. [] when there is none."""
+    return page.evaluate(LAYOUT_JS)
+
+
 def _images(page):
     return page.eval_on_selector_all(
         "img", "els => els.map(e => [e.complete, e.naturalWidth, e.naturalHeight,"
@@ -101,6 +142,25 @@ def test_report_renders_in_chromium(tmp_path, chromium, made):
             assert "2,000" in cells_text and "Normal" in cells_text
             shot = tmp_path / "report.png"
             page.screenshot(path=str(shot), full_page=True)
+            # at both widths nothing is cut or scrolls sideways, and the check can fail: a table of
+            # long words wider than the column, and an answer pushed below the first screen
+            for width, height in VIEWPORTS:
+                page.set_viewport_size({"width": width, "height": height})
+                assert layout_problems(page) == [], (width, layout_problems(page))
+            wide = tmp_path / "wide"
+            write_report([Section("Wide", "", tables=[("Too wide", pd.DataFrame(
+                {f"column_{i}": ["an_unbreakable_word_of_forty_characters_"] for i in range(6)}))])],
+                wide, "wide", front=Section("Answers", "", tables=[
+                    ("answers", pd.DataFrame({"question": [f"question {i}" for i in range(60)]}))]))
+            other = context.new_page()
+            other.set_viewport_size({"width": 800, "height": 1000})
+            other.goto((wide / "report.html").as_uri(), wait_until="load")
+            problems = layout_problems(other)
+            assert any(p.startswith("table wider than its column") for p in problems), problems
+            assert any(p.startswith("page scrolls sideways") for p in problems), problems
+            assert any(p.startswith("answer below the first screen") and "question 59" in p for p in problems)
+            assert not any("question 10" in p for p in problems)   # the first rows are on the first screen
+            other.close()
             # the check can fail: the same page with one image's data cut short
             broken = tmp_path / "broken.html"
             text = html.read_text()

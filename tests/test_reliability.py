@@ -133,8 +133,10 @@ def test_a_store_of_schema_1_asks_for_fresh_and_fresh_replaces_it(capsys, tmp_pa
 
 def _edit_unit(db, careful):
     """Add 100 wins to the second unit and take 100 from its commonest loss: the games still add
-    up. careful: also recompute its checksum and its cell's totals, as an editor who read
-    experiments/store.py would."""
+    up. careful: also recompute its checksum and its cell's totals, and (a difficulty cell counts
+    its won games' lengths after the game's counts) give the 100 wins a length, as an editor who
+    read experiments/store.py would."""
+    from arena.units import FIELDS
     con = sqlite3.connect(db)
     cid, start, count, blob, key = con.execute(
         "SELECT u.cell_id, u.start, u.count, u.counts, c.key FROM units u JOIN cells c ON c.id = u.cell_id "
@@ -142,8 +144,11 @@ def _edit_unit(db, careful):
     v = np.frombuffer(blob, "<i8").copy()
     r = 2 + int(np.argmax(v[2:5]))
     assert v[1] == 0 and v[r] >= 100          # random play wins nothing here; the edit makes 100 wins
+    n = len(FIELDS["bethel_woods"])   # the played fixture's study: Bethel Woods difficulty
+    won_at = [n + 29] if careful and len(v) > n else []   # 100 games won on turn 30
     v[1] += 100
     v[r] -= 100
+    v[won_at] += 100
     new = v.astype("<i8").tobytes()
     if careful:
         from experiments.store import digest
@@ -152,6 +157,7 @@ def _edit_unit(db, careful):
         tot = np.frombuffer(con.execute("SELECT counts FROM cells WHERE id=?", (cid,)).fetchone()[0], "<i8").copy()
         tot[1] += 100
         tot[r] -= 100
+        tot[won_at] += 100
         con.execute("UPDATE cells SET counts=? WHERE id=?", (tot.astype("<i8").tobytes(), cid))
     else:
         con.execute("UPDATE units SET counts=? WHERE cell_id=? AND start=?", (new, cid, start))

@@ -160,12 +160,13 @@ def test_standard_study_files_are_valid():
 # --------------------------------------------------------------------------------- a tiny report
 
 TINY = {
-    "difficulty": 'kind = "difficulty"\npolicy = ["random", "heuristic"]\nplayers = [3]\n'
-                  'spies = [0, 3]\ngames = 150\nseed = 11\n',
-    "characters": 'kind = "characters"\nplayers = [2]\nspies = [0]\ngames = 40\nseed = 12\n',
-    "seats": 'kind = "seats"\nplayers = [2, 3]\ngames = 400\nseed = 13\n',
+    # the skill checks are small: a few games of the best player per headline cell
+    "difficulty": 'kind = "difficulty"\npolicy = ["heuristic", "random"]\nplayers = [3]\n'
+                  'spies = [0, 3]\ngames = 150\nseed = 11\nskill_games = 6\n',
+    "characters": 'kind = "characters"\nplayers = [2]\nspies = [0]\ngames = 40\nseed = 12\nskill_games = 6\n',
+    "seats": 'kind = "seats"\nplayers = [2, 3]\ngames = 400\nseed = 13\nskill_games = 4\n',
     "handicap": 'kind = "handicap"\nplayers = [2]\nmax_leaves = 2\ngames = 200\n'
-                'confirm_top = 1\nconfirm_games = 300\nseed = 14\n',
+                'confirm_top = 1\nconfirm_games = 300\nseed = 14\nskill_games = 4\n',
     "variants": 'kind = "variants"\nvariants = ["k6.toml"]\nplayers = [3]\nspies = [0]\n'
                 'games = 150\nseed = 15\n',
 }
@@ -211,6 +212,9 @@ def test_report_folder_contents(tiny_report):
     # games played: a variants pair plays each seed twice (the variant and the defaults)
     seeds = pd.read_csv(out / "tables" / "variants_pairs.csv")["games"].sum()
     assert run["studies"][-1]["games"] == run["studies"][-1]["played"] == 2 * seeds == 300
+    # a skill check plays each of its arms on every seed: the difficulty study's 4 cells and its 2
+    # headline cells of 6 seeds, 2 arms each
+    assert run["studies"][0]["games"] == 4 * 150 + 2 * 6 * 2
     # the Benevolent seat and handicap findings say they rest on the assumed components
     assert md.count("These figures rest on assumed component data (segment sides") == 2
 
@@ -225,6 +229,28 @@ def test_report_folder_contents(tiny_report):
     assert set(cells["difficulty"]) == {"Normal", "Insane"}
     lengths = pd.read_csv(t / "difficulty_lengths.csv")
     assert (lengths.groupby(["policy", "spies"])["games"].sum() == 150).all()
+    # won and lost games apart (the length chart draws them apart): the won add up to the wins
+    assert (lengths["won"] + lengths["lost"] == lengths["games"]).all()
+    won = lengths.groupby(["policy", "spies"])["won"].sum()
+    assert all(won[(r.policy, r.spies)] == r.wins for r in cells.itertuples())
+    assert not (lengths["turns"] < 6)[lengths["won"] > 0].any()   # no game is won before its sixth turn
+    # how close the lost games came: the pieces built per lost game, with its conservative interval
+    from experiments.stats import bounded_mean_interval
+    for r in cells.itertuples():
+        assert r.built_per_lost_game == pytest.approx(r.built_in_losses / (r.games - r.wins))
+        assert (r.built_low, r.built_high) == pytest.approx(bounded_mean_interval(r.built_in_losses, r.games - r.wins, 0, 6))
+    skill = pd.read_csv(t / "difficulty_skill.csv")
+    # one row per headline cell of the study player and one per player count (every level); the
+    # stronger player is policies.BEST_PLAYER's, the study player the file's first
+    from policies import BEST_PLAYER
+    assert len(skill) == 3 and set(skill["best_policy"]) == {BEST_PLAYER["bethel_woods"]}
+    assert set(skill["study_policy"]) == {"heuristic"} and set(skill["games"]) == {6, 12}
+    pats = pd.read_csv(t / "difficulty_skill_patterns.csv")
+    for i, r in skill.iterrows():   # the table's wins are the patterns' (arm0: stronger, arm1: study player)
+        p = pats[pats["check"] == i]
+        if r.spies >= 0:
+            assert p["games"].sum() == r.games
+            assert p[p.arm0 == 1]["games"].sum() == r.best_wins and p[p.arm1 == 1]["games"].sum() == r.study_wins
 
     sets = pd.read_csv(t / "characters_sets.csv")
     assert len(sets) == 28 and (sets["games"] == 40).all()
@@ -235,44 +261,64 @@ def test_report_folder_contents(tiny_report):
     for r in eff.itertuples():
         mine = sets[sets["characters"].str.split(",").apply(lambda cs: r.term in cs)]
         assert (r.games, r.wins) == (mine["games"].sum(), mine["wins"].sum()) and r.games < sets["games"].sum()
+    # the character check pools its partner sets: its patterns are the pooled histogram (they held
+    # one partner set's games, under another player count's question, before)
+    cs, cp = pd.read_csv(t / "characters_skill.csv"), pd.read_csv(t / "characters_skill_patterns.csv")
+    assert len(cs) == cp["check"].nunique() == 1 and cs.partner_sets[0] == 6
+    assert cp["games"].sum() == cs.games[0] >= 6 and set(cp["question"]) == {cs.question[0]}
+    for k in range(4):   # arm0..3: stronger player strongest / weakest, study player strongest / weakest
+        assert cp[cp[f"arm{k}"] == 1]["games"].sum() == cs[f"arm{k}_wins"][0]
+    assert "each of the 6 partner sets" in cs.arm0[0]
 
     seats = pd.read_csv(t / "seats_cells.csv")
     assert len(seats) == 4
+    from experiments.stats import mean_interval, seat_intervals
     for _, r in seats.iterrows():
-        wins = sum(r[f"seat{q + 1}_wins"] for q in range(r.players))
-        assert wins + r.timeouts == r.games == 400
-        # the first seat's edge is over the decided games (timeouts have no winner)
-        assert r.decided == wins and r.first_seat_edge == pytest.approx(r.seat1_wins / wins - 1 / r.players)
-        # every figure of the row comes with its 95% interval: the edge (seat 1's Wilson interval
-        # over the decided games, less 1/players), Balance (1 - the gap's), the extra-turn share
-        lo, hi = wilson(r.seat1_wins, wins)
+        wins = [r[f"seat{q + 1}_wins"] for q in range(r.players)]
+        assert sum(wins) + r.timeouts == r.games == 400
+        # every share is of the decided games (a timeout is won by no seat): the edge, the gap and
+        # Balance alike, with the fair share 1/players
+        assert r.decided == sum(wins) and r.first_seat_edge == pytest.approx(r.seat1_wins / r.decided - 1 / r.players)
+        shares = np.array(wins) / r.decided
+        assert r.max_gap == pytest.approx(shares.max() - shares.min()) and r.balance == pytest.approx(1 - r.max_gap)
+        ci = seat_intervals(wins)   # Goodman on the decided games: the gap's bounds
+        assert r.gap_high == pytest.approx(ci[:, 1].max() - ci[:, 0].min())
+        lo, hi = wilson(r.seat1_wins, r.decided)
         assert (r.first_seat_edge_low, r.first_seat_edge_high) == pytest.approx((lo - 1 / r.players, hi - 1 / r.players))
         assert (r.balance_low, r.balance_high) == pytest.approx((1 - r.gap_high, 1 - r.gap_low))
         assert r.balance_low <= r.balance <= r.balance_high
-        assert (r.extra_turn_low, r.extra_turn_high) == pytest.approx(wilson(r.winner_had_extra_turn, wins))
-    # the extra-turn share is read against its value with equal seats: (players - 1) / players
-    assert "against 50.000% if every seat were equally likely to win" in md
-    assert "against 66.667% if every seat were equally likely to win" in md
+        # completion (games some seat won, of all games) and duration (mean turns), with intervals
+        assert (r.completion, r.completion_low, r.completion_high) == pytest.approx((r.decided / r.games, *wilson(r.decided, r.games)))
+        assert (r.mean_turns, r.mean_turns_low, r.mean_turns_high) == pytest.approx(mean_interval(r.turns, r.turns_sq, r.games))
+    # the extra-turn share (one minus the last seat's share, by construction) is gone
+    assert "extra turn" not in md and "extra_turn_low" not in seats.columns
     assert "Balance is 1 minus the largest seat gap" in md
     sw = pd.read_csv(t / "seats_seats.csv")
     assert (sw["ci_low"] <= sw["rate"]).all() and (sw["rate"] <= sw["ci_high"]).all()
+    assert (sw["rate"] == sw["wins"] / sw["decided"]).all()
     # the report's tables count seats from 1 alike: seat N's row holds the cell's seatN_wins
     for r in sw.itertuples():
         cell = seats[(seats.players == r.players) & (seats.leaves.astype(str) == str(r.leaves))].iloc[0]
         assert 1 <= r.seat <= r.players and r.wins == cell[f"seat{r.seat}_wins"]
-    # the report prints each seat's rate and simultaneous interval as percentages, as the Bethel
-    # Woods tables do (not as fractions)
+    # the report prints each seat's share with its simultaneous interval and the counts in one cell
+    from experiments.study import _rate_cell
     for r in sw.itertuples():
-        assert f"| {pct(r.rate)} " in md and f"| {pct(r.ci_low)} to {pct(r.ci_high)} " in md
+        assert _rate_cell(r.wins, r.decided, r.ci_low, r.ci_high).replace("\n", "<br>") in md
 
     cand = pd.read_csv(t / "handicap_candidates.csv")
     assert len(cand) == 6 + 1     # 6 candidates up to 2 leaves, plus the printed 1,3
     assert cand["printed"].sum() == 1 and cand["best"].sum() == 1
-    # the fairest is the search's first (gap in games, ties to the lower leaves), not the one that
-    # looks fairest on the confirmation seeds it is then reported on
-    assert (cand["gap_games"] == (cand["max_gap"] * cand["games"]).round()).all()
-    first = cand.sort_values(["gap_games", "leaves"], key=leaves_order).iloc[0]
+    # the fairest is the search's first (the gap over the decided games compared exactly, ties to
+    # the lower leaves), not the one that looks fairest on the confirmation seeds it is reported on
+    wins = cand[["seat1_wins", "seat2_wins"]].to_numpy()
+    assert (cand["gap_games"] == wins.max(axis=1) - wins.min(axis=1)).all()
+    assert np.allclose(cand["max_gap"], cand["gap_games"] / cand["decided"])
+    from fractions import Fraction
+    first = min(cand.itertuples(), key=lambda r: (Fraction(int(r.gap_games), int(r.decided)),
+                                                  tuple(map(int, r.leaves.split(",")))))
     assert bool(first.best)
+    # the search cannot tell the fairest from the candidates whose gap interval overlaps its own
+    assert (cand["overlaps_best"] == ((cand["gap_low"] <= first.gap_high) & ~cand["best"])).all()
     conf = pd.read_csv(t / "handicap_confirm.csv")
     assert (conf["seed"] != cand["seed"].iloc[0]).all()   # fresh seeds
     assert (conf["gap_low"] <= conf["max_gap"]).all() and (conf["max_gap"] <= conf["gap_high"]).all()
@@ -281,15 +327,36 @@ def test_report_folder_contents(tiny_report):
     # the printed one's: a handicap that evens the gap may move the edge or add games without a winner
     b, pr = conf[conf["best"]].iloc[0], conf[conf["printed"]].iloc[0]
     (lw, lq), (hw, hq) = min((b.seat1_wins, 1), (b.seat2_wins, 2)), max((b.seat1_wins, 1), (b.seat2_wins, 2))
-    assert (f"seat {lq} wins least, {rate_text(lw, b.games, 'per-seat 95% CI ')}, seat {hq} most, "
-            f"{rate_text(hw, b.games, 'per-seat 95% CI ')}; timeouts {b.timeouts:,} of {b.games:,} "
-            f"(printed: {pr.timeouts:,} of {pr.games:,})") in md
+    assert (f"seat {lq} wins least, {rate_text(lw, b.decided, 'per-seat 95% CI ')}, seat {hq} most, "
+            f"{rate_text(hw, b.decided, 'per-seat 95% CI ')} of the decided games; timeouts {b.timeouts:,} of "
+            f"{b.games:,} (printed: {pr.timeouts:,} of {pr.games:,})") in md
+    # the skill check plays the fairest against the printed with both players on the fresh seeds
+    hs = pd.read_csv(t / "handicap_skill.csv").iloc[0]
+    assert hs.fairest == b.leaves and hs.printed == pr.leaves and hs.games == 4
+    assert hs.arm0 == f"{hs.best_policy}: 2 players, leaves {b.leaves}" and hs.arm3 == f"{hs.study_policy}: 2 players, leaves {pr.leaves}"
+
+    # beside every finding that is not significant, what its sample could have found
+    import re
+    quiet = [m.end() for m in re.finditer(r"NOT significant|not significantly different|no evidence the seats differ|"
+                                          r"not significant after Holm|not established|include 0 in every setup", md)]
+    assert quiet
+    for end in quiet:
+        assert re.search(r"80% chance|stop overlapping", md[end:end + 400]), md[end - 80:end + 400]
+    # the front page: a table per game, each question linking to its section, a verdict word per answer
+    from experiments.answers import ESTABLISHED, NOISY, SUGGESTED
+    head = md.split("## Contents")[0]
+    for anchor in ("difficulty", "characters", "seats", "handicap", "variants"):
+        assert f"](#{anchor})" in head and f'<a id="{anchor}"></a>' in md
+    rows = [line for line in head.splitlines() if line.startswith("| [")]
+    assert len(rows) >= 6 and all(any(v in line for v in (ESTABLISHED, SUGGESTED, NOISY)) for line in rows)
+    assert "<h2>Contents</h2>" in html and 'href="#seats"' in html
 
     pairs = pd.read_csv(t / "variants_pairs.csv")
     r = pairs.iloc[0]
     assert r.both_won + r.only_variant_won + r.only_default_won + r.neither_won == r.games == 150
     # the default arm is the plain cell: the same wins as running that cell alone
-    base = Cell("bethel_woods", 3, spies=0, policies=("heuristic",), seed=15)
+    from policies import STUDY_PLAYER   # the study names no policy: the study player plays
+    base = Cell("bethel_woods", 3, spies=0, policies=(STUDY_PLAYER["bethel_woods"],), seed=15)
     k = run_unit(base, 0, 150)
     assert r.wins_default == k[1]
 
@@ -356,7 +423,8 @@ def test_a_stopped_report_leaves_its_folder_as_it_was(tiny_studies, tmp_path, mo
 
 
 def test_sequential_stops_at_the_target(tmp_path):
-    f = write(tmp_path, "seq.toml", 'kind = "seats"\nplayers = [2]\nleaves = ["printed"]\n'
+    # 3 seats: Goodman's simultaneous intervals (level 1 - 0.05/3) differ from the sequential ones
+    f = write(tmp_path, "seq.toml", 'kind = "seats"\nplayers = [3]\nleaves = ["printed"]\n'
               'games = 64000\ntarget_halfwidth = 0.05\nsequential_n0 = 500\nseed = 2\n')
     st = load_study(f)
     from experiments.study import run_study
@@ -366,13 +434,16 @@ def test_sequential_stops_at_the_target(tmp_path):
     from experiments.stats import sequential_plan
     plan = sequential_plan(0.05, n0=500)
     assert c.games == plan.games_at(int(c.look))
-    for q in (1, 2):
-        assert plan.halfwidth(int(c[f"seat{q}_wins"]), int(c.games), int(c.look)) <= 0.05
+    for q in (1, 2, 3):   # every seat's share of the decided games is known to the target
+        assert plan.halfwidth(int(c[f"seat{q}_wins"]), int(c.decided), int(c.look)) <= 0.05
     # the seat rows carry the interval of the stopping look's level, and the report shows it
     for r in res.tables["seats"].itertuples():
-        assert (r.seq_ci_low, r.seq_ci_high) == plan.interval(int(r.wins), int(r.games), int(r.look))
-    md = res.section.tables[0][1]
-    assert "sequential 95% CI (per seat)" in md.columns and (md["look"] == c.look).all()
+        assert (r.seq_ci_low, r.seq_ci_high) == plan.interval(int(r.wins), int(r.decided), int(r.look))
+    caption, shares = res.section.tables[1][:2]
+    assert "sequential 95% interval per seat" in caption
+    from experiments.study import _rate_cell
+    for r in res.tables["seats"].itertuples():
+        assert shares[f"seat {r.seat}"].iloc[0] == _rate_cell(r.wins, r.decided, r.seq_ci_low, r.seq_ci_high)
     # the findings quote the seats' sequential intervals, not the Goodman ones
     text = res.section.paragraph
     s = res.tables["seats"].sort_values("rate").iloc[-1]
@@ -432,12 +503,33 @@ def test_notebooks_run_on_the_report_tables(tiny_report, tmp_path, monkeypatch, 
                    resources={"metadata": {"path": str(root / "notebooks")}}).execute()
     images = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
               if "image/png" in o.get("data", {})]
-    assert len(images) >= 2
+    assert len(images) >= 3
     assert all(p.stat().st_size > 5000 for p in (tmp_path / "charts").glob("*.png"))
+    # the notebook's numbers are the report's: the same functions on the same tables
+    said = json.loads(next(o["text"] for o in nb.cells[-1]["outputs"] if o.get("name") == "stdout"))
+    t = out / "tables"
+    md = (out / "report.md").read_text()
+    if name == "bethel_woods_balance":
+        from experiments.study import pick_sets
+        sets = pd.read_csv(t / "characters_sets.csv")
+        picks = pick_sets(sets)
+        for which in ("weakest", "strongest"):
+            want = picks[picks["which"] == which][["policy", "players", "spies", "characters", "wins", "games"]]
+            assert said[which] == want.values.tolist()
+            for row in said[which]:   # the report names the same sets
+                assert row[3].replace(",", ", ") in md
+        eff = pd.read_csv(t / "characters_effects.csv")
+        assert [r[3] for r in said["holm"]] == pytest.approx(eff["p_holm"].tolist())
+    else:
+        seats = pd.read_csv(t / "seats_seats.csv")
+        got = pd.DataFrame(said["seats"], columns=["players", "leaves", "seat", "wins", "decided", "rate", "ci_low", "ci_high"])
+        pd.testing.assert_frame_equal(got, seats[got.columns].reset_index(drop=True), check_dtype=False)
+        cand = pd.read_csv(t / "handicap_candidates.csv")
+        assert said["fairest"] == cand[cand["best"]][["players", "leaves"]].values.tolist()
 
 
 def test_generated_report_renders_in_chromium(tiny_report, chromium, tmp_path):
-    from test_browser import CHROMIUM_ARGS, _images
+    from test_browser import CHROMIUM_ARGS, VIEWPORTS, _images, layout_problems
     exe, sync_playwright = chromium
     out, _ = tiny_report
     html = out / "report.html"
@@ -457,34 +549,25 @@ def test_generated_report_renders_in_chromium(tiny_report, chromium, tmp_path):
             assert len(imgs) == n_png >= 8
             assert all(ok and w > 0 and h > 0 for ok, w, h, _, _ in imgs), imgs
             headings = page.eval_on_selector_all("h2", "els => els.map(e => e.textContent)")
-            assert len(headings) == 1 + len(TINY)
-            # a wide table scrolls sideways; its cells stay on one line (an interval "11.49 to
-            # 18.96" is not broken over three)
-            heights = page.eval_on_selector_all(
-                ".wide td", "els => els.map(e => e.getBoundingClientRect().height)")
-            assert heights and max(heights) < 1.6 * min(heights), (min(heights), max(heights))
-            shot = tmp_path / "report.png"
-            page.screenshot(path=str(shot), full_page=True)
+            assert headings[:2] == ["Answers", "Contents"] and headings[-2:] == ["Glossary", "About this run"]
+            assert len(headings) == 4 + len(TINY)
+            # every contents entry leads to a heading of the page
+            targets = page.eval_on_selector_all("nav.toc a", "els => els.map(e => e.getAttribute('href'))")
+            assert len(targets) == len(TINY) + 2
+            assert all(page.query_selector(f"{t} h2") for t in targets), targets
+            shots = []
+            for width, height in VIEWPORTS:
+                page.set_viewport_size({"width": width, "height": height})
+                assert layout_problems(page) == [], (width, layout_problems(page))
+                shots.append(tmp_path / f"report-{width}.png")
+                page.screenshot(path=str(shots[-1]))
+            shot = shots[0]
         finally:
             context.close()
     errors = [t for kind, t in console if kind == "error"]
     assert not errors and not page_errors and not failed, (errors, page_errors, failed)
     assert shot.stat().st_size > 50_000
     print(f"\nscreenshot: {shot}")
-
-
-def test_paired_differences_chart(tmp_path):
-    from experiments import charts
-    df = pd.DataFrame({"variant": ["a", "a", "b"], "label": ["x", "y", "x"],
-                       "policy": ["heuristic"] * 3, "games": [500] * 3,
-                       "diff": [-0.04, 0.01, 0.0], "diff_low": [-0.07, -0.02, -0.03],
-                       "diff_high": [-0.01, 0.04, 0.03], "significant": [True, False, False]})
-    png, svg = charts.paired_differences(df, tmp_path / "p")
-    assert png.read_bytes()[:4] == b"\x89PNG" and png.stat().st_size > 10_000
-    text = svg.read_text()
-    assert "Policy: heuristic" in text and "500 games per row" in text and "not significant" in text
-    with pytest.raises(ValueError, match="needs columns"):
-        charts.paired_differences(df.drop(columns=["diff_low"]), tmp_path / "q")
 
 
 def test_benevolent_variant_is_paired_on_the_same_seeds(tmp_path):
@@ -542,12 +625,13 @@ def test_sensitivity_study_rows_paragraph_and_progress(tmp_path):
     f = write(tmp_path, "s.toml", 'kind = "sensitivity"\ngames = 300\nseed = 7\n'
               'only = ["four_critical=immediate", "ability_window=before_after"]\n[quick]\ngames = 30\n')
     st = load_study(f)
-    assert st.game == "bethel_woods" and st.policies == ["heuristic"] and st.opts["games"] == 300
+    from policies import STUDY_PLAYER
+    assert st.game == "bethel_woods" and st.policies == [STUDY_PLAYER["bethel_woods"]] and st.opts["games"] == 300
     assert load_study(f, quick=True).opts["games"] == 30
     bar = StudyProgress(enabled=False)
     res = run_study(st, threads=2, progress=bar, chart_dir=tmp_path)
     rows = res.tables["rows"]
-    direct = sensitivity("bethel_woods", 300, 7, "heuristic", 2,
+    direct = sensitivity("bethel_woods", 300, 7, STUDY_PLAYER["bethel_woods"], 2,
                          only=["four_critical=immediate", "ability_window=before_after"])
     pd.testing.assert_frame_equal(rows, direct)
     assert len(rows) == 12 and (rows["games"] == 300).all()
@@ -556,20 +640,26 @@ def test_sensitivity_study_rows_paragraph_and_progress(tmp_path):
     assert (fc["ci_high"] < 0).any()                        # the case that must differ
     aw = rows[rows["variant"] == "ability_window=before_after"]
     assert (aw["only_variant"] == 0).all() and (aw["only_default"] == 0).all()
-    text = res.section.paragraph
+    from experiments.glossary import plain
+    text = res.section.paragraph.split("\n\n", 1)[1]   # the details, after the summary
+    fc_name, aw_name = plain("four_critical=immediate"), plain("ability_window=before_after")
+    assert fc_name != "four_critical=immediate" and "four_critical" not in res.section.paragraph
     matter, _, dont = text.partition("Readings whose intervals include 0")
-    assert "four_critical=immediate" in matter and "ability_window=before_after" not in matter
-    assert "ability_window=before_after" in dont and "four_critical=immediate" not in dont
+    assert fc_name in matter and aw_name not in matter
+    assert aw_name in dont and fc_name not in dont
     n_ex = int((fc["ci_high"] < 0).sum() + (fc["ci_low"] > 0).sum())
     assert f"excludes 0 in {n_ex} of 6 setups" in matter
     assert (tmp_path / "sensitivity_bethel_woods.png").exists()
-    shown = res.section.tables[0][1]
-    assert list(shown["default_wins"]) == list(rows["default_wins"])
-    assert list(shown["wins"]) == list(rows["variant_wins"])
-    # both arms' win rates are shown with their Wilson intervals
-    for cell, w, n in zip(shown["with the variant (95% CI)"], rows["variant_wins"], rows["games"]):
-        lo, hi = wilson(w, n)
-        assert cell == f"{pct(w / n)} ({pct(lo)} to {pct(hi)})"
+    # the table: one row per reading, its largest effect with both arms' counts (every setup in the CSV)
+    caption, shown, link = res.section.tables[0]
+    assert len(shown) == 2 and link == "tables/s_rows.csv" and set(shown["reading"]) == {fc_name, aw_name}
+    for r in shown.itertuples():
+        v = "four_critical=immediate" if r.reading == fc_name else "ability_window=before_after"
+        g = rows[rows["variant"] == v]
+        top = g.loc[g["diff"].abs().idxmax()] if not (g["p_holm"] < 0.05).any() else \
+            g[g["p_holm"] < 0.05].loc[lambda d: d["diff"].abs().idxmax()]
+        cell = shown.loc[r.Index, "win rate: defaults, with it"]
+        assert f"{int(top.default_wins):,} of {int(top.games):,}" in cell and f"{int(top.variant_wins):,} of" in cell
 
 
 def test_sensitivity_study_benevolent_counts(tmp_path):
@@ -584,9 +674,11 @@ def test_sensitivity_study_benevolent_counts(tmp_path):
     assert len(rows) == 6
     for r in rows.itertuples():
         assert sum(getattr(r, f"default_seat{q + 1}_wins") for q in range(r.players)) + r.default_timeouts == 30
-    # every variant is named once, in one of the two lists
+    # every variant is named once by its plain name, in one of the lists of the details
+    from experiments.glossary import plain
+    details = res.section.paragraph.split("\n\n", 1)[1]
     for v in ("empty_gift=offered", "sides-common"):
-        assert res.section.paragraph.count(v) == 1
+        assert details.count(plain(v)) == 1 and v not in res.section.paragraph
 
 
 def test_loss_findings_are_per_policy_not_pooled():

@@ -1,0 +1,82 @@
+"""The front page: verdict words, the stronger-play cell, the tables per game, the glossary."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments import answers as A
+from experiments.skill import CHANGES, HOLDS, MARGIN, NOISY
+
+
+def test_level_verdicts_follow_the_intervals_half_width():
+    assert A.verdict_level(MARGIN) == A.ESTABLISHED
+    assert A.verdict_level(MARGIN + 1e-9) == A.SUGGESTED
+    assert A.verdict_level(2 * MARGIN) == A.SUGGESTED
+    assert A.verdict_level(2 * MARGIN + 1e-9) == A.NOISY
+    assert A.verdict_level(float("nan")) == A.NOISY
+
+
+@pytest.mark.parametrize("lo,hi,p,sig,verdict,null", [
+    (0.01, 0.09, 0.001, None, A.ESTABLISHED, False),     # the interval excludes 0
+    (-0.02, 0.02, 0.9, None, A.ESTABLISHED, True),       # no effect larger than the margin: that is the answer
+    (-0.01, 0.09, 0.1, None, A.SUGGESTED, False),        # leans one way
+    (-0.06, 0.09, 0.5, None, A.NOISY, False),
+    (0.01, 0.09, 0.001, False, A.SUGGESTED, False),      # excludes 0 per comparison, not after Holm's correction
+    (-0.01, 0.09, 0.1, True, A.ESTABLISHED, False),
+])
+def test_effect_verdicts(lo, hi, p, sig, verdict, null):
+    assert A.verdict_effect(lo, hi, p, significant=sig) == (verdict, null)
+
+
+def test_grouped_verdicts_name_what_each_covers():
+    assert A.grouped({2: A.ESTABLISHED, 3: A.ESTABLISHED}) == A.ESTABLISHED
+    assert A.grouped({2: A.NOISY, 3: A.ESTABLISHED, 4: A.NOISY}) == \
+        "established (3 pl); too noisy to say (2, 4 pl)"
+    assert A.weakest([A.ESTABLISHED, A.SUGGESTED]) == A.SUGGESTED
+
+
+def _row(word, d, lo, hi, n=120):
+    return {"robust": word, "diff": d, "diff_low": lo, "diff_high": hi, "games": n, "best_policy": "expert"}
+
+
+def test_skill_cells_say_the_word_once_when_every_row_agrees():
+    one = A.skills_text([("2 pl", _row(CHANGES, 0.24, 0.15, 0.33)), ("3 pl", _row(CHANGES, 0.17, 0.06, 0.27))])
+    assert one == "changes: 2 pl +24 (+15 to +33); 3 pl +17 (+6 to +27) pp, n=120"
+    mixed = A.skills_text([("2 pl", _row(HOLDS, 0.01, -0.02, 0.02, 300)), ("3 pl", _row(NOISY, -0.1, -0.3, 0.1, 20))])
+    assert mixed == "2 pl holds +1 (-2 to +2); 3 pl too few games -10 (-30 to +10) pp, n=20–300"
+    assert A.skill_text(None) == "" and A.skill_text(_row(NOISY, 0.0, np.nan, np.nan, 6)) == "too few games: 0 pp, n=6"
+
+
+def test_front_tables_one_per_game_each_question_a_link():
+    from experiments.render import Link
+    ans = [A.Answer("benevolent", "Seat 1's edge", "+7 (+6 to +9) pp", A.ESTABLISHED, "seats"),
+           A.Answer("bethel_woods", "Win rate, 2 players", "Normal 49%", A.SUGGESTED, "difficulty",
+                    skill="changes: +24 pp"),
+           A.Answer("bethel_woods", "Characters", "Violet ×2.3", A.NOISY, "characters", detect="could find ×1.8")]
+    tables = A.front_tables(ans, {"bethel_woods": "played by learned"}, lambda t, a: Link(t, "#" + a))
+    assert [c for c, _ in tables] == ["Bethel Woods: played by learned", "Benevolent"]
+    bw = tables[0][1]
+    assert list(bw.columns) == ["question", "answer (95% CI)", "verdict", "with stronger play"]
+    assert [q.href for q in bw["question"]] == ["#difficulty", "#characters"]
+    assert bw["verdict"].tolist() == ["suggested", "too noisy to say; could find ×1.8"]
+    assert bw["with stronger play"].tolist() == ["changes: +24 pp", "not measured"]
+    assert A.cannot_say(ans).startswith("This run's samples cannot give 1 of the 3 answers")
+    assert A.cannot_say(ans[:2]) == ""
+
+
+def test_every_rules_reading_and_table_has_a_plain_name():
+    """No code name reaches the reader: every switch reading and alternative table of both games is
+    in the glossary (a new one without an entry fails here)."""
+    from experiments.glossary import GLOSSARY, plain
+    from experiments.sensitivity import variants
+    for game in ("bethel_woods", "benevolent"):
+        for name, _, _ in variants(game):
+            assert name in GLOSSARY and plain(name) != name and "_" not in plain(name), name
+
+
+def test_rules_files_are_named_by_their_first_comment(tmp_path):
+    from experiments.glossary import rules_file_title
+    f = tmp_path / "knowledge_limit_6.toml"
+    f.write_text("# Knowledge limit 6 instead of 7 (docs/bethel_woods.md).\n[bethel_woods]\nknowledge_limit = 6\n")
+    assert rules_file_title(f) == "Knowledge limit 6 instead of 7"
+    f.write_text("[bethel_woods]\nknowledge_limit = 6\n")
+    assert rules_file_title(f) == "knowledge limit 6"
