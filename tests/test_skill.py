@@ -121,7 +121,8 @@ def test_a_study_names_its_stronger_player_and_refuses_its_own(tmp_path, capsys)
     assert _skill_plan(load_study(f))[1] == "random"
     f.write_text('kind = "difficulty"\nplayers = [2]\n')
     assert _skill_plan(load_study(f)) is None               # no skill_games: no check
-    for body, needle in (('kind = "seats"\nskill_policy = "heuristic"\nskill_games = 5\n', "is the study's own player"),
+    own = STUDY_PLAYER["benevolent"]
+    for body, needle in ((f'kind = "seats"\nskill_policy = "{own}"\nskill_games = 5\n', "is the study's own player"),
                          ('kind = "seats"\nskill_policy = "smart"\n', "skill_policy 'smart' is not known"),
                          ('kind = "difficulty"\nskill_policy = "clairvoyant"\n', "is an upper bound"),
                          ('kind = "difficulty"\nskill_games = -1\n', "skill_games = -1")):
