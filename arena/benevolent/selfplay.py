@@ -108,7 +108,7 @@ def label_chunk(p, cfgs, seed, start, count, theta, reps, eps, label_prob, X_out
                     t += 1
                 else:
                     chosen = best
-                L.plan_value(s, p, theta, q, lws, chosen)   # its end's hash and whether the game ends there
+                L.plan_end(s, p, lws, chosen)   # its end's hash and whether the game ends there
                 H.store_plan(s, lws, chosen)
                 if lws[L.L_CT] == 0:
                     L.hist_add(lws, lws[L.L_CH:L.L_CH + 2].view(np.uint64)[0])

@@ -77,7 +77,7 @@ def rollout(st, p, theta, me, ws, rk):
             break
         if noise > 0.0 and rws[H.W_CN] > 1 and below(rk, st[E.TURN], 1000) < noise * 100.0:
             c = 1 if c == 0 else 0
-            L.plan_value(st, p, theta, x, rws, c)   # its end's hash and whether it ends the game
+            L.plan_end(st, p, rws, c)   # its end's hash and whether it ends the game
         end_terminal = rws[L.L_CT]
         h = rws[L.L_CH:L.L_CH + 2].view(np.uint64)[0]
         for i in range(rws[H.W_CPL + c]):
@@ -97,7 +97,7 @@ def choose(s, p, theta, me, ws, key):
     nc = L.plan_candidates(s, p, theta, me, lws, int(theta[L.T_K]))
     if nc <= 1:
         if nc == 1:
-            L.plan_value(s, p, theta, me, lws, 0)
+            L.plan_end(s, p, lws, 0)
         return nc - 1
     idx = ws[X_IDX:X_IDX + H.K_MAX]
     val = ws[X_VAL:X_VAL + 2 * H.K_MAX].view(np.float64)
@@ -132,7 +132,7 @@ def choose(s, p, theta, me, ws, key):
             if tot > bsc:
                 bsc = tot
                 best = c
-    L.plan_value(s, p, theta, me, lws, best)
+    L.plan_end(s, p, lws, best)
     return best
 
 

@@ -91,41 +91,6 @@ def _pblock(s, p, theta, x, types, allfeet, out, o):
 
 
 @njit(cache=True, _nrt=False)
-def _pv(theta, out, o):
-    """H.player_value from a player block."""
-    lv = out[o + 2]
-    v = theta[H.T_KINDS] * out[o + 0]
-    v += theta[H.T_SPARE] * min(out[o + 3], H.SPARE_CAP)
-    v += theta[H.T_LEAVES] * min(lv, H.LEAF_CAP) + theta[H.T_LEAVES_X] * max(lv - H.LEAF_CAP, 0.0)
-    v += theta[H.T_SINGLE] * out[o + 4] + theta[H.T_PERM] * out[o + 5]
-    v += theta[H.T_REACH] * min(out[o + 6], H.REACH_CAP)
-    if out[o + 7] > 0.0:
-        v += theta[H.T_WIN_NEXT]
-    v += theta[H.T_ETA] * out[o + 1]
-    v += theta[H.T_VULN] * out[o + 8]
-    return v
-
-
-@njit(cache=True, _nrt=False)
-def _eval_from_blocks(theta, out, n):
-    """H.evaluate (a position that is not won) from the player blocks."""
-    v = _pv(theta, out, 0)
-    best_o = -1e300
-    opp_reach = 0.0
-    opp_win = False
-    for r in range(1, n):
-        vo = _pv(theta, out, PB * r)
-        if vo > best_o:
-            best_o = vo
-        opp_reach = max(opp_reach, min(out[PB * r + 6], H.REACH_CAP))
-        opp_win = opp_win or out[PB * r + 7] > 0.0
-    v -= theta[H.T_OPP_SCALE] * best_o + theta[H.T_OPP_REACH] * opp_reach
-    if opp_win:
-        v -= theta[H.T_OPP_WIN]
-    return v
-
-
-@njit(cache=True, _nrt=False)
 def features(s, p, theta, me, out):
     """out[:NF]: features of s for seat `me` (s: the end of me's turn)."""
     for i in range(NF):
@@ -155,7 +120,7 @@ def features(s, p, theta, me, out):
         if E.slot_available(s, i):
             avail += 1
     out[g0 + 9] = avail
-    out[g0 + 10] = _eval_from_blocks(theta, out, n)
+    out[g0 + 10] = H.evaluate(s, p, theta, me)
     cnt = 0
     for h in range(s[E.N_HEX]):
         t = s[E.HEX_TYPE + h]

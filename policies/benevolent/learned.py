@@ -177,15 +177,24 @@ def plan_candidates(s, p, theta, me, ws, k):
 
 
 @njit(cache=True, _nrt=False)
-def plan_value(s, p, theta, me, ws, c):
-    """The value of kept plan c from s for `me`: a win for `me` 1e6; otherwise the network's value
-    of its end (no network: the heuristic's score), less theta[T_LAM] per earlier occurrence of the
-    end. Leaves the end at ws[L_ST], its hash at ws[L_CH] and whether the game ends there at ws[L_CT]."""
+def plan_end(s, p, ws, c):
+    """Put kept plan c's end position at ws[L_ST], its hash at ws[L_CH] and whether the game ends
+    there at ws[L_CT]; returns the hash."""
     st = ws[L_ST:L_ST + E.S_SIZE]
     H.end_of(s, p, ws, c, st)
     hc = H.pos_hash(st)
     ws[L_CH:L_CH + 2].view(np.uint64)[0] = hc
     ws[L_CT] = 1 if st[E.PHASE] == PH_TERMINAL else 0
+    return hc
+
+
+@njit(cache=True, _nrt=False)
+def plan_value(s, p, theta, me, ws, c):
+    """The value of kept plan c from s for `me`: a win for `me` 1e6; otherwise the network's value
+    of its end (no network: the heuristic's score), less theta[T_LAM] per earlier occurrence of the
+    end. Leaves what ``plan_end`` leaves."""
+    hc = plan_end(s, p, ws, c)
+    st = ws[L_ST:L_ST + E.S_SIZE]
     if st[E.PHASE] == PH_TERMINAL and st[E.OUTCOME] == OUT_WIN:
         return 1.0e6 if st[E.WINNER] == me else -1.0e6
     if theta[T_NET] == 0.0:
@@ -207,12 +216,10 @@ def choose(s, p, theta, me, ws, k):
     nc = plan_candidates(s, p, theta, me, ws, k)
     if nc <= 1:
         if nc == 1:
-            plan_value(s, p, theta, me, ws, 0)
+            plan_end(s, p, ws, 0)
         return nc - 1
     best = 0
     bv = -1.0e300
-    bh = np.uint64(0)
-    bt = 0
     for c in range(nc):
         v = plan_value(s, p, theta, me, ws, c)
         if v >= 1.0e6:
@@ -220,10 +227,8 @@ def choose(s, p, theta, me, ws, k):
         if v > bv:
             bv = v
             best = c
-            bh = ws[L_CH:L_CH + 2].view(np.uint64)[0]
-            bt = ws[L_CT]
-    ws[L_CH:L_CH + 2].view(np.uint64)[0] = bh
-    ws[L_CT] = bt
+    if best != nc - 1:
+        plan_end(s, p, ws, best)
     return best
 
 
