@@ -722,5 +722,5 @@ def returns(s, out):
 # The play loop's own entry points: the same functions, inlined into the loop at numba's IR level
 # (see the same lines in simcore/bethel_woods/engine.py: a numba call passes each array as its
 # seven fields, which costs the play loop more than the work of a typical step).
-legal_actions_inlined = njit(cache=True, _nrt=False, inline="always")(legal_actions.py_func)
-apply_inlined = njit(cache=True, _nrt=False, inline="always")(apply.py_func)
+legal_actions_inlined = njit(cache=True, _nrt=False, inline="always")(getattr(legal_actions, 'py_func', legal_actions))
+apply_inlined = njit(cache=True, _nrt=False, inline="always")(getattr(apply, 'py_func', apply))

@@ -291,7 +291,8 @@ def _need1(t, c):
 
 @njit(cache=True, _nrt=False)
 def _need2(a, b):
-    return ((a == 0) + (b == 0), (a == 1) + (b == 1), (a == 2) + (b == 2), (a == 3) + (b == 3))
+    # int() each: numpy bools add as OR, so uncompiled (NUMBA_DISABLE_JIT) a pair of one type would need 1
+    return (int(a == 0) + int(b == 0), int(a == 1) + int(b == 1), int(a == 2) + int(b == 2), int(a == 3) + int(b == 3))
 
 
 # ---- setup -----------------------------------------------------------------------------------------
@@ -1145,7 +1146,7 @@ def is_chance(s):
 # instructions with the calls, 40.68 M inlined, same games (docs/benchmarks.md). The arena and the
 # search's rollouts call these; everything else calls the plain functions (inlining into every
 # caller would multiply the compile time of the planners).
-legal_actions_inlined = njit(cache=True, _nrt=False, inline="always")(legal_actions.py_func)
-apply_inlined = njit(cache=True, _nrt=False, inline="always")(apply.py_func)
-chance_outcome_inlined = njit(cache=True, _nrt=False, inline="always")(chance_outcome.py_func)
-apply_chance_inlined = njit(cache=True, _nrt=False, inline="always")(apply_chance.py_func)
+legal_actions_inlined = njit(cache=True, _nrt=False, inline="always")(getattr(legal_actions, 'py_func', legal_actions))
+apply_inlined = njit(cache=True, _nrt=False, inline="always")(getattr(apply, 'py_func', apply))
+chance_outcome_inlined = njit(cache=True, _nrt=False, inline="always")(getattr(chance_outcome, 'py_func', chance_outcome))
+apply_chance_inlined = njit(cache=True, _nrt=False, inline="always")(getattr(apply_chance, 'py_func', apply_chance))
