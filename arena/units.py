@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
 import json
 import pathlib
 from dataclasses import dataclass, field
@@ -24,59 +25,53 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simcore import source_hash
+from simcore.errors import UserError
+from simcore.game import GAMES, game as game_of
 
 # ---------------------------------------------------------------------------------------------
-# count vectors
+# count vectors: each game's arena module (arena/<game>/batch.py) names its fields (COUNT_FIELDS),
+# adds a chunk's records to them (add_counts) and says how its games end (count_ends)
 
-BW_TURN_BINS = 128   # game length histogram: turns 1..127, the last bin holds 128 and more
-BV_ROUND_BINS = 64   # rounds 1..63, the last bin holds 64 and more
-
-BW_SCALARS = ("games", "wins", "loss_bag_empty", "loss_four_critical", "loss_six_spies", "turns",
-              "turns_sq", "decisions", "daydreamer_built", "spies_uncovered", "malfunctions_fixed",
-              "built_in_losses", "uncovered_in_losses", "turns_in_wins")
-BV_SCALARS = ("games", "seat0_wins", "seat1_wins", "seat2_wins", "seat3_wins", "timeouts", "turns",
-              "turns_sq", "decisions", "winner_had_extra_turn")
-
-FIELDS = {
-    "bethel_woods": BW_SCALARS + tuple(f"turns_{t}" for t in range(1, BW_TURN_BINS + 1)),
-    "benevolent": BV_SCALARS + tuple(f"rounds_{r}" for r in range(1, BV_ROUND_BINS + 1)),
-}
-GAMES = tuple(FIELDS)
+def _arena(game):
+    """The game's arena module (its play loop, records and counts)."""
+    return importlib.import_module(f"arena.{game_of(game).name}.batch")
 
 
-def field_index(game: str, name: str) -> int:
-    return FIELDS[game].index(name)
+FIELDS = {g.name: _arena(g).COUNT_FIELDS for g in GAMES.values()}
+GAME_NAMES = tuple(FIELDS)
 
 
-def as_dict(game: str, counts) -> dict:
+def field_index(game, name: str) -> int:
+    return FIELDS[game_of(game).name].index(name)
+
+
+def as_dict(game, counts) -> dict:
     """The count vector as {field: int} (histogram bins with zero counts left out)."""
-    return {f: int(c) for f, c in zip(FIELDS[game], counts) if c or not f.startswith(("turns_", "rounds_"))}
+    return {f: int(c) for f, c in zip(FIELDS[game_of(game).name], counts) if c or not f.startswith(("turns_", "rounds_"))}
 
 
-def count_problem(game: str, counts) -> str | None:
+def count_problem(game, counts) -> str | None:
     """The first way a unit's count vector breaks what every played unit satisfies, in words, or
     None: the right length, no negative count, every game ending one way (Bethel Woods: won or
     lost for one of three reasons; Benevolent: a seat won or it timed out), the length histogram
     holding every game, turns in wins at most all turns, and turns squared at least turns. A
     results store checks each unit with it (``experiments.store``); it catches a naive edit of
     one count, not one that keeps these sums (only replaying the unit catches that)."""
-    names = FIELDS[game]
+    g = game_of(game)
+    names = FIELDS[g.name]
     c = [int(x) for x in counts]
     if len(c) != len(names):
-        return f"{len(c)} counts, not the {len(names)} of a {game} unit"
+        return f"{len(c)} counts, not the {len(names)} of a {g.name} unit"
     neg = [n for n, x in zip(names, c) if x < 0]
     if neg:
         return f"{neg[0]} is negative"
     d = dict(zip(names, c))
     games = d["games"]
-    if game == "bethel_woods":
-        ends = d["wins"] + d["loss_bag_empty"] + d["loss_four_critical"] + d["loss_six_spies"]
-        hist = sum(c[len(BW_SCALARS):])
-        if d["turns_in_wins"] > d["turns"]:
-            return f"turns_in_wins {d['turns_in_wins']} exceed turns {d['turns']}"
-    else:
-        ends = sum(d[f"seat{q}_wins"] for q in range(4)) + d["timeouts"]
-        hist = sum(c[len(BV_SCALARS):])
+    arena = _arena(g)
+    if "turns_in_wins" in d and d["turns_in_wins"] > d["turns"]:
+        return f"turns_in_wins {d['turns_in_wins']} exceed turns {d['turns']}"
+    ends = arena.count_ends(d)
+    hist = sum(c[len(arena.COUNT_SCALARS):])
     if ends != games:
         return f"the games' ends add up to {ends:,}, not to its {games:,} games"
     if hist != games:
@@ -131,7 +126,7 @@ def engine_hash() -> str:
 
 def cell_dict(cell: Cell) -> dict:
     """The cell as plain JSON-able data, with the rules and theta as content hashes."""
-    return {"game": cell.game, "players": cell.players, "spies": cell.spies if cell.game == "bethel_woods" else None,
+    return {"game": cell.game, "players": cell.players, "spies": cell.spies if _arena(cell.game).HAS_SPIES else None,
             "characters": list(cell.characters) if cell.characters is not None else None,
             "leaves": list(cell.leaves) if cell.leaves is not None else None,
             "policies": list(cell.seat_policies()), "theta": theta_hash(cell.theta),
@@ -153,16 +148,11 @@ def cell_recipe(cell: Cell) -> dict:
 
 def cell_from_recipe(d: dict) -> Cell:
     """The cell a ``cell_recipe`` describes (UserError for a game or rules it cannot be)."""
-    from simcore.errors import UserError
     if d.get("game") not in FIELDS:
-        raise UserError(f"game {d.get('game')!r} is not known; allowed: {', '.join(GAMES)}")
+        raise UserError(f"game {d.get('game')!r} is not known; allowed: {', '.join(GAME_NAMES)}")
     rules = None
     if d["rules"] is not None:
-        if d["game"] == "bethel_woods":
-            from simcore.bethel_woods.rules import rules_from_mapping
-        else:
-            from simcore.benevolent.rules import rules_from_mapping
-        rules = rules_from_mapping(d["rules"], source="results store")
+        rules = GAMES[d["game"]].rules_from_mapping(d["rules"], source="results store")
     tup = lambda v: None if v is None else tuple(v)   # noqa: E731
     return Cell(d["game"], d["players"], spies=d["spies"], characters=tup(d["characters"]), leaves=tup(d["leaves"]),
                 policies=tuple(d["policies"]), theta=tup(d["theta"]), rules=rules, seed=d["seed"],
@@ -189,84 +179,11 @@ SUB_CHUNK = 1 << 15   # games per compiled call inside a unit (bounds the record
 @functools.lru_cache(maxsize=256)
 def _prepared(cell: Cell):
     """(play_chunk, p, cfg, pols, thetas, n_rec, reduce) for a cell, validated (UserError)."""
-    if cell.game == "bethel_woods":
-        from simcore.bethel_woods.face import check_setup_args, parse_characters, setup_config
-        from simcore.bethel_woods.rules import Rules
-
-        from .bethel_woods import batch as B
-        check_setup_args(cell.players, cell.spies)
-        chars = parse_characters(list(cell.characters) if cell.characters else None, cell.players)
-        names = cell.seat_policies()
-        if len(set(names)) != 1:
-            # Bethel Woods is cooperative: per-seat policies would work in the arena but no study
-            # needs them yet, and one name keeps the key simple
-            from simcore.errors import UserError
-            raise UserError(f"policies {','.join(names)}: Bethel Woods cells play one policy at every seat")
-        pols, thetas = B.seat_policies(names[0], cell.players, cell.theta)
-        cfg = setup_config(cell.players, cell.spies, chars)
-        rules = cell.rules or Rules()
-        return B.play_chunk, rules.params, cfg, pols, thetas, B.N_REC, _reduce_bw
-    if cell.game == "benevolent":
-        from simcore.benevolent.face import check_players, setup_config
-        from simcore.benevolent.rules import Rules, parse_leaves
-
-        from .benevolent import batch as V
-        check_players(cell.players)
-        lv = parse_leaves(list(cell.leaves) if cell.leaves is not None else None, cell.players)
-        _, pols, thetas = V.parse_policies(None, list(cell.seat_policies()), cell.players)
-        if cell.theta is not None:
-            for q in range(cell.players):
-                thetas[q, :len(cell.theta)] = cell.theta
-        cfg = setup_config(cell.players, lv)
-        rules = cell.rules or Rules()
-        return V.play_chunk, rules.params, cfg, pols, thetas, V.N_REC, _reduce_bv
-    from simcore.errors import UserError
-    raise UserError(f"game {cell.game!r} is not known; allowed: {', '.join(GAMES)}")
-
-
-def _reduce_bw(rec, players, out):
-    from .bethel_woods.batch import R_BUILT, R_FIXED, R_OUTCOME, R_TURNS, R_UNCOVERED, R_DECISIONS
-    from simcore.bethel_woods.actions import OUTCOMES, OUT_WIN
-    o = rec[:, R_OUTCOME]
-    t = rec[:, R_TURNS].astype(np.int64)
-    won = o == OUT_WIN
-    lost = ~won
-    out[0] += len(rec)
-    out[1] += int(won.sum())
-    for i, r in enumerate(("bag_empty", "four_critical", "six_spies")):
-        out[2 + i] += int((o == OUTCOMES.index(r)).sum())
-    out[5] += int(t.sum())
-    out[6] += int((t * t).sum())
-    out[7] += int(rec[:, R_DECISIONS].astype(np.int64).sum())
-    out[8] += int(rec[:, R_BUILT].sum())
-    out[9] += int(rec[:, R_UNCOVERED].sum())
-    out[10] += int(rec[:, R_FIXED].sum())
-    out[11] += int(rec[lost, R_BUILT].sum())
-    out[12] += int(rec[lost, R_UNCOVERED].sum())
-    out[13] += int(t[won].sum())
-    n0 = len(BW_SCALARS)
-    out[n0:] += np.bincount(np.clip(t, 1, BW_TURN_BINS) - 1, minlength=BW_TURN_BINS)
-
-
-def _reduce_bv(rec, players, out):
-    from .benevolent.batch import R_DECISIONS, R_SEAT, R_TURNS, R_WINNER, SEAT_COLS
-    w = rec[:, R_WINNER]
-    t = rec[:, R_TURNS].astype(np.int64)
-    out[0] += len(rec)
-    for q in range(4):
-        out[1 + q] += int((w == q).sum())
-    out[5] += int((w < 0).sum())
-    out[6] += int(t.sum())
-    out[7] += int((t * t).sum())
-    out[8] += int(rec[:, R_DECISIONS].astype(np.int64).sum())
-    seat_turns = rec[:, [R_SEAT + SEAT_COLS * q for q in range(players)]]
-    has = w >= 0
-    if has.any():
-        wt = seat_turns[has, w[has]]
-        out[9] += int((wt[:, None] > seat_turns[has]).any(axis=1).sum())
-    rounds = (t + players - 1) // players
-    n0 = len(BV_SCALARS)
-    out[n0:] += np.bincount(np.clip(rounds, 1, BV_ROUND_BINS) - 1, minlength=BV_ROUND_BINS)
+    if cell.game not in FIELDS:
+        raise UserError(f"game {cell.game!r} is not known; allowed: {', '.join(GAME_NAMES)}")
+    arena = _arena(cell.game)
+    p, cfg, pols, thetas = arena.cell_setup(cell)
+    return arena.play_chunk, p, cfg, pols, thetas, arena.N_REC, arena.add_counts
 
 
 def check_cell(cell: Cell) -> None:

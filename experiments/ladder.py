@@ -57,9 +57,9 @@ def bw_rungs(budgets=BW_BUDGETS):
     when a learned model is in the package), the clairvoyant bound."""
     from policies import POLICIES
     from policies.bethel_woods.learned import learned_available
-    from policies.bethel_woods.tuned import tuned_available
+    from policies.tuned import tuned_available
     rungs = [("random", "random", None), ("heuristic", "heuristic", None)]
-    if "tuned" in POLICIES["bethel_woods"] and tuned_available():
+    if "tuned" in POLICIES["bethel_woods"] and tuned_available("bethel_woods"):
         rungs.append(("tuned", "tuned", None))
     rungs += [(f"search({b})", "search", b) for b in budgets]
     if learned_available():
@@ -128,9 +128,9 @@ def bv_rungs(budgets=BV_BUDGETS):
     expert (only when a learned model is in the package)."""
     from policies import POLICIES
     from policies.benevolent.learned import learned_available
-    from policies.benevolent.tuned import tuned_available
+    from policies.tuned import tuned_available
     rungs = [("random", "random", None), ("heuristic", "heuristic", None)]
-    if "tuned" in POLICIES["benevolent"] and tuned_available():
+    if "tuned" in POLICIES["benevolent"] and tuned_available("benevolent"):
         rungs.append(("tuned", "tuned", None))
     rungs += [(f"search({b})", "search", b) for b in budgets]
     if learned_available():

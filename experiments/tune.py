@@ -330,11 +330,8 @@ def tune(
     write_text(record, json.dumps(rec, indent=1) + "\n", "the record")
     typer.echo(f"record written to {record}")
     if install and rec["confirmed"]:
-        if game == "bethel-woods":
-            from policies.bethel_woods import tuned as tuned_mod
-        else:
-            from policies.benevolent import tuned as tuned_mod
-        write_text(tuned_mod.TUNED_PATH, json.dumps(rec, indent=1) + "\n", "the tuned weights")
-        typer.echo(f"confirmed: installed as {tuned_mod.TUNED_PATH} (--policy tuned)")
+        from policies.tuned import tuned_path
+        write_text(tuned_path(game), json.dumps(rec, indent=1) + "\n", "the tuned weights")
+        typer.echo(f"confirmed: installed as {tuned_path(game)} (--policy tuned)")
     elif not rec["confirmed"]:
         typer.echo("not confirmed on fresh seeds: nothing installed")

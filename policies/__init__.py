@@ -23,32 +23,38 @@ Benevolent: random, heuristic (searches each turn whole), search (flat Monte Car
 heuristic's best turn plans), tuned (the heuristic with the weights `boardsim tune benevolent`
 installed in policies/benevolent/tuned.json; a one-line error while none is installed).
 """
+from simcore.benevolent import GAME as _BV
+from simcore.bethel_woods import GAME as _BW
 from simcore.errors import UserError
+from simcore.game import game as _game
 
 from .random import random_action  # noqa: F401
 
-GAMES = ("bethel_woods", "benevolent")
-# the policies of each game, by id (the id is the index)
+GAMES = (_BW.name, _BV.name)
+# the policies of each game (by the game object's name), by id (the id is the index); the
+# dispatchers (policies/<game>/decide.py) take their ids from here
 POLICIES = {
-    "bethel_woods": ("random", "heuristic", "search", "clairvoyant", "tuned", "learned", "expert"),
-    "benevolent": ("random", "heuristic", "search", "tuned", "learned", "expert"),
+    _BW.name: ("random", "heuristic", "search", "clairvoyant", "tuned", "learned", "expert"),
+    _BV.name: ("random", "heuristic", "search", "tuned", "learned", "expert"),
 }
 RANDOM = 0
 # policies that are not players (they see what players cannot): tables label them
-NOT_PLAYERS = {"bethel_woods": ("clairvoyant",), "benevolent": ()}
+NOT_PLAYERS = {_BW.name: ("clairvoyant",), _BV.name: ()}
 # the policies that are players: what the studies (difficulty, seats, variants, sensitivity) play
 PLAYERS = {g: tuple(p for p in POLICIES[g] if p not in NOT_PLAYERS[g]) for g in POLICIES}
 # the study player of each game: what a study plays when it names no policy, and the report's
 # player (strong and fast: the learned value over the heuristic's best plans, docs/policies.md)
-STUDY_PLAYER = {"bethel_woods": "learned", "benevolent": "learned"}
+STUDY_PLAYER = {_BW.name: "learned", _BV.name: "learned"}
 # the best honest player of each game (slow: seconds a game at most): what a study's headline is
 # measured again with, to say whether it holds for stronger play
-BEST_PLAYER = {"bethel_woods": "expert", "benevolent": "expert"}
+BEST_PLAYER = {_BW.name: "expert", _BV.name: "expert"}
 
 
-def check_player(name: str, game: str = "bethel_woods", where: str = "policy", game_name: str = "") -> None:
+def check_player(name: str, game, where: str = "policy", game_name: str = "") -> None:
     """UserError unless `name` is a known policy that is a player (a study measures players; the
-    clairvoyant bound sees the coming draws, so it is a row of the ladder, not a study's player)."""
+    clairvoyant bound sees the coming draws, so it is a row of the ladder, not a study's player).
+    `game`: a game object or its name, as in every function here."""
+    game = _game(game).name
     if name in NOT_PLAYERS[game]:
         raise UserError(f"{where} {name!r} is an upper bound that sees the coming draws, not a player; "
                         f"a study plays players; allowed: {', '.join(PLAYERS[game])}")
@@ -57,17 +63,19 @@ def check_player(name: str, game: str = "bethel_woods", where: str = "policy", g
                         f"allowed: {', '.join(PLAYERS[game])}")
 
 
-def policy_id(name: str, game: str = "bethel_woods") -> int:
+def policy_id(name: str, game) -> int:
     """The id of a policy by name; UserError naming the known ones."""
+    game = _game(game).name
     known = POLICIES[game]
     if name not in known:
         raise UserError(f"unknown policy {name!r}; allowed: {', '.join(known)}")
     return known.index(name)
 
 
-def canonical_policy(name: str, game: str = "bethel_woods") -> str:
+def canonical_policy(name: str, game) -> str:
     """A policy name as typed on the command line, in any case (``Search``), as the known name;
     a name that is not known comes back as typed, for ``policy_id``'s error to name."""
+    game = _game(game).name
     t = str(name).strip()
     for known in POLICIES[game]:
         if t.lower() == known:

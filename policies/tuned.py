@@ -1,14 +1,21 @@
-"""Tuned weights written by `boardsim tune GAME` into the game's package (tuned.json), read by
-policy `tuned`: the record (theta by name, the seed, the games and the figures of the run) and
-its vector, which is handed out only when the run confirmed it on fresh seeds."""
+"""Tuned weights written by `boardsim tune GAME` into the game's policy package
+(policies/<game>/tuned.json), read by policy `tuned`: the record (theta by name, the seed, the
+games and the figures of the run) and its vector, which is handed out only when the run confirmed
+it on fresh seeds. One module for every game: a game's file is ``PATHS[game.name]`` (a test may
+point it elsewhere) and its weights are named by the game's heuristic (THETA_NAMES)."""
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
 import numpy as np
 
 from simcore.errors import UserError
+from simcore.game import GAMES, game as _game
+
+# the tuned weights of each game, beside its policies
+PATHS = {name: Path(__file__).with_name(name) / "tuned.json" for name in GAMES}
 
 
 def read_record(path: Path, command: str) -> dict:
@@ -31,3 +38,36 @@ def read_theta(path: Path, names, command: str) -> np.ndarray:
     if missing:
         raise UserError(f"{path}: the tuned record has no weight {missing[0]!r}; run `{command}` again")
     return np.array([float(th[n]) for n in names], dtype=np.float64)
+
+
+def _command(g) -> str:
+    return f"boardsim tune {g.command}"
+
+
+def tuned_path(game) -> Path:
+    """Where `boardsim tune` installs the game's weights (read at call time, so a test can point
+    ``PATHS`` elsewhere)."""
+    return PATHS[_game(game).name]
+
+
+def tuned_record(game, path: Path | None = None) -> dict:
+    """The tuner's record of the game (UserError if none is installed)."""
+    g = _game(game)
+    return read_record(tuned_path(g) if path is None else path, _command(g))
+
+
+def tuned_theta(game, path: Path | None = None) -> np.ndarray:
+    """The confirmed tuned weights of the game (its heuristic's THETA_NAMES order); a one-line
+    UserError if there are none."""
+    g = _game(game)
+    names = importlib.import_module(f"policies.{g.name}.heuristic").THETA_NAMES
+    return read_theta(tuned_path(g) if path is None else path, names, _command(g))
+
+
+def tuned_available(game, path: Path | None = None) -> bool:
+    """A confirmed tuned vector of the game is installed."""
+    try:
+        tuned_theta(game, path)
+    except UserError:
+        return False
+    return True

@@ -10,10 +10,10 @@ import arena.benevolent.trace as bv_trace
 import arena.bethel_woods.batch as bw_batch
 import arena.bethel_woods.trace as bw_trace
 import policies.benevolent.decide as bv_decide
-import policies.benevolent.tuned as bv_tuned_mod
+import policies.tuned as tuned_mod
 import policies.bethel_woods.decide as bw_decide
 from policies import NOT_PLAYERS, POLICIES, policy_id
-from policies.bethel_woods.tuned import tuned_available
+from policies.tuned import tuned_available
 from simcore.benevolent import face as bv_face
 from simcore.bethel_woods import face as bw_face
 from simcore.common import PLAYER_CHANCE, PLAYER_TERMINAL
@@ -38,7 +38,7 @@ GAMES = {
 # Woods only once a confirmed tuned vector is in the package: without one it is a one-line error,
 # not a player. Benevolent's `tuned` always: with no vector installed the tests install one of their
 # own in a temporary file (the bv_tuned fixture).
-CASES = [(g, p) for g in GAMES for p in POLICIES[g] if not (g == "bethel_woods" and p == "tuned" and not tuned_available())]
+CASES = [(g, p) for g in GAMES for p in POLICIES[g] if not (g == "bethel_woods" and p == "tuned" and not tuned_available("bethel_woods"))]
 # the players: every policy but the measuring sticks handed the chance key (the clairvoyant; it has
 # its own test in test_bw_search.py that it is stronger than the honest search)
 PLAYERS = [(g, p) for g, p in CASES if p not in NOT_PLAYERS[g]]
@@ -53,14 +53,14 @@ NO_PEEK_GAMES = {("bethel_woods", "expert"): 1}
 def bv_tuned(tmp_path, monkeypatch):
     """Benevolent's tuned weights: the installed ones, or (none installed) a confirmed record of
     other weights than the defaults in a temporary file, so that `tuned` is always tested."""
-    if bv_tuned_mod.tuned_available():
+    if tuned_mod.tuned_available("benevolent"):
         return
     from policies.benevolent.heuristic import THETA_DEFAULT, THETA_NAMES
     theta = THETA_DEFAULT.copy()
     theta[THETA_NAMES.index("spare")] = 0.0
     f = tmp_path / "tuned.json"
     f.write_text(json.dumps({"confirmed": True, "theta": dict(zip(THETA_NAMES, map(float, theta)))}))
-    monkeypatch.setattr(bv_tuned_mod, "TUNED_PATH", f)
+    monkeypatch.setitem(tuned_mod.PATHS, "benevolent", f)
 
 
 def positions(game, trace):

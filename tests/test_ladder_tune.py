@@ -11,7 +11,7 @@ from experiments.ladder import ladder_benevolent, ladder_bethel_woods
 from experiments.stats import paired_difference
 from experiments.tune import tune_bethel_woods
 from policies.bethel_woods.heuristic import THETA_BOUNDS, THETA_DEFAULT, THETA_NAMES
-from policies.bethel_woods.tuned import tuned_theta
+from policies.tuned import tuned_theta
 from simcore.errors import UserError
 
 FIELDS = {"policy", "games", "wins", "win_rate", "ci95", "diff_vs_below", "diff_ci95", "p_value", "games_per_second"}
@@ -136,15 +136,15 @@ def test_tuned_vector_is_read_only_when_confirmed(tmp_path):
     f = tmp_path / "tuned.json"
     f.write_text(json.dumps(rec))
     with pytest.raises(UserError, match="not confirmed"):
-        tuned_theta(f)
+        tuned_theta("bethel_woods", f)
     rec["confirmed"] = True
     rec["theta"]["built"] = 50.0
     f.write_text(json.dumps(rec))
-    t = tuned_theta(f)
+    t = tuned_theta("bethel_woods", f)
     assert t[THETA_NAMES.index("built")] == 50.0 and len(t) == len(THETA_NAMES)
     with pytest.raises(UserError, match="no tuned weights"):
-        tuned_theta(tmp_path / "missing.json")
+        tuned_theta("bethel_woods", tmp_path / "missing.json")
     del rec["theta"]["spy_loss"]  # a record from an older THETA_NAMES: named, not a KeyError
     f.write_text(json.dumps(rec))
     with pytest.raises(UserError, match="no weight 'spy_loss'.*boardsim tune bethel-woods"):
-        tuned_theta(f)
+        tuned_theta("bethel_woods", f)

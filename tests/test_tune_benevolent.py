@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 import experiments.tune as tune_mod
-import policies.benevolent.tuned as bv_tuned
+import policies.tuned as tuned_mod
 from arena.benevolent.batch import rotate_seats, simulate
 from arena.units import theta_hash
 from experiments.cli import app
@@ -32,7 +32,7 @@ def _write_record(path, theta, confirmed=True):
 def tuned_path(tmp_path, monkeypatch):
     """policies/benevolent/tuned.json pointed at a temporary file (nothing in the package is touched)."""
     p = tmp_path / "tuned.json"
-    monkeypatch.setattr(bv_tuned, "TUNED_PATH", p)
+    monkeypatch.setitem(tuned_mod.PATHS, "benevolent", p)
     return p
 
 
@@ -157,11 +157,11 @@ def test_cli_installs_a_confirmed_vector_only(tmp_path, tuned_path, monkeypatch,
     assert json.loads(rec_file.read_text()) == fake
     assert tuned_path.exists() == confirmed
     if confirmed:
-        assert "installed" in res.output and (bv_tuned.tuned_theta() == theta).all()
+        assert "installed" in res.output and (tuned_mod.tuned_theta("benevolent") == theta).all()
     else:
         assert "nothing installed" in res.output
         with pytest.raises(UserError, match="no tuned weights"):
-            bv_tuned.tuned_theta()
+            tuned_mod.tuned_theta("benevolent")
 
 
 @pytest.mark.parametrize("args, needle", [
@@ -213,10 +213,10 @@ def test_policy_tuned_is_the_heuristic_with_the_installed_weights(tuned_path, tm
 def test_the_installed_tuned_vector_if_any_is_a_confirmed_record():
     """policies/benevolent/tuned.json, when the package has one, is a confirmed record of the tuner
     (its theta is what policy `tuned` plays)."""
-    if not bv_tuned.TUNED_PATH.exists():
-        assert not bv_tuned.tuned_available()
+    if not tuned_mod.tuned_path("benevolent").exists():
+        assert not tuned_mod.tuned_available("benevolent")
         return
-    rec = bv_tuned.tuned_record()
+    rec = tuned_mod.tuned_record("benevolent")
     assert rec["game"] == "benevolent" and rec["confirmed"] and rec["confirmation"]["diff_ci95"][0] > 0
     th = np.array([rec["theta"][n] for n in THETA_NAMES])
     assert (default_theta(TUNED)[:len(th)] == th).all()

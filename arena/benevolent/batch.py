@@ -11,17 +11,16 @@ from numba import njit, prange
 
 from policies import policy_id as _policy_id
 from policies.benevolent.decide import THETA_SIZE, WS_SIZE, decide, default_theta, reset, ws_size
-from simcore.benevolent import engine as E
+from simcore.benevolent import GAME, engine as E
 from simcore.benevolent.actions import N_ACTIONS, OUT_WIN
 from simcore.benevolent.face import check_players, setup_config
-from simcore.benevolent.rules import GIFTS, Rules, parse_leaves
+from simcore.benevolent.rules import GIFTS, MAX_PLAYERS, Rules, parse_leaves
 from simcore.common import PLAYER_CHANCE, PLAYER_TERMINAL
 from simcore.errors import UserError
 from simcore.rng import STREAM_CHANCE, STREAM_POLICY, draw, game_key, stream_key, stream_of
 
 from ..runner import Rates, check_run, check_threads, run_batch
 
-MAX_PLAYERS = 4
 # record columns: winner (-1 timeout), turns, decisions, then per seat: turns taken, leaves, 5 gifts
 R_WINNER, R_TURNS, R_DECISIONS = range(3)
 R_SEAT = 3
@@ -158,7 +157,7 @@ def parse_policies(policy, policies, n):
     pols = np.zeros(MAX_PLAYERS, dtype=np.int64)
     thetas = np.zeros((MAX_PLAYERS, THETA_SIZE), dtype=np.float64)
     for q, x in enumerate(names):
-        pols[q] = _policy_id(x, "benevolent")
+        pols[q] = _policy_id(x, GAME)
         thetas[q] = default_theta(pols[q])
     return names, pols, thetas
 
@@ -202,6 +201,51 @@ def simulate(players=4, leaves=None, policy="random", games=1000, seed=0, thread
         games, kernel, N_REC, summary, (lambda rec, start: records_frame(rec, start, players)) if keep_records else None,
         chunk=chunk, threads=threads, progress=progress)
     return summary
+
+
+# ---- units of games: a unit's count vector (arena/units.py) -----------------------------------
+HAS_SPIES = False
+ROUND_BINS = 64      # game length histogram: rounds 1..63, the last bin holds 64 and more
+COUNT_SCALARS = ("games", "seat0_wins", "seat1_wins", "seat2_wins", "seat3_wins", "timeouts", "turns",
+                 "turns_sq", "decisions", "winner_had_extra_turn")
+COUNT_FIELDS = COUNT_SCALARS + tuple(f"rounds_{r}" for r in range(1, ROUND_BINS + 1))
+_C = {f: i for i, f in enumerate(COUNT_SCALARS)}
+
+
+def count_ends(d) -> int:
+    """The games a count dict says ended: a seat won or the game timed out."""
+    return sum(d[f"seat{q}_wins"] for q in range(MAX_PLAYERS)) + d["timeouts"]
+
+
+def cell_setup(cell):
+    """(p, cfg, pols, thetas) of a cell (arena.units.Cell), validated (UserError)."""
+    check_players(cell.players)
+    lv = parse_leaves(list(cell.leaves) if cell.leaves is not None else None, cell.players)
+    _, pols, thetas = parse_policies(None, list(cell.seat_policies()), cell.players)
+    if cell.theta is not None:
+        for q in range(cell.players):
+            thetas[q, :len(cell.theta)] = cell.theta
+    return (cell.rules or Rules()).params, setup_config(cell.players, lv), pols, thetas
+
+
+def add_counts(rec, players, out):
+    """Add a chunk's records (one row a game) to the count vector out (COUNT_FIELDS)."""
+    w = rec[:, R_WINNER]
+    t = rec[:, R_TURNS].astype(np.int64)
+    out[_C["games"]] += len(rec)
+    for q in range(MAX_PLAYERS):
+        out[_C[f"seat{q}_wins"]] += int((w == q).sum())
+    out[_C["timeouts"]] += int((w < 0).sum())
+    out[_C["turns"]] += int(t.sum())
+    out[_C["turns_sq"]] += int((t * t).sum())
+    out[_C["decisions"]] += int(rec[:, R_DECISIONS].astype(np.int64).sum())
+    seat_turns = rec[:, [R_SEAT + SEAT_COLS * q for q in range(players)]]
+    has = w >= 0
+    if has.any():
+        wt = seat_turns[has, w[has]]
+        out[_C["winner_had_extra_turn"]] += int((wt[:, None] > seat_turns[has]).any(axis=1).sum())
+    rounds = (t + players - 1) // players
+    out[len(COUNT_SCALARS):] += np.bincount(np.clip(rounds, 1, ROUND_BINS) - 1, minlength=ROUND_BINS)
 
 
 def rotate_seats(a, b, players, games, seed, threads=None, theta_a=None, theta_b=None, leaves=None, rules=None,

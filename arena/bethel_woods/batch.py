@@ -19,7 +19,7 @@ from numba import njit, prange
 
 from policies import policy_id as _policy_id
 from policies.bethel_woods.decide import CLAIRVOYANT, THETA_SIZE, WS_SIZE, decide, default_theta, reset, ws_size
-from simcore.bethel_woods import engine as E
+from simcore.bethel_woods import GAME, engine as E
 from simcore.bethel_woods.actions import N_ACTIONS, OUTCOMES, OUT_WIN
 from simcore.bethel_woods.face import check_setup_args, parse_characters, setup_config
 from simcore.bethel_woods.rules import CHARACTERS, LOSS_REASONS, MAX_PLAYERS, Rules
@@ -121,10 +121,60 @@ def play_chunk(p, cfg, seed, pseed, start, count, pols, thetas, block, out):
                 out[i, R_CHAR0 + q] = s[E.CHAR + q]
 
 
+# ---- units of games: a unit's count vector (arena/units.py) -----------------------------------
+HAS_SPIES = True     # the setup takes a difficulty (spies); a cell's spies are part of its key
+TURN_BINS = 128      # game length histogram: turns 1..127, the last bin holds 128 and more
+COUNT_SCALARS = ("games", "wins", "loss_bag_empty", "loss_four_critical", "loss_six_spies", "turns",
+                 "turns_sq", "decisions", "daydreamer_built", "spies_uncovered", "malfunctions_fixed",
+                 "built_in_losses", "uncovered_in_losses", "turns_in_wins")
+COUNT_FIELDS = COUNT_SCALARS + tuple(f"turns_{t}" for t in range(1, TURN_BINS + 1))
+_C = {f: i for i, f in enumerate(COUNT_SCALARS)}
+
+
+def count_ends(d) -> int:
+    """The games a count dict says ended: won or lost for one of the three reasons."""
+    return d["wins"] + sum(d[f"loss_{r}"] for r in LOSS_REASONS)
+
+
+def cell_setup(cell):
+    """(p, cfg, pols, thetas) of a cell (arena.units.Cell), validated (UserError)."""
+    check_setup_args(cell.players, cell.spies)
+    chars = parse_characters(list(cell.characters) if cell.characters else None, cell.players)
+    names = cell.seat_policies()
+    if len(set(names)) != 1:
+        # Bethel Woods is cooperative: per-seat policies would work in the arena but no study
+        # needs them yet, and one name keeps the key simple
+        raise UserError(f"policies {','.join(names)}: Bethel Woods cells play one policy at every seat")
+    pols, thetas = seat_policies(names[0], cell.players, cell.theta)
+    return (cell.rules or Rules()).params, setup_config(cell.players, cell.spies, chars), pols, thetas
+
+
+def add_counts(rec, players, out):
+    """Add a chunk's records (one row a game) to the count vector out (COUNT_FIELDS)."""
+    o = rec[:, R_OUTCOME]
+    t = rec[:, R_TURNS].astype(np.int64)
+    won = o == OUT_WIN
+    lost = ~won
+    out[_C["games"]] += len(rec)
+    out[_C["wins"]] += int(won.sum())
+    for r in LOSS_REASONS:
+        out[_C[f"loss_{r}"]] += int((o == OUTCOMES.index(r)).sum())
+    out[_C["turns"]] += int(t.sum())
+    out[_C["turns_sq"]] += int((t * t).sum())
+    out[_C["decisions"]] += int(rec[:, R_DECISIONS].astype(np.int64).sum())
+    out[_C["daydreamer_built"]] += int(rec[:, R_BUILT].sum())
+    out[_C["spies_uncovered"]] += int(rec[:, R_UNCOVERED].sum())
+    out[_C["malfunctions_fixed"]] += int(rec[:, R_FIXED].sum())
+    out[_C["built_in_losses"]] += int(rec[lost, R_BUILT].sum())
+    out[_C["uncovered_in_losses"]] += int(rec[lost, R_UNCOVERED].sum())
+    out[_C["turns_in_wins"]] += int(t[won].sum())
+    out[len(COUNT_SCALARS):] += np.bincount(np.clip(t, 1, TURN_BINS) - 1, minlength=TURN_BINS)
+
+
 def seat_policies(policy, players, theta=None, budget=None):
     """Every seat plays `policy` (with parameters `theta`, default: the policy's own; `budget`:
     the search's rollouts per decision): the ids and the theta rows the arena takes."""
-    pid = _policy_id(policy, "bethel_woods")
+    pid = _policy_id(policy, GAME)
     if budget is not None:
         if policy not in SEARCH_POLICIES:
             raise UserError(f"--budget is for policies {', '.join(SEARCH_POLICIES)} only, not {policy!r}")

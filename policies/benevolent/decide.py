@@ -17,6 +17,8 @@ Policies by id (the order of policies.POLICIES["benevolent"]):
 import numpy as np
 from numba import njit
 
+from simcore.benevolent import GAME
+
 from ..random import random_action
 from . import expert as _x
 from . import heuristic as _h
@@ -27,12 +29,11 @@ from .learned import learned_action, learned_reset
 from .heuristic import heuristic_action, heuristic_reset
 from .search import search_action, search_reset
 
-RANDOM = 0
-HEURISTIC = 1
-SEARCH = 2
-TUNED = 3
-LEARNED = 4
-EXPERT = 5
+from .. import POLICIES
+
+# the ids: positions in policies.POLICIES, the one table of names (compile-time constants here)
+RANDOM, HEURISTIC, SEARCH, TUNED, LEARNED, EXPERT = (
+    POLICIES[GAME.name].index(n) for n in ("random", "heuristic", "search", "tuned", "learned", "expert"))
 THETA_SIZE = max(_s.N_THETA, _l.THETA_SIZE)   # the widest theta of any Benevolent policy
 WS_SIZE = max(_s.WS_SIZE, _x.WS_SIZE)         # int32 scratch entries per seat (the widest)
 # each policy's parameters by name, defaults and bounds (random has none)
@@ -47,8 +48,8 @@ def default_theta(policy_id: int) -> np.ndarray:
     weights; a one-line UserError while none is installed)."""
     theta = np.zeros(THETA_SIZE, dtype=np.float64)
     if int(policy_id) == TUNED:
-        from .tuned import tuned_theta
-        d = tuned_theta()
+        from ..tuned import tuned_theta
+        d = tuned_theta(GAME)
     elif int(policy_id) == LEARNED:
         d = _l.learned_theta()
     elif int(policy_id) == EXPERT:

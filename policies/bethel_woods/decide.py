@@ -17,6 +17,8 @@ Policies by id (the order of policies.POLICIES["bethel_woods"]):
 import numpy as np
 from numba import njit
 
+from simcore.bethel_woods import GAME
+
 from ..random import random_action
 from .heuristic import THETA_DEFAULT as HEURISTIC_THETA, WS_SIZE as HEURISTIC_WS, heuristic_action, heuristic_reset
 from .search import THETA_SIZE as SEARCH_THETA, WS_SIZE as SEARCH_WS, default_theta as search_theta
@@ -24,13 +26,11 @@ from .search import search_action, search_reset
 from . import expert as _x
 from . import learned as _l
 
-RANDOM = 0
-HEURISTIC = 1
-SEARCH = 2
-CLAIRVOYANT = 3
-TUNED = 4
-LEARNED = 5
-EXPERT = 6
+from .. import POLICIES
+
+# the ids: positions in policies.POLICIES, the one table of names (compile-time constants here)
+RANDOM, HEURISTIC, SEARCH, CLAIRVOYANT, TUNED, LEARNED, EXPERT = (
+    POLICIES[GAME.name].index(n) for n in ("random", "heuristic", "search", "clairvoyant", "tuned", "learned", "expert"))
 THETA_SIZE = max(len(HEURISTIC_THETA), SEARCH_THETA, _l.THETA_SIZE)   # the widest theta of any Bethel Woods policy
 WS_SIZE = max(SEARCH_WS, _x.WS_SIZE)                                   # int32 scratch entries per seat (the widest)
 
@@ -44,8 +44,8 @@ def default_theta(policy_id: int) -> np.ndarray:
         t = search_theta()
         theta[:len(t)] = t
     elif policy_id == TUNED:
-        from .tuned import tuned_theta
-        t = tuned_theta()
+        from ..tuned import tuned_theta
+        t = tuned_theta(GAME)
         theta[:len(t)] = t
     elif policy_id == LEARNED:
         t = _l.learned_theta()

@@ -7,9 +7,8 @@ from ..errors import UserError
 from ..rng import STREAM_CHANCE, stream_key
 from . import engine as E
 from .actions import ACTION_NAMES, N_ACTIONS, OUTCOMES, PHASES, action_from_name
-from .rules import GIFTS, HEX_TYPES, PERMANENT, SINGLE_USE, Rules, parse_leaves
+from .rules import GIFTS, HEX_TYPES, MAX_PLAYERS, MIN_PLAYERS, PERMANENT, SINGLE_USE, Rules, parse_leaves
 
-MIN_PLAYERS, MAX_PLAYERS = 2, 4
 NEXT_NAMES = ("return", "again_sleep", "again_exchange")
 
 

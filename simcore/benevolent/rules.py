@@ -39,6 +39,7 @@ PERMANENT = ("exchange again for 2", "sleep again for 3", "gather tile", "two Fo
 (PM_AGAIN_EXCHANGE, PM_AGAIN_SLEEP, PM_GATHER_TILE, PM_TWO_ON_HEX, PM_LEAF_BONUS, PM_UNCONNECTED, PM_NO_GRAY,
  PM_PAY_SUPPLY, PM_DISCOUNT) = range(9)
 
+MIN_PLAYERS, MAX_PLAYERS = 2, 4    # rulebook: 2-4 players
 TOTAL_LEAVES = 64                 # rulebook: components
 FOOTSTEPS_ON_FOREST = 4           # 5 Footsteps, 1 on the Dream Path
 POOL = {2: (4, 4, 3, 2, 2), 3: (5, 5, 4, 3, 3), 4: (6, 6, 5, 4, 4)}  # rulebook: setup
