@@ -11,6 +11,7 @@ import itertools
 import json
 
 from simcore.errors import UserError
+from simcore.game import GAMES
 from simcore.limits import open_regular, parse_nested
 
 from .runner import check_game_index
@@ -82,14 +83,15 @@ def _no_constant(name):
 
 
 def trace_game(lines, source="trace", numbers=None):
-    """The game a trace is of ('bethel_woods' or 'benevolent'), from its first line."""
+    """The name of the game a trace is of (a key of simcore.game.GAMES), from its first line."""
     if not lines:
         raise UserError(f"{source}: the trace is empty (no setup line)")
     head = TraceLine(lines[0], numbers[0] if numbers else 1, source)
     game = head.obj.get("game") if isinstance(head.obj, dict) else None
-    if head.kind != "setup" or game not in ("bethel_woods", "benevolent"):
+    if head.kind != "setup" or not isinstance(game, str) or game not in GAMES:
+        known = " or ".join(repr(g) for g in GAMES)
         raise head.error(f"not a trace: the first line must be a setup line naming the game "
-                         f"('bethel_woods' or 'benevolent'), found {_show(head.obj)}")
+                         f"({known}), found {_show(head.obj)}")
     return game
 
 

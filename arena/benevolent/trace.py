@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore.benevolent import engine as E
+from simcore.benevolent import GAME, engine as E
 from simcore.benevolent.actions import ACTION_NAMES, N_ACTIONS
 from simcore.benevolent.face import Game, check_players, setup_config
 from simcore.benevolent.rules import parse_leaves, rules_from_mapping
@@ -42,7 +42,7 @@ def record_game(players=4, leaves=None, policy="random", seed=0, game_index=0, r
     log, s = _play_logged(g, seed, game_index, pols, thetas)
     n = len(log)
     from ..units import theta_hash
-    lines = [{"type": "setup", "game": "benevolent", "seed": seed, "game_index": game_index, "players": players,
+    lines = [{"type": "setup", "game": GAME.name, "seed": seed, "game_index": game_index, "players": players,
               "leaves": list(g.leaves), "policies": names,
               "theta_hashes": [theta_hash(thetas[q]) for q in range(players)],
               "rules": g.rules.to_dict(), "position": g.to_dict()}]
@@ -151,7 +151,7 @@ def _check_theta_hashes(line, thetas):
 
 def _replay_setup(line):
     """Check a Benevolent setup line; return (the game the seed sets up, the line's dict)."""
-    if line.kind != "setup" or line.obj.get("game") != "benevolent":
+    if line.kind != "setup" or line.obj.get("game") != GAME.name:
         raise line.error("not a Benevolent trace: the first line must be its setup")
     seed, gi = line.seed_and_game()
     players = line.int("players")

@@ -208,7 +208,7 @@ def policy_label(policy, budget=None):
     from policies import NOT_PLAYERS
     b = played_budget(policy, budget)
     name = policy if b is None else f"{policy}({b})"
-    if policy in NOT_PLAYERS["bethel_woods"]:
+    if policy in NOT_PLAYERS[GAME.name]:
         name += " [not a player]"
     return name
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore.bethel_woods import engine as E
+from simcore.bethel_woods import GAME, engine as E
 from simcore.bethel_woods.actions import (
     A_DROP, A_ENTER, A_FIX, A_PAY, A_PICK, A_SELECT, ACTION_NAMES, N_ACTIONS, PH_CHANCE_MALF, PH_CHANCE_TILE,
     PHASES, chance_name, kind_name,
@@ -63,7 +63,7 @@ def record_game(players=3, spies=0, characters=None, policy="random", seed=0, ga
     steps, final = play_logged(players, spies, chars, policy, seed, game_index, g.rules, budget=budget)
     from ..units import theta_hash
     _, thetas = seat_policies(policy, players, budget=budget)
-    lines = [{"type": "setup", "game": "bethel_woods", "seed": seed, "game_index": game_index,
+    lines = [{"type": "setup", "game": GAME.name, "seed": seed, "game_index": game_index,
               "players": players, "spies": spies, "policy": policy,
               "policy_label": policy_label(policy, budget), "budget": played_budget(policy, budget),
               "theta_hash": theta_hash(thetas[0]), "rules": g.rules.to_dict(), "position": g.to_dict()}]
@@ -212,7 +212,7 @@ def replay_lines(lines, source="trace", numbers=None, legal_only=False):
 
 def _replay_setup(line):
     """Check a Bethel Woods setup line; return (the game the seed sets up, the line's dict)."""
-    if line.kind != "setup" or line.obj.get("game") != "bethel_woods":
+    if line.kind != "setup" or line.obj.get("game") != GAME.name:
         raise line.error("not a Bethel Woods trace: the first line must be its setup")
     seed, gi = line.seed_and_game()
     players, spies, policy = line.int("players"), line.int("spies"), line.str("policy")

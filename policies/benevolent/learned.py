@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from simcore.benevolent import engine as E
+from simcore.benevolent import GAME, engine as E
 from simcore.benevolent.actions import OUT_WIN, PH_TERMINAL
 
 from .. import value_model as VM
@@ -77,7 +77,7 @@ WS_SIZE = L_CH + 2
 
 def model_record(path: Path | None = None) -> dict:
     """The model file as read (UserError when it cannot be used)."""
-    return VM.read_model(MODEL_PATH if path is None else path, "benevolent", FEATURE_NAMES, COMMAND)
+    return VM.read_model(MODEL_PATH if path is None else path, GAME.name, FEATURE_NAMES, COMMAND)
 
 
 def planner_theta(k: int = K_DEFAULT, lam: float = LAM_DEFAULT, theta_h=None) -> np.ndarray:

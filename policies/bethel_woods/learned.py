@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from simcore.bethel_woods import engine as E
+from simcore.bethel_woods import GAME, engine as E
 from simcore.bethel_woods.actions import A_END_TURN, PH_PAY, PH_TERMINAL, OUT_WIN
 
 from .. import value_model as VM
@@ -63,7 +63,7 @@ WS_SIZE = L_H + 2 * MAX_HIDDEN
 
 def model_record(path: Path | None = None) -> dict:
     """The model file as read (UserError when it cannot be used)."""
-    return VM.read_model(MODEL_PATH if path is None else path, "bethel_woods", FEATURE_NAMES, COMMAND)
+    return VM.read_model(MODEL_PATH if path is None else path, GAME.name, FEATURE_NAMES, COMMAND)
 
 
 def learned_theta(net: dict | None = None, k: int = K_DEFAULT, ktop: int = KTOP_DEFAULT) -> np.ndarray:
