@@ -1,0 +1,91 @@
+"""The game object (simcore/game.py): one per game, its facts true of the engine, lookups by any
+name a user types, and the layers above naming no game by string."""
+import ast
+import pathlib
+
+import numpy as np
+import pytest
+
+from simcore.errors import UserError
+from simcore.game import GAMES, Game, game
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def test_each_game_package_makes_the_object_the_registry_holds():
+    from simcore.benevolent import GAME as BV
+    from simcore.bethel_woods import GAME as BW
+    assert dict(GAMES) == {"bethel_woods": BW, "benevolent": BV}
+    assert BW.cooperative and not BV.cooperative
+
+
+@pytest.mark.parametrize("name", ["bethel_woods", "benevolent"])
+def test_facts_are_the_engines(name):
+    g = GAMES[name]
+    E = g.engine
+    assert g.state_size == E.S_SIZE and g.cfg_size == E.CFG_SIZE
+    assert g.n_actions == g.actions.N_ACTIONS == len(g.actions.ACTION_NAMES)
+    assert (g.min_players, g.max_players) == (2, 4)
+    assert g.face.MAX_PLAYERS == g.max_players
+    assert type(g.default_rules()) is g.rules_module.Rules
+    # the rules data survives its mapping (what a results store keeps) through the game object
+    r = g.default_rules()
+    assert np.array_equal(g.rules_from_mapping(r.to_dict()).params, r.params)
+    for n in (g.min_players, g.max_players):
+        g.check_players(n)
+    with pytest.raises(UserError, match=f"players 5 is not allowed; {g.title} takes 2 to 4"):
+        g.check_players(5)
+
+
+@pytest.mark.parametrize("typed,name", [("bethel_woods", "bethel_woods"), ("bethel-woods", "bethel_woods"),
+                                        ("Bethel Woods", "bethel_woods"), (" Benevolent ", "benevolent")])
+def test_lookup_by_what_a_user_types(typed, name):
+    assert game(typed) is GAMES[name]
+    assert game(GAMES[name]) is GAMES[name]
+
+
+def test_unknown_game_is_a_one_line_error_naming_the_allowed():
+    with pytest.raises(UserError) as e:
+        game("chess")
+    assert str(e.value) == "game 'chess' is not known; allowed: bethel-woods, benevolent"
+    assert isinstance(GAMES["benevolent"], Game) and "chess" not in GAMES
+
+
+def test_unit_fields_and_their_reducers_come_from_each_games_arena():
+    from arena.units import FIELDS, Cell, count_problem, run_unit
+    assert set(FIELDS) == set(GAMES)
+    for name, cell in (("bethel_woods", Cell("bethel_woods", 3, spies=1, seed=4)),
+                       ("benevolent", Cell("benevolent", 3, seed=4))):
+        c = run_unit(cell, 0, 40)
+        d = dict(zip(FIELDS[name], c.tolist()))
+        assert d["games"] == 40 and count_problem(name, c) is None
+        bad = c.copy()
+        bad[FIELDS[name].index("turns_sq")] = 0
+        assert count_problem(GAMES[name], bad) is not None
+
+
+def _game_name_literals(path):
+    """String constants in code (docstrings left out) that are a game's name or command."""
+    names = {g.name for g in GAMES.values()} | {g.command for g in GAMES.values()}
+    tree = ast.parse(path.read_text())
+    docs = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                docs.add(id(first.value))
+    rel = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
+    return [(rel, n.lineno, n.value) for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in names and id(n) not in docs]
+
+
+@pytest.mark.parametrize("layer", ["policies", "arena"])
+def test_layers_above_the_engines_name_no_game_by_string(layer):
+    found = [hit for f in sorted((ROOT / layer).rglob("*.py")) for hit in _game_name_literals(f)]
+    assert found == []
+
+
+def test_the_check_finds_a_game_named_by_string(tmp_path):
+    f = tmp_path / "probe.py"
+    f.write_text('"""doc naming bethel_woods is fine"""\nX = {"benevolent": 1}\ndef g():\n    return "bethel-woods"\n')
+    assert [h[2] for h in _game_name_literals(f)] == ["benevolent", "bethel-woods"]
