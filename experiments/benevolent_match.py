@@ -20,15 +20,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from arena.benevolent.batch import N_REC, R_TURNS, R_WINNER, parse_policies, play_chunk
+from arena.benevolent.batch import parse_policies, simulate
 from arena.runner import check_threads
-from policies.benevolent.decide import THETA_NAMES
 from policies import policy_id
-from simcore.benevolent.face import setup_config
-from simcore.benevolent.rules import Rules
+from policies.benevolent.decide import THETA_NAMES
+from simcore.benevolent import GAME
 from simcore.errors import UserError
 
 from .stats import constant_mean_interval, wilson
+
+LEAVES = (1, 3)   # the printed starting leaves of seats 1 and 2
 
 
 @dataclass
@@ -67,7 +68,7 @@ def theta_with(name, overrides):
     """The default theta of policy `name` with `overrides` ({parameter name: value}) applied."""
     _, _, thetas = parse_policies(name, None, 1)
     theta = thetas[0].copy()
-    names = THETA_NAMES[policy_id(name, "benevolent")]
+    names = THETA_NAMES[policy_id(name, GAME)]
     for k, v in (overrides or {}).items():
         if k not in names:
             raise UserError(f"--set {k}: not a parameter of {name}; allowed: {', '.join(names) or 'none'}")
@@ -76,41 +77,26 @@ def theta_with(name, overrides):
 
 
 def match(a, b, deals, seed=1, threads=None, theta_a=None, theta_b=None, rules=None) -> Match:
-    """A against B in 2 players, each deal with A in seat 1 and then in seat 2."""
+    """A against B in 2 players, each deal with A in seat 1 and then in seat 2 (the arena's
+    ``simulate``, the one way the command line plays games, once per seating)."""
     if deals < 2:
         raise UserError(f"--deals {deals}: at least 2")
     threads = check_threads(threads)
-    import numba
-    old_threads = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
-        return _match(a, b, deals, seed, threads, theta_a, theta_b, rules)
-    finally:
-        numba.set_num_threads(old_threads)
-
-
-def _match(a, b, deals, seed, threads, theta_a, theta_b, rules) -> Match:
-    p = (rules or Rules()).params
-    cfg = setup_config(2, (1, 3))
     won = np.zeros(deals, np.int64)   # A's wins per deal (0, 1 or 2)
     wb = to = turns = 0
-    t0 = time.perf_counter()
+    secs = 0.0
     c0 = time.process_time()
     for seat_a in (0, 1):
         names = [a, b] if seat_a == 0 else [b, a]
-        _, pols, thetas = parse_policies(None, names, 2)
-        if theta_a is not None:
-            thetas[seat_a, :len(theta_a)] = theta_a
-        if theta_b is not None:
-            thetas[1 - seat_a, :len(theta_b)] = theta_b
-        out = np.zeros((deals, N_REC), np.int32)
-        play_chunk(p, cfg, np.uint64(seed), np.uint64(seed), 0, deals, pols, thetas, 4, out)
-        w = out[:, R_WINNER]
+        seat_thetas = [theta_a, theta_b] if seat_a == 0 else [theta_b, theta_a]
+        s = simulate(2, LEAVES, games=deals, seed=seed, threads=threads, rules=rules, policies=names,
+                     keep_records=True, thetas=seat_thetas)
+        w = s.records["winner"].to_numpy()
         won += w == seat_a
         wb += int((w == 1 - seat_a).sum())
         to += int((w < 0).sum())
-        turns += int(out[:, R_TURNS].sum())
-    secs = time.perf_counter() - t0
+        turns += int(s.records["turns"].sum())
+        secs += s.seconds
     cpu = time.process_time() - c0
     from statsmodels.stats.weightstats import DescrStatsW
     per_deal = won / 2
@@ -151,7 +137,7 @@ def main(argv=None) -> int:
     x = ap.parse_args(argv)
     try:
         for name in (x.a, x.b):
-            policy_id(name, "benevolent")
+            policy_id(name, GAME)
         ta = theta_with(x.a, _overrides(x.set)) if x.set else None
         tb = theta_with(x.b, _overrides(x.set_b)) if x.set_b else None
         print(match(x.a, x.b, x.deals, x.seed, x.threads, ta, tb).text())
