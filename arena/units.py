@@ -32,12 +32,12 @@ from simcore.game import GAMES, game as game_of
 # count vectors: each game's arena module (arena/<game>/batch.py) names its fields (COUNT_FIELDS),
 # adds a chunk's records to them (add_counts) and says how its games end (count_ends)
 
-def _arena(game):
+def arena_module(game):
     """The game's arena module (its play loop, records and counts)."""
     return importlib.import_module(f"arena.{game_of(game).name}.batch")
 
 
-FIELDS = {g.name: _arena(g).COUNT_FIELDS for g in GAMES.values()}
+FIELDS = {g.name: arena_module(g).COUNT_FIELDS for g in GAMES.values()}
 GAME_NAMES = tuple(FIELDS)
 
 
@@ -67,7 +67,7 @@ def count_problem(game, counts) -> str | None:
         return f"{neg[0]} is negative"
     d = dict(zip(names, c))
     games = d["games"]
-    arena = _arena(g)
+    arena = arena_module(g)
     if "turns_in_wins" in d and d["turns_in_wins"] > d["turns"]:
         return f"turns_in_wins {d['turns_in_wins']} exceed turns {d['turns']}"
     ends = arena.count_ends(d)
@@ -126,7 +126,7 @@ def engine_hash() -> str:
 
 def cell_dict(cell: Cell) -> dict:
     """The cell as plain JSON-able data, with the rules and theta as content hashes."""
-    return {"game": cell.game, "players": cell.players, "spies": cell.spies if _arena(cell.game).HAS_SPIES else None,
+    return {"game": cell.game, "players": cell.players, "spies": cell.spies if arena_module(cell.game).HAS_SPIES else None,
             "characters": list(cell.characters) if cell.characters is not None else None,
             "leaves": list(cell.leaves) if cell.leaves is not None else None,
             "policies": list(cell.seat_policies()), "theta": theta_hash(cell.theta),
@@ -181,7 +181,7 @@ def _prepared(cell: Cell):
     """(play_chunk, p, cfg, pols, thetas, n_rec, reduce) for a cell, validated (UserError)."""
     if cell.game not in FIELDS:
         raise UserError(f"game {cell.game!r} is not known; allowed: {', '.join(GAME_NAMES)}")
-    arena = _arena(cell.game)
+    arena = arena_module(cell.game)
     p, cfg, pols, thetas = arena.cell_setup(cell)
     return arena.play_chunk, p, cfg, pols, thetas, arena.N_REC, arena.add_counts
 
@@ -191,23 +191,29 @@ def check_cell(cell: Cell) -> None:
     _prepared(cell)
 
 
-def run_unit(cell: Cell, start: int, count: int, block: int | None = None) -> np.ndarray:
-    """The count vector of games start..start+count-1 of the cell, played on numba's current
-    thread count. Depends on nothing but the arguments (not the block size, not the threads)."""
+def unit_records(cell: Cell, start: int, count: int, block: int | None = None):
+    """The per-game records of games start..start+count-1 of the cell (the game's arena record
+    columns), yielded in chunks of at most SUB_CHUNK games (the buffer is reused: copy a chunk to
+    keep it). Played on numba's current thread count; depends on nothing but the arguments."""
     import numba
 
     from .runner import block_size
-    play_chunk, p, cfg, pols, thetas, n_rec, reduce = _prepared(cell)
-    out = np.zeros(len(FIELDS[cell.game]), dtype=np.int64)
+    play_chunk, p, cfg, pols, thetas, n_rec, _ = _prepared(cell)
     seed = np.uint64(cell.seed)
     pseed = np.uint64(cell.seed if cell.policy_seed is None else cell.policy_seed)
-    done = 0
     buf = np.zeros((min(count, SUB_CHUNK), n_rec), dtype=np.int32)
-    while done < count:
-        k = min(SUB_CHUNK, count - done)
+    for a in range(start, start + count, SUB_CHUNK):
+        k = min(SUB_CHUNK, start + count - a)
         rec = buf[:k]
-        play_chunk(p, cfg, seed, pseed, start + done, k, pols, thetas,
-                   block or block_size(k, numba.get_num_threads()), rec)
+        play_chunk(p, cfg, seed, pseed, a, k, pols, thetas, block or block_size(k, numba.get_num_threads()), rec)
+        yield rec
+
+
+def run_unit(cell: Cell, start: int, count: int, block: int | None = None) -> np.ndarray:
+    """The count vector of games start..start+count-1 of the cell, played on numba's current
+    thread count. Depends on nothing but the arguments (not the block size, not the threads)."""
+    out = np.zeros(len(FIELDS[cell.game]), dtype=np.int64)
+    reduce = arena_module(cell.game).add_counts
+    for rec in unit_records(cell, start, count, block):
         reduce(rec, cell.players, out)
-        done += k
     return out

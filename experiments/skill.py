@@ -52,21 +52,12 @@ def robustness(lo: float, hi: float, margin: float = MARGIN) -> str:
 # the joint cell: several arms on the same seeds
 
 def records(cell, start: int, count: int):
-    """The per-game records of games start..start+count-1 of an arena cell (arena.units' compiled
-    play, the arrays arena.units.run_unit reduces), yielded in chunks of at most
-    arena.units.SUB_CHUNK games, with the cell's reduce function: (records, reduce)."""
-    import numba
-
-    from arena.runner import block_size
-    from arena.units import SUB_CHUNK, _prepared
-    play_chunk, p, cfg, pols, thetas, n_rec, reduce = _prepared(cell)
-    seed = np.uint64(cell.seed)
-    pseed = np.uint64(cell.seed if cell.policy_seed is None else cell.policy_seed)
-    buf = np.zeros((min(count, SUB_CHUNK), n_rec), dtype=np.int32)
-    for a in range(start, start + count, SUB_CHUNK):
-        k = min(SUB_CHUNK, start + count - a)
-        rec = buf[:k]
-        play_chunk(p, cfg, seed, pseed, a, k, pols, thetas, block_size(k, numba.get_num_threads()), rec)
+    """The per-game records of games start..start+count-1 of an arena cell
+    (arena.units.unit_records, the arrays arena.units.run_unit reduces), in chunks, each with the
+    game's reduce function: (records, reduce)."""
+    from arena.units import arena_module, unit_records
+    reduce = arena_module(cell.game).add_counts
+    for rec in unit_records(cell, start, count):
         yield rec, reduce
 
 
