@@ -23,9 +23,15 @@ Benevolent: random, heuristic (searches each turn whole), search (flat Monte Car
 heuristic's best turn plans), tuned (the heuristic with the weights `boardsim tune benevolent`
 installed in policies/benevolent/tuned.json; a one-line error while none is installed).
 """
-from simcore.errors import UserError
+import pathlib
 
-from .random import random_action  # noqa: F401
+from simcore.errors import UserError
+from simcore.numbacache import use_cache_for
+
+# the policies call the engines: their compiled code is cached under a key of both (simcore/numbacache.py)
+use_cache_for(pathlib.Path(__file__).resolve().parent)
+
+from .random import random_action  # noqa: E402,F401
 
 GAMES = ("bethel_woods", "benevolent")
 # the policies of each game, by id (the id is the index)
