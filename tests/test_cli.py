@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from experiments.cli import main
+from cli import main
 
 
 def run(capsys, *args):
@@ -137,7 +137,7 @@ def test_play_names_a_missing_folder_not_a_temporary_file(capsys, tmp_path):
 def test_an_internal_error_keeps_its_traceback(capsys, monkeypatch):
     """Only the library's UserError becomes a one-line exit-2 error: a bug (here any other
     ValueError raised inside the run) propagates with its traceback."""
-    import experiments.bethel_woods_cli as cli
+    import cli.bethel_woods as cli
 
     def broken(*args, **kwargs):
         raise ValueError("an internal bug")
@@ -178,7 +178,7 @@ def test_benevolent_table(capsys):
 def test_benevolent_fair_share_is_of_the_decided_games():
     """Equal seats over 900 decided games of 1,000 (100 timeouts) are not marked: the fair share
     is 1/2 of the decided games, 45%, not 1/2 of all games."""
-    from experiments.benevolent_cli import summary_text
+    from cli.benevolent import summary_text
     from experiments.stats import pct, wilson
     d = {"players": 2, "leaves": [1, 3], "policies": ["heuristic"] * 2, "seed": 1, "rules": "rulebook",
          "games": 1000, "timeouts": 100, "seat_wins": [450, 450], "seat_win_rates": [0.45, 0.45],
@@ -237,7 +237,7 @@ def test_benevolent_records_csv(capsys, tmp_path):
 
 def test_command_listings_flow_each_help_as_one_paragraph():
     """typer's rich listing keeps a docstring's line breaks; every command's short help is one line."""
-    from experiments.cli import app
+    from cli import app
 
     def commands(t):
         yield from t.registered_commands

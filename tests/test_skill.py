@@ -112,7 +112,7 @@ def test_robustness_words():
 
 
 def test_a_study_names_its_stronger_player_and_refuses_its_own(tmp_path, capsys):
-    from experiments.cli import main
+    from cli import main
     from experiments.study import _skill_plan, load_study
     from policies import BEST_PLAYER, STUDY_PLAYER
     f = tmp_path / "d.toml"
