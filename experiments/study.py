@@ -39,9 +39,10 @@ from policies import STUDY_PLAYER
 
 from .render import Section, rate_table
 from .answers import pp_range, range_text
-from .stats import (Z95, adjust_pvalues, against_rest, balance, bounded_mean_interval, chi2_equal, detectable_difference,
+from .stats import (Z95, adjust_pvalues, against_rest, balance, bounded_mean_interval, detectable_difference,
                     detectable_from_interval, independent_difference, mean_interval, paired_difference, p_is, pct,
-                    plain_pct, plain_pp, rate_text, seat_intervals, sequential_plan, signed, spies_label, wilson)
+                    plain_pct, plain_pp, rate_text, seat_fairness, seat_intervals, seats_verdict, SEATS_ALIKE, sequential_plan,
+                    signed, spies_label, wilson)
 
 # The policy a study plays when it names none: the game's study player (policies.STUDY_PLAYER).
 DEFAULT_POLICY = dict(STUDY_PLAYER)
@@ -1293,9 +1294,8 @@ def seat_frames(named_cells, totals):
         d = as_dict("benevolent", t)
         g = int(t[0])
         decided = g - to
-        ci = seat_intervals(list(wins)) if decided else np.full((c.players, 2), np.nan)
-        chi = chi2_equal(wins) if decided else None
-        rates = np.array(wins) / decided if decided else np.full(c.players, np.nan)
+        fair = seat_fairness(wins)
+        ci, chi, rates = fair.ci, fair.chi2, fair.shares
         gap, glo, ghi = _gap(wins)
         e_lo, e_hi = wilson(wins[0], decided) if decided else (np.nan, np.nan)
         c_lo, c_hi = wilson(decided, g) if g else (np.nan, np.nan)
@@ -1305,7 +1305,7 @@ def seat_frames(named_cells, totals):
                **{f"seat{q + 1}_wins": wins[q] for q in range(4) if q < c.players},
                "timeouts": to, "winner_had_extra_turn": d.get("winner_had_extra_turn", 0),
                "decided": decided, "turns": d.get("turns", 0), "turns_sq": d.get("turns_sq", 0),
-               "chi2": chi.statistic if chi else np.nan, "chi2_p": chi.pvalue if chi else np.nan,
+               "chi2": chi.statistic, "chi2_p": chi.pvalue,
                "balance": balance(rates) if decided else np.nan, "balance_low": 1 - ghi, "balance_high": 1 - glo,
                "first_seat_edge": (wins[0] / decided if decided else np.nan) - 1 / c.players,
                "first_seat_edge_low": e_lo - 1 / c.players, "first_seat_edge_high": e_hi - 1 / c.players,
@@ -1557,8 +1557,8 @@ def seats_findings(cdf, sdf) -> str:
         def seat_rate(q):
             s = rows.iloc[q - 1]
             return f"{pct(s.rate)}, {pct(s[lo_col])} to {pct(s[hi_col])}"
-        equal = ("the seats are NOT equal" if r.chi2_p < 0.05 else "no evidence the seats differ")
-        if r.chi2_p >= 0.05:
+        equal = seats_verdict(r.chi2_p)
+        if equal == SEATS_ALIKE:
             equal += _could_find(detectable_difference(r.decided, 1 / r.players, None, direction=1),
                                  "an edge of seat 1")
         parts.append(
