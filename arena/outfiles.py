@@ -174,3 +174,10 @@ def write_text(path, text: str, what: str = "") -> None:
     """Write text to path through atomic_open."""
     with atomic_open(path, "w", what=what, encoding="utf-8", newline="\n") as f:
         f.write(text)
+
+
+def write_csv(frame, path):
+    """Write a DataFrame to path via a temporary file: nothing half-written if it fails (a link,
+    pipe or device is written through, not replaced)."""
+    with atomic_open(path, "w", newline="") as f:
+        frame.to_csv(f, index=False)

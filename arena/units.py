@@ -24,9 +24,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simcore import source_hash
+import policies
+import simcore
 from simcore.errors import UserError
 from simcore.game import GAMES, game as game_of
+from simcore.numbacache import source_hash
 
 # ---------------------------------------------------------------------------------------------
 # count vectors: each game's arena module (arena/<game>/batch.py) names its fields (COUNT_FIELDS),
@@ -121,7 +123,8 @@ def theta_hash(theta) -> str:
 def engine_hash() -> str:
     """Hash of every compiled source (engines, policies, arena): results of another engine version
     are never mixed with this one's."""
-    return source_hash(pathlib.Path(__file__).resolve().parent.parent)
+    return source_hash([pathlib.Path(m.__file__).resolve().parent for m in (simcore, policies)]
+                       + [pathlib.Path(__file__).resolve().parent])
 
 
 def cell_dict(cell: Cell) -> dict:

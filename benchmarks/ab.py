@@ -10,7 +10,10 @@ versions on this machine, interleaved, and compares head with base.
 Only the stable command line is used, never an in-process API (engines move between commits):
 each timing is one whole process of
 
-    python -c "from experiments.cli import _entry; _entry()" <game> simulate ... --json
+    python -c "from cli import _entry; _entry()" <game> simulate ... --json
+
+(``experiments.cli`` in a base from before the command line had its own package: ENTRY picks the
+side's own, by its files, so that a side never runs the other side's command line).
 
 run with the same interpreter, the side's folder first on PYTHONPATH and as the working
 directory.
@@ -81,13 +84,18 @@ ROUNDS = 3
 REPEATS = {True: 5, False: 9}  # pairs per row: quick, full
 FULL_SCALE = 2                 # a full run plays this many times the quick run's games
 
-# One process per timed run: the stable entry point `experiments.cli._entry` is called twice, first on
+# The side's command line module: `cli` from issue 32 on, `experiments.cli` before; chosen by the files
+# in the side's folder (the working directory), never by what happens to import.
+ENTRY = ("import importlib, os\n"
+         "entry = importlib.import_module('experiments.cli' if os.path.isfile(os.path.join('experiments', 'cli.py')) "
+         "else 'cli')\n")
+# One process per timed run: the stable entry point `_entry` of the side's command line is called twice, first on
 # a small run (untimed: loads the compiled engine from the cache, starts the threads), then on the
 # row's run, timed by the process's own CPU clock; its `--json` line gives games/s (wall clock,
 # start-up and compiling excluded).
-RUN_CODE = """
+RUN_CODE = ENTRY + """
 import json, sys, time
-from experiments.cli import _entry
+_entry = entry._entry
 def call(args):
     sys.argv = ["boardsim"] + args
     try:
@@ -106,8 +114,8 @@ c1 = time.process_time()
 print(json.dumps({"cpu_seconds": c1 - c0}))
 sys.exit(code)
 """
-PROBE_CODE = ("import json, experiments.cli, simcore, policies; "
-              "print(json.dumps([m.__file__ for m in (experiments.cli, simcore, policies)]))")
+PROBE_CODE = ENTRY + ("import json, simcore, policies; "
+                      "print(json.dumps([m.__file__ for m in (entry, simcore, policies)]))")
 
 
 class ABError(RuntimeError):
@@ -299,7 +307,7 @@ class Side:
                               capture_output=True, text=True, timeout=timeout)
 
     def probe(self):
-        """The files that experiments.cli, simcore and policies import from on this side; ABError if any
+        """The files that the command line, simcore and policies import from on this side; ABError if any
         is not below this side's folder (the editable install of head would otherwise win)."""
         r = self.run(PROBE_CODE)
         if r.returncode != 0:

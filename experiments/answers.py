@@ -140,7 +140,7 @@ def skill_text(row) -> str:
 def front_tables(answers: list[Answer], players: dict, link) -> list[tuple]:
     """The front page's tables, one per game: (caption, DataFrame). `players`: game -> text naming
     the study player and the stronger one; link(text, anchor) makes a cell that links."""
-    from .study import GAME_NAMES
+    from .glossary import GAME_NAMES
     out = []
     for game in GAME_NAMES:
         rows = [a for a in answers if a.game == game]

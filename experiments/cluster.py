@@ -258,7 +258,8 @@ def dask_client(workers: int | None = None, scheduler: str | None = None, thread
     # a worker's idle CPU 35 -> 15 ms/s, docs/scaling.md)
     env = {"NUMBA_NUM_THREADS": str(threads), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
            "OPENBLAS_NUM_THREADS": "1", "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}
-    # NUMBA_CACHE_DIR (set by simcore from the source hash) is inherited: the same install, the same cache
+    # NUMBA_CACHE_DIR (set by simcore.numbacache from the source hash) is inherited and marked as not the
+    # user's: each worker keys its cache by the layers it imports, as this process does
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
                       silence_logs=logging.ERROR, env=env) as cluster, Client(cluster) as client:
         yield client, threads

@@ -27,6 +27,8 @@ import numpy as np
 
 from arena.units import FIELDS, run_unit
 
+from .cells import games_per_seed
+
 FIRST_UNIT = 256   # games in a cell's first unit; later units double up to the cap
 # Nominal games per second on 2 threads of the project machine (README, docs/policies.md), by
 # (game, policy): they fix the unit cap (about UNIT_SECONDS a unit) and weigh the progress bar's
@@ -46,13 +48,6 @@ NOMINAL_SPEED = {
 SLOW_SPEED = 500.0
 UNIT_SECONDS = 3.0
 MAX_UNIT = 1 << 18   # bounds a unit whatever the speed (memory of one compiled call's records)
-
-
-def games_per_seed(cell) -> int:
-    """Games a cell plays for each seed: 1, or 2 for a paired cell (the variants study's
-    ``PairedCell`` plays the variant and the defaults on every seed). Progress counts games
-    played, so a paired unit of n seeds advances the bar by 2n."""
-    return getattr(cell, "games_per_seed", 1)
 
 
 def speed(cell) -> float:

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+# each game's name as the report writes it
+GAME_NAMES = {"bethel_woods": "Bethel Woods", "benevolent": "Benevolent"}
+
 # name -> (short plain name for tables and charts, what it means in the rulebook's terms)
 GLOSSARY = {
     # Bethel Woods switches (docs/bethel_woods.md#switches): the other reading of each

@@ -215,7 +215,7 @@ def skill_players(studies) -> dict:
 
 
 def players_line(studies) -> str:
-    from .study import GAME_NAMES
+    from .glossary import GAME_NAMES
     sp = skill_players(studies)
     return "; ".join(f"{GAME_NAMES[g]}: {t.replace('played by ', '')}" for g, t in sp.items())
 
@@ -260,7 +260,7 @@ def players_text(studies) -> str:
     study player: policies.STUDY_PLAYER; docs/policies.md)."""
     import importlib
 
-    from .study import GAME_NAMES
+    from .glossary import GAME_NAMES
     by_game = {}
     for st in studies:
         games = [st.game] if st.game in GAME_NAMES else list(GAME_NAMES)

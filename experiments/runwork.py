@@ -23,7 +23,7 @@ from arena.units import FIELDS, Cell, check_cell
 from simcore.errors import UserError
 
 from .cluster import map_units
-from .execute import games_per_seed
+from .cells import games_per_seed
 from .store import Store, cut, format_status
 from .progress import StudyProgress
 

@@ -250,7 +250,7 @@ def run_command(game: str, games: int, seed: int, policy: str | None, threads: i
     a CSV of the rows. Output paths are checked before anything is played."""
     import json
 
-    from .errors import check_writable, write_csv
+    from arena.outfiles import check_writable, write_csv
     from simcore.errors import UserError
     if chart is not None:
         from pathlib import Path

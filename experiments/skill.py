@@ -21,11 +21,11 @@ lies inside +-MARGIN, "changes" when it excludes 0, else "too few games to say".
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from .cells import JointCell, joint_unit
 from .stats import paired_difference, weighted_mean_test
 
 # A difference of rates smaller than this is one a designer would not act on: a check "holds" when
@@ -46,88 +46,6 @@ def robustness(lo: float, hi: float, margin: float = MARGIN) -> str:
     if lo > 0 or hi < 0:
         return CHANGES
     return NOISY
-
-
-# ---------------------------------------------------------------------------------------------
-# the joint cell: several arms on the same seeds
-
-def records(cell, start: int, count: int):
-    """The per-game records of games start..start+count-1 of an arena cell
-    (arena.units.unit_records, the arrays arena.units.run_unit reduces), in chunks, each with the
-    game's reduce function: (records, reduce)."""
-    from arena.units import arena_module, unit_records
-    reduce = arena_module(cell.game).add_counts
-    for rec in unit_records(cell, start, count):
-        yield rec, reduce
-
-
-def _outcome_codes(cell, start: int, count: int, levels: int) -> np.ndarray:
-    """Per-game outcome codes of games start..start+count-1 of an arena cell: with 2 levels
-    Bethel Woods won (1) or lost, Benevolent seat 1 won (1) or not; with 5 levels (Benevolent) the
-    winner's seat + 1, 0 for a timeout."""
-    if cell.game == "bethel_woods":
-        from arena.bethel_woods.batch import R_OUTCOME
-        from simcore.bethel_woods.actions import OUT_WIN
-        return np.concatenate([(rec[:, R_OUTCOME] == OUT_WIN).astype(np.int64) for rec, _ in records(cell, start, count)])
-    from arena.benevolent.batch import R_WINNER
-    w = np.concatenate([rec[:, R_WINNER].astype(np.int64) for rec, _ in records(cell, start, count)])
-    return (w == 0).astype(np.int64) if levels == 2 else np.where(w < 0, 0, w + 1)
-
-
-@dataclass(frozen=True)
-class JointCell:
-    """Arena cells played on the same seeds (the same seed field, game i of each with the same
-    chance key). Its unit counts are [games, n_0, n_1, ...]: n_j counts the games whose outcome
-    codes (``_outcome_codes``) make pattern j = sum_i code_i * levels**i over the arms i."""
-    arms: tuple
-    levels: int = 2
-
-    @property
-    def game(self):
-        return self.arms[0].game
-
-    @property
-    def fields(self) -> tuple:
-        return ("games",) + tuple(f"pattern_{j}" for j in range(self.levels ** len(self.arms)))
-
-    @property
-    def games_per_seed(self) -> int:
-        return len(self.arms)
-
-    label = ""
-
-    def seat_policies(self):
-        return tuple(p for a in self.arms for p in a.seat_policies())
-
-    def store_dict(self) -> dict:
-        """Its key in a results store: every arm's key, and the number of levels (the
-        ``"pair"`` key makes the store treat it as the variants study's paired cells are)."""
-        from arena.units import cell_dict
-        ds = [cell_dict(a) for a in self.arms]
-        return {"pair": ds, "joint": self.levels, "game": self.game,
-                "rules": "|".join(d["rules"] for d in ds), "theta": "|".join(d["theta"] for d in ds)}
-
-    def recipe(self) -> dict:
-        from arena.units import cell_recipe
-        return {"pair": [cell_recipe(a) for a in self.arms], "joint": self.levels}
-
-    @classmethod
-    def from_recipe(cls, d: dict) -> "JointCell":
-        from arena.units import cell_from_recipe
-        return cls(tuple(cell_from_recipe(a) for a in d["pair"]), int(d["joint"]))
-
-    def unit_counts(self, start: int, count: int) -> np.ndarray:
-        return joint_unit(self, start, count)
-
-
-def joint_unit(jc: JointCell, start: int, count: int) -> np.ndarray:
-    """The counts of games start..start+count-1 of a JointCell (its ``unit_counts``)."""
-    codes = [_outcome_codes(a, start, count, jc.levels) for a in jc.arms]
-    pattern = np.zeros(count, dtype=np.int64)
-    for i, c in enumerate(codes):
-        pattern += c * jc.levels ** i
-    hist = np.bincount(pattern, minlength=jc.levels ** len(jc.arms))
-    return np.concatenate([[count], hist]).astype(np.int64)
 
 
 def per_game(counts, levels: int, arms: int) -> np.ndarray:

@@ -134,6 +134,37 @@ def chi2_equal(counts) -> TestResult:
     return TestResult(float(r.statistic), float(r.pvalue))
 
 
+SEATS_DIFFER, SEATS_ALIKE = "the seats are NOT equal", "no evidence the seats differ"
+
+
+def seats_verdict(p: float) -> str:
+    """Do the seats win equally often? The answer to a chi-square p-value against equal seats."""
+    return SEATS_DIFFER if p < 0.05 else SEATS_ALIKE
+
+
+class SeatFairness(NamedTuple):
+    decided: int          # the games some seat won (a timeout is won by no seat)
+    shares: np.ndarray    # each seat's share of the decided games
+    ci: np.ndarray        # (seats, 2): simultaneous (Goodman) 95% intervals of the shares
+    chi2: TestResult      # Pearson's chi-square against equal shares
+
+    @property
+    def verdict(self) -> str:
+        return seats_verdict(self.chi2.pvalue) if self.decided else "no game decided"
+
+
+def seat_fairness(wins) -> SeatFairness:
+    """Are the seats fair? The seats study's answer (and `benevolent simulate`'s): each seat's share
+    of the decided games with simultaneous Goodman intervals, and the chi-square test against equal
+    seats; nan throughout when no game was decided."""
+    wins = [int(w) for w in wins]
+    decided = sum(wins)
+    if not decided:
+        nan = np.full(len(wins), np.nan)
+        return SeatFairness(0, nan, np.full((len(wins), 2), np.nan), TestResult(np.nan, np.nan))
+    return SeatFairness(decided, np.array(wins) / decided, seat_intervals(wins), chi2_equal(wins))
+
+
 def balance(rates) -> float:
     """Ludii's Balance metric: 1 - (max - min) over the seats' win rates. 1 is perfectly
     balanced; 0 means one seat always wins and another never does."""

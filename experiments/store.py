@@ -63,6 +63,8 @@ import numpy as np
 from arena.units import FIELDS, Cell, cell_dict, cell_from_recipe, cell_key, cell_recipe, count_problem, engine_hash
 from simcore.errors import UserError
 
+from .cells import WON_LENGTH_BINS, LengthsCell, PairedCell, cell_unit
+
 SCHEMA_VERSION = 2          # 1: main 5d46606 and before (no checksums, no recipes, no asks); refused, --fresh
 APPLICATION_ID = 0x62735253  # 'bsRS': SQLite's application_id of a boardsim results store (header bytes 68-71)
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -158,20 +160,15 @@ def from_recipe(recipe: dict):
     """The cell a recipe describes: an ``arena.units.Cell``, the variants study's PairedCell, a skill
     check's JointCell (``"joint"``) or the difficulty study's LengthsCell (``"won_lengths"``)."""
     if "pair" in recipe:
-        from .study import PairedCell
         return PairedCell.from_recipe(recipe)
     if recipe.get("won_lengths"):
-        from .study import LengthsCell
         return LengthsCell.from_recipe(recipe)
     return cell_from_recipe(recipe)
 
 
 def replay(cell, start: int, count: int) -> np.ndarray:
     """Play a unit again: its counts, computed now (a pure function of the unit)."""
-    if hasattr(cell, "unit_counts"):
-        return cell.unit_counts(start, count)
-    from arena.units import run_unit
-    return run_unit(cell, start, count)
+    return cell_unit(cell, start, count)
 
 
 def _label(cell) -> str:
@@ -225,7 +222,6 @@ def _width(d: dict) -> int | None:
     if "pair" in d:   # a skill check's JointCell: the games and one count per outcome pattern
         return 1 + int(d["joint"]) ** len(d["pair"]) if "joint" in d else 5
     if d.get("won_lengths") and d.get("game") in FIELDS:   # LengthsCell: + the won games' lengths
-        from .study import WON_LENGTH_BINS
         return len(FIELDS[d["game"]]) + WON_LENGTH_BINS
     return len(FIELDS[d["game"]]) if d.get("game") in FIELDS else None
 

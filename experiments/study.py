@@ -32,21 +32,23 @@ from arena.units import FIELDS, Cell, as_dict, check_cell
 from simcore.errors import UserError
 
 from . import charts
+from .glossary import GAME_NAMES
+from .cells import JointCell, LengthsCell, PairedCell, cell_unit, paired_unit
 from .execute import execute
 from policies import STUDY_PLAYER
 
 from .render import Section, rate_table
 from .answers import pp_range, range_text
-from .stats import (Z95, adjust_pvalues, against_rest, balance, bounded_mean_interval, chi2_equal, detectable_difference,
+from .stats import (Z95, adjust_pvalues, against_rest, balance, bounded_mean_interval, detectable_difference,
                     detectable_from_interval, independent_difference, mean_interval, paired_difference, p_is, pct,
-                    plain_pct, plain_pp, rate_text, seat_intervals, sequential_plan, signed, spies_label, wilson)
+                    plain_pct, plain_pp, rate_text, seat_fairness, seat_intervals, seats_verdict, SEATS_ALIKE, sequential_plan,
+                    signed, spies_label, wilson)
 
 # The policy a study plays when it names none: the game's study player (policies.STUDY_PLAYER).
 DEFAULT_POLICY = dict(STUDY_PLAYER)
 
 KINDS = {"difficulty": "bethel_woods", "characters": "bethel_woods", "seats": "benevolent",
          "handicap": "benevolent", "variants": None, "sensitivity": None}
-GAME_NAMES = {"bethel_woods": "Bethel Woods", "benevolent": "Benevolent"}
 # The rulebook's "Increasing the Difficulty" table: Hard 1-2 spies, Insane 3-4, Impossible 5;
 # it names no level for 0 spies (the base game), which we call Normal.
 DIFFICULTY = charts.DIFFICULTY
@@ -437,78 +439,6 @@ def _skill_plan(st: Study):
     return st.opts["policy"][0], st.opts.get("skill_policy") or BEST_PLAYER[st.game], n
 
 
-def cell_unit(cell, start: int, count: int) -> np.ndarray:
-    """Any cell's unit: its own ``unit_counts`` (LengthsCell, PairedCell, skill.JointCell) or
-    arena.units.run_unit's (an arena Cell)."""
-    if hasattr(cell, "unit_counts"):
-        return cell.unit_counts(start, count)
-    from arena.units import run_unit
-    return run_unit(cell, start, count)
-
-
-# Bethel Woods: the game's counts and, after them, the length histogram of the won games -----------
-
-WON_LENGTH_BINS = 128   # as arena.units.BW_TURN_BINS: turns 1..127, the last bin 128 and more
-
-
-@dataclass(frozen=True)
-class LengthsCell:
-    """A Bethel Woods cell whose unit counts are the game's (arena.units.FIELDS) followed by the
-    histogram of the won games' lengths in turns (WON_LENGTH_BINS): lost games' lengths are the
-    game histogram minus it. Both come from one play of the games (``lengths_unit``), so the
-    difficulty study tells won and lost games apart at no extra cost. Its key in a results store is
-    the cell's with ``"won_lengths": true``."""
-    cell: Cell
-
-    @property
-    def game(self):
-        return self.cell.game
-
-    @property
-    def fields(self) -> tuple:
-        return FIELDS[self.cell.game] + tuple(f"won_turns_{t}" for t in range(1, WON_LENGTH_BINS + 1))
-
-    @property
-    def label(self):
-        return self.cell.label
-
-    def seat_policies(self):
-        return self.cell.seat_policies()
-
-    def store_dict(self) -> dict:
-        from arena.units import cell_dict
-        return {**cell_dict(self.cell), "won_lengths": True}
-
-    def recipe(self) -> dict:
-        from arena.units import cell_recipe
-        return {**cell_recipe(self.cell), "won_lengths": True}
-
-    @classmethod
-    def from_recipe(cls, d: dict) -> "LengthsCell":
-        from arena.units import cell_from_recipe
-        return cls(cell_from_recipe({k: v for k, v in d.items() if k != "won_lengths"}))
-
-    def unit_counts(self, start: int, count: int) -> np.ndarray:
-        return lengths_unit(self, start, count)
-
-
-def lengths_unit(lc: LengthsCell, start: int, count: int) -> np.ndarray:
-    """The counts of games start..start+count-1 of a LengthsCell: arena.units.run_unit's counts of
-    the cell (the same reduction of the same records, so they are equal to the count) and the won
-    games' length histogram."""
-    from arena.bethel_woods.batch import R_OUTCOME, R_TURNS
-    from simcore.bethel_woods.actions import OUT_WIN
-
-    from .skill import records
-    nf = len(FIELDS[lc.cell.game])
-    out = np.zeros(nf + WON_LENGTH_BINS, dtype=np.int64)
-    for rec, reduce in records(lc.cell, start, count):
-        reduce(rec, lc.cell.players, out[:nf])
-        t = rec[rec[:, R_OUTCOME] == OUT_WIN, R_TURNS].astype(np.int64)
-        out[nf:] += np.bincount(np.clip(t, 1, WON_LENGTH_BINS) - 1, minlength=WON_LENGTH_BINS)
-    return out
-
-
 def _bw_frame(cells, totals, extra=None) -> pd.DataFrame:
     """One row per Bethel Woods cell: its settings and every scalar count."""
     rows = []
@@ -702,7 +632,6 @@ def run_difficulty(st: Study, threads=None, progress=None, chart_dir=None, backe
         for pl in o["players"]:
             for sp in o["spies"]:
                 c = Cell("bethel_woods", pl, spies=sp, characters=_chars(st), rules=st.rules, seed=o["seed"])
-                from .skill import JointCell
                 checks.append(({"players": pl, "spies": sp}, JointCell((replace(c, policies=(best,)),
                                                                         replace(c, policies=(pol0,))), 2)))
         counts = _run_checks(st, checks, n, threads, progress, backend)
@@ -1069,7 +998,7 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backe
     splan = _skill_plan(st)
     pol0 = st.policies[0]
     if splan is not None and len(top):
-        from .skill import JointCell, contrast_change
+        from .skill import contrast_change
         _, best, n_skill = splan
         sp0 = o["spies"][0]
         groups = []
@@ -1365,9 +1294,8 @@ def seat_frames(named_cells, totals):
         d = as_dict("benevolent", t)
         g = int(t[0])
         decided = g - to
-        ci = seat_intervals(list(wins)) if decided else np.full((c.players, 2), np.nan)
-        chi = chi2_equal(wins) if decided else None
-        rates = np.array(wins) / decided if decided else np.full(c.players, np.nan)
+        fair = seat_fairness(wins)
+        ci, chi, rates = fair.ci, fair.chi2, fair.shares
         gap, glo, ghi = _gap(wins)
         e_lo, e_hi = wilson(wins[0], decided) if decided else (np.nan, np.nan)
         c_lo, c_hi = wilson(decided, g) if g else (np.nan, np.nan)
@@ -1377,7 +1305,7 @@ def seat_frames(named_cells, totals):
                **{f"seat{q + 1}_wins": wins[q] for q in range(4) if q < c.players},
                "timeouts": to, "winner_had_extra_turn": d.get("winner_had_extra_turn", 0),
                "decided": decided, "turns": d.get("turns", 0), "turns_sq": d.get("turns_sq", 0),
-               "chi2": chi.statistic if chi else np.nan, "chi2_p": chi.pvalue if chi else np.nan,
+               "chi2": chi.statistic, "chi2_p": chi.pvalue,
                "balance": balance(rates) if decided else np.nan, "balance_low": 1 - ghi, "balance_high": 1 - glo,
                "first_seat_edge": (wins[0] / decided if decided else np.nan) - 1 / c.players,
                "first_seat_edge_low": e_lo - 1 / c.players, "first_seat_edge_high": e_hi - 1 / c.players,
@@ -1457,7 +1385,7 @@ def _shares_table(sdf: pd.DataFrame, cdf: pd.DataFrame, seq: bool = False) -> pd
 def _seat_skill(st: Study, named, threads, progress, backend, fresh_seed=None) -> tuple[list, list, list]:
     """The seats study's check: each configuration's seat 1 edge, played by both players on the
     same seeds (5-level outcomes: the winner's seat), its change by the paired bootstrap."""
-    from .skill import JointCell, bootstrap_change, edge_of
+    from .skill import bootstrap_change, edge_of
     splan = _skill_plan(st)
     if splan is None:
         return [], [], []
@@ -1629,8 +1557,8 @@ def seats_findings(cdf, sdf) -> str:
         def seat_rate(q):
             s = rows.iloc[q - 1]
             return f"{pct(s.rate)}, {pct(s[lo_col])} to {pct(s[hi_col])}"
-        equal = ("the seats are NOT equal" if r.chi2_p < 0.05 else "no evidence the seats differ")
-        if r.chi2_p >= 0.05:
+        equal = seats_verdict(r.chi2_p)
+        if equal == SEATS_ALIKE:
             equal += _could_find(detectable_difference(r.decided, 1 / r.players, None, direction=1),
                                  "an edge of seat 1")
         parts.append(
@@ -1784,7 +1712,7 @@ def _handicap_skill(st: Study, conf: pd.DataFrame, fresh: int, threads, progress
     on the same fresh seeds; the statistic is how much smaller the fairest's largest seat gap is
     than the printed one's, and its change with stronger play (paired bootstrap). When the fairest
     is the printed one, its gap and the change of the gap."""
-    from .skill import JointCell, bootstrap_change, gap_of
+    from .skill import bootstrap_change, gap_of
     splan = _skill_plan(st)
     if splan is None:
         return [], [], []
@@ -1941,66 +1869,6 @@ def handicap_findings(cand, conf, n, o) -> str:
     return " ".join(parts)
 
 
-# variants: paired units -----------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class PairedCell:
-    """Two cells on the same seeds (a rules variant and the defaults). Its unit counts are
-    [games, both won, only a won, only b won, neither]; for Benevolent "won" is seat 1 winning."""
-    a: Cell
-    b: Cell
-
-    @property
-    def game(self):
-        return self.a.game
-
-    def seat_policies(self):
-        return self.a.seat_policies() + self.b.seat_policies()
-
-    fields = ("games", "both_won", "only_a_won", "only_b_won", "neither_won")
-    label = ""
-    games_per_seed = 2   # each seed is played twice: the variant and the defaults
-
-    def store_dict(self) -> dict:
-        """Its key in a results store (experiments.store): both cells' keys, rules and theta."""
-        from arena.units import cell_dict
-        a, b = cell_dict(self.a), cell_dict(self.b)
-        return {"pair": [a, b], "game": self.game, "rules": f"{a['rules']}|{b['rules']}",
-                "theta": f"{a['theta']}|{b['theta']}"}
-
-    def recipe(self) -> dict:
-        """What builds the pair again (a results store replays its units from it)."""
-        from arena.units import cell_recipe
-        return {"pair": [cell_recipe(self.a), cell_recipe(self.b)]}
-
-    @classmethod
-    def from_recipe(cls, d: dict):
-        """The paired cell a recipe describes; a skill check's JointCell (``"joint"`` in the
-        recipe: several arms, experiments.skill) comes back as one, so a results store rebuilds both."""
-        from arena.units import cell_from_recipe
-        if "joint" in d:
-            from .skill import JointCell
-            return JointCell.from_recipe(d)
-        a, b = d["pair"]
-        return cls(cell_from_recipe(a), cell_from_recipe(b))
-
-    def unit_counts(self, start: int, count: int) -> np.ndarray:
-        """The counts of games start..start+count-1 (``paired_unit``)."""
-        return paired_unit(self, start, count)
-
-
-def _outcomes(cell: Cell, start: int, count: int) -> np.ndarray:
-    """Per game: did it end the way the variants study counts (Bethel Woods won; Benevolent seat 1 won)."""
-    from .skill import _outcome_codes
-    return _outcome_codes(cell, start, count, 2).astype(bool)
-
-
-def paired_unit(pc: PairedCell, start: int, count: int) -> np.ndarray:
-    a, b = _outcomes(pc.a, start, count), _outcomes(pc.b, start, count)
-    return np.array([count, np.sum(a & b), np.sum(a & ~b), np.sum(~a & b), np.sum(~a & ~b)],
-                    dtype=np.int64)
-
-
 def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:
     from .glossary import rules_file_title
     o = st.opts
@@ -2053,7 +1921,7 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
     skill_rows, checks, counts = [], [], []
     splan = _skill_plan(st)
     if splan is not None:
-        from .skill import JointCell, contrast_change
+        from .skill import contrast_change
         pol0, best, n_skill = splan
         for (info, pc) in pairs:
             if info["policy"] != pol0:
@@ -2203,7 +2071,7 @@ def _headline_reading(df: pd.DataFrame):
 
 def _sensitivity_skill(st: Study, df: pd.DataFrame, threads, progress, backend):
     from .sensitivity import seat_gap, variants
-    from .skill import JointCell, bootstrap_change, contrast_change
+    from .skill import bootstrap_change, contrast_change
     splan = _skill_plan(st)
     if splan is None or not len(df):
         return [], [], []

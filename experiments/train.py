@@ -30,20 +30,13 @@ random state is the seed.
 from __future__ import annotations
 
 import datetime
-import json
 import time
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Annotated, Optional
 
 import numpy as np
-import typer
 
-from .errors import user_errors
 from .stats import p_text, paired_difference, pct, signed, wilson
 
-TRAIN_GAMES = ("bethel-woods", "benevolent")
-MAX_TRAIN_SEED = (2 ** 63 - 1 - 999) // 1000
 CHUNK = 32   # self-play games per call of the labelling kernel (progress is reported between calls)
 
 
@@ -368,130 +361,3 @@ def train_benevolent(players_list, games=5000, iterations=2, reps=4, seed=1, thr
         "confirmed": confirmed, "seconds": time.perf_counter() - t0, "versions": _versions(), "date": _now(),
     }
     return net, record
-
-
-class _Lines:
-    """Progress for a log (stderr not a terminal, where no bar is drawn): a line at every tenth
-    of the self-play."""
-
-    def __init__(self, say):
-        self.say, self.next = say, 0.1
-
-    def __call__(self, done, total, elapsed):
-        if done >= self.next * total and done < total:
-            self.say(f"  {done:,}/{total:,} self-play games, {elapsed:.0f} s")
-            while self.next * total <= done:
-                self.next += 0.1
-
-
-def _parse_list(spec, what, lo, hi):
-    from simcore.errors import UserError
-    out = []
-    for part in str(spec).split(","):
-        part = part.strip()
-        try:
-            if "-" in part:
-                a, b = part.split("-", 1)
-                vals = list(range(int(a), int(b) + 1))
-            else:
-                vals = [int(part)]
-        except ValueError:
-            raise UserError(f"{what} {spec!r}: give whole numbers or ranges, e.g. 2,3,4 or {lo}-{hi}") from None
-        for v in vals:
-            if not lo <= v <= hi:
-                raise UserError(f"{what} {v} is not allowed; allowed: {lo} to {hi}")
-            if v not in out:
-                out.append(v)
-    if not out:
-        raise UserError(f"{what} {spec!r}: give at least one value, {lo} to {hi}")
-    return out
-
-
-@user_errors
-def train(
-    game: Annotated[str, typer.Argument(help="bethel-woods or benevolent.")],
-    players: Annotated[Optional[str], typer.Option(help="Player counts to train on, e.g. 3 or 2,3,4 or 2-4 (default: Bethel Woods 2-4, Benevolent 2).")] = None,
-    spies: Annotated[Optional[str], typer.Option(help="Bethel Woods: spies at setup to train on, e.g. 0 or 0-5 (default 0-5).")] = None,
-    games: Annotated[Optional[int], typer.Option(help="Self-play games per round, spread over the setups in turn (default: Bethel Woods 5400, Benevolent 5000).")] = None,
-    iterations: Annotated[Optional[int], typer.Option(help="Rounds of expert iteration: self-play, fit, validation (default: Bethel Woods 3, Benevolent 2).")] = None,
-    reps: Annotated[int, typer.Option(help="Rollouts per kept plan of a labelled turn.")] = 4,
-    label_prob: Annotated[Optional[float], typer.Option(help="Share of the turns that are labelled, 0 to 1 (default: Bethel Woods 0.5, Benevolent 0.3).")] = None,
-    hidden: Annotated[int, typer.Option(help="Hidden units of the value network.")] = 32,
-    seed: Annotated[int, typer.Option(help="Seed (round r plays seed*1000+r; validation seed*1000+900; confirmation seed*1000+999).")] = 1,
-    validate_games: Annotated[int, typer.Option(help="Games per setup of each round's validation against the heuristic.")] = 300,
-    confirm_games: Annotated[int, typer.Option(help="Games per setup of the confirmation on fresh seeds.")] = 2000,
-    threads: Annotated[Optional[int], typer.Option(help="Worker threads (default: all cores).")] = None,
-    record: Annotated[Path, typer.Option(help="Write the run's record (JSON) here.")] = Path("train_record.json"),
-    install: Annotated[bool, typer.Option(help="Write a confirmed model into the package (policies/<game>/learned.json).")] = True,
-    model: Annotated[Optional[Path], typer.Option(help="Also write the model file here, confirmed or not (to try it: --policy learned reads only the package's).")] = None,
-):
-    """Train the learned player's value by expert iteration (rollout-labelled self-play, a small
-    network), confirm it against the heuristic on fresh seeds, install it if confirmed.
-
-    The defaults are the run that made the shipped model (docs/runs/train-bethel-woods-seed1.json;
-    about 90 minutes on 2 busy cores). The same seed gives the same model on the same versions of
-    numpy and scikit-learn."""
-    from simcore.errors import UserError
-
-    from arena.outfiles import write_text
-
-    from .errors import check_writable
-    from .progress import ProgressBar
-    say = lambda m: typer.echo(m, err=True)  # noqa: E731
-    if game not in TRAIN_GAMES:
-        raise UserError(f"unknown game {game!r} for train; allowed: {', '.join(TRAIN_GAMES)}")
-    bw = game == "bethel-woods"
-    if not bw and spies is not None:
-        raise UserError(f"--spies {spies}: Benevolent has no spies; leave --spies out")
-    players = players if players is not None else ("2-4" if bw else "2")
-    spies = spies if spies is not None else "0-5"
-    games = games if games is not None else (5400 if bw else 5000)
-    iterations = iterations if iterations is not None else (3 if bw else 2)
-    label_prob = label_prob if label_prob is not None else (0.5 if bw else 0.3)
-    if games < 1:
-        raise UserError(f"games {games}: allowed 1 or more")
-    if not 1 <= iterations <= 20:
-        raise UserError(f"iterations {iterations}: allowed 1 to 20")
-    if not 0 < label_prob <= 1:
-        raise UserError(f"label-prob {label_prob}: allowed above 0 and at most 1")
-    from arena.bethel_woods.selfplay import MAX_REPS
-    if not 1 <= reps <= MAX_REPS:
-        raise UserError(f"reps {reps}: allowed 1 to {MAX_REPS} rollouts per plan")
-    if not 1 <= hidden <= 128:
-        raise UserError(f"hidden {hidden}: allowed 1 to 128 units")
-    if validate_games < 1 or confirm_games < 1:
-        raise UserError(f"validate-games {validate_games} and confirm-games {confirm_games}: allowed 1 or more")
-    if not 0 <= seed <= MAX_TRAIN_SEED:
-        raise UserError(f"seed {seed} is not allowed; train takes 0 to {MAX_TRAIN_SEED:,}")
-    check_writable(record, "the record")
-    if model is not None:
-        check_writable(model, "the model file")
-    import sys
-    factory = (lambda: ProgressBar("self-play games")) if sys.stderr.isatty() else (lambda: _Lines(say))  # noqa: E731
-    if game == "bethel-woods":
-        from policies.bethel_woods import learned as L
-        configs = [(pl, sp) for pl in _parse_list(players, "players", 2, 4) for sp in _parse_list(spies, "spies", 0, 5)]
-        net, rec = train_bethel_woods(configs, games, iterations, reps, seed, threads, hidden, eps=0.1,
-                                      label_prob=label_prob, validate_games=validate_games,
-                                      confirm_games=confirm_games, say=say, progress_factory=factory)
-        model_path, feature_names, gname = L.MODEL_PATH, L.FEATURE_NAMES, "bethel_woods"
-    else:
-        from policies.benevolent import learned as L
-        net, rec = train_benevolent(_parse_list(players, "players", 2, 4), games, iterations, reps, seed, threads,
-                                    hidden, eps=0.2, label_prob=label_prob, validate_games=validate_games,
-                                    confirm_games=confirm_games, say=say, progress_factory=factory)
-        model_path, feature_names, gname = L.MODEL_PATH, L.FEATURE_NAMES, "benevolent"
-    rec["command"] = (f"boardsim train {game} --players {players}" + (f" --spies {spies}" if bw else "") + f" --games {games} "
-                      f"--iterations {iterations} --reps {reps} --label-prob {label_prob} --hidden {hidden} "
-                      f"--seed {seed} --validate-games {validate_games} --confirm-games {confirm_games}")
-    write_text(record, json.dumps(rec, indent=1) + "\n", "the record")
-    typer.echo(f"record written to {record}")
-    from policies.value_model import model_text
-    if model is not None:
-        write_text(model, model_text(gname, feature_names, net, rec), "the model file")
-        typer.echo(f"model written to {model}")
-    if install and rec["confirmed"]:
-        write_text(model_path, model_text(gname, feature_names, net, rec), "the learned model")
-        typer.echo(f"confirmed: installed as {model_path} (--policy learned)")
-    elif not rec["confirmed"]:
-        typer.echo("not confirmed on fresh seeds: nothing installed")

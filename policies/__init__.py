@@ -23,12 +23,18 @@ Benevolent: random, heuristic (searches each turn whole), search (flat Monte Car
 heuristic's best turn plans), tuned (the heuristic with the weights `boardsim tune benevolent`
 installed in policies/benevolent/tuned.json; a one-line error while none is installed).
 """
+import pathlib
+
 from simcore.benevolent import GAME as _BV
 from simcore.bethel_woods import GAME as _BW
 from simcore.errors import UserError
 from simcore.game import game as _game
+from simcore.numbacache import use_cache_for
 
-from .random import random_action  # noqa: F401
+# the policies call the engines: their compiled code is cached under a key of both (simcore/numbacache.py)
+use_cache_for(pathlib.Path(__file__).resolve().parent)
+
+from .random import random_action  # noqa: E402,F401
 
 GAMES = (_BW.name, _BV.name)
 # the policies of each game (by the game object's name), by id (the id is the index); the

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from experiments.cli import main
+from cli import main
 
 
 def run(capsys, *args):
@@ -137,7 +137,7 @@ def test_play_names_a_missing_folder_not_a_temporary_file(capsys, tmp_path):
 def test_an_internal_error_keeps_its_traceback(capsys, monkeypatch):
     """Only the library's UserError becomes a one-line exit-2 error: a bug (here any other
     ValueError raised inside the run) propagates with its traceback."""
-    import experiments.bethel_woods_cli as cli
+    import cli.bethel_woods as cli
 
     def broken(*args, **kwargs):
         raise ValueError("an internal bug")
@@ -159,11 +159,16 @@ def test_benevolent_simulate_json(capsys):
     assert code == 0
     d = json.loads(out)
     for key in ("game", "games", "players", "leaves", "seat_wins", "seat_win_rates", "seat_ci95", "timeouts",
-                "mean_rounds", "games_per_second", "threads", "seed"):
+                "mean_rounds", "games_per_second", "threads", "seed", "decided", "seat_shares", "chi2", "chi2_p", "seats"):
         assert key in d
     assert d["leaves"] == [1, 3, 4, 5] and sum(d["seat_wins"]) + d["timeouts"] == 3000
-    for r, (lo, hi) in zip(d["seat_win_rates"], d["seat_ci95"]):
+    for r, (lo, hi) in zip(d["seat_shares"], d["seat_ci95"]):
         assert lo <= r <= hi
+    # one question, one answer: the seats study's intervals and test (experiments.stats.seat_fairness)
+    from experiments.stats import seat_fairness, seats_verdict
+    fair = seat_fairness(d["seat_wins"])
+    assert d["seat_ci95"] == fair.ci.tolist() and d["chi2_p"] == fair.chi2.pvalue
+    assert d["seats"] == seats_verdict(d["chi2_p"])
 
 
 def test_benevolent_table(capsys):
@@ -175,23 +180,24 @@ def test_benevolent_table(capsys):
     assert code == 0 and "on 1 thread (" in out
 
 
-def test_benevolent_fair_share_is_of_the_decided_games():
-    """Equal seats over 900 decided games of 1,000 (100 timeouts) are not marked: the fair share
-    is 1/2 of the decided games, 45%, not 1/2 of all games."""
-    from experiments.benevolent_cli import summary_text
-    from experiments.stats import pct, wilson
-    d = {"players": 2, "leaves": [1, 3], "policies": ["heuristic"] * 2, "seed": 1, "rules": "rulebook",
-         "games": 1000, "timeouts": 100, "seat_wins": [450, 450], "seat_win_rates": [0.45, 0.45],
-         "seat_ci95": [list(wilson(450, 1000))] * 2, "timeout_ci95": list(wilson(100, 1000)),
-         "mean_rounds": 30.0, "games_per_second": 1.0, "decisions_per_second": 1.0, "threads": 1,
-         "seconds": 1.0}
-    assert wilson(450, 1000)[1] < 0.5                      # the old rule marked both seats
-    text = summary_text(d)
-    assert f"a fair share is {pct(0.45)} per seat: 1/2 of the 900 decided games" in text
-    assert "differs from a fair share" not in text
-    d["seat_wins"], d["seat_win_rates"] = [500, 400], [0.5, 0.4]
-    d["seat_ci95"] = [list(wilson(500, 1000)), list(wilson(400, 1000))]
-    assert summary_text(d).count("differs from a fair share") == 2
+def test_benevolent_fairness_is_the_seats_studys_over_the_decided_games():
+    """Equal seats over 900 decided games of 1,000 (100 timeouts) are equal: shares of the decided
+    games, 1/2 each; seats that differ are called so with the seats study's words and test."""
+    from types import SimpleNamespace
+
+    from cli.benevolent import summary_dict, summary_text
+    from experiments.stats import SEATS_ALIKE, SEATS_DIFFER, pct
+
+    def text(wins):
+        s = SimpleNamespace(games=1000, players=2, leaves=(1, 3), policies=["heuristic"] * 2, thetas=[None] * 2,
+                            seat_wins=wins, timeouts=1000 - sum(wins), mean_rounds=30.0, games_per_second=1.0,
+                            decisions_per_second=1.0, seconds=1.0, threads=1, seed=1)
+        return summary_text(summary_dict(s, SimpleNamespace(source="rulebook")))
+    t = text([450, 450])
+    assert f"a fair share is {pct(0.5)} per seat of the 900 decided games" in t
+    assert f"seats        {SEATS_ALIKE} (chi-square p = 1;" in t and "wins 450  50.000%" in t
+    assert f"seats        {SEATS_DIFFER}" in text([500, 400])
+    assert "seats        no game decided" in text([0, 0])
 
 
 @pytest.mark.parametrize("args, message", [
@@ -237,7 +243,7 @@ def test_benevolent_records_csv(capsys, tmp_path):
 
 def test_command_listings_flow_each_help_as_one_paragraph():
     """typer's rich listing keeps a docstring's line breaks; every command's short help is one line."""
-    from experiments.cli import app
+    from cli import app
 
     def commands(t):
         yield from t.registered_commands

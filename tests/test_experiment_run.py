@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments.cli import main
+from cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 # 18 cells of random Bethel Woods, 7 units each (256, 512, ..., 8192, 3872 games): a few seconds
@@ -22,7 +22,7 @@ CELLS, GAMES, UNITS = 18, 20_000, 7
 
 
 def cli(*args, **kw):
-    return subprocess.Popen([sys.executable, "-c", "from experiments.cli import _entry; _entry()", *map(str, args)],
+    return subprocess.Popen([sys.executable, "-c", "from cli import _entry; _entry()", *map(str, args)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
 
@@ -203,7 +203,7 @@ def test_the_variants_study_records_its_paired_units_and_a_rerun_replays_none(tm
 def test_a_paired_cell_in_the_store_is_kept_apart_from_its_cells(tmp_path):
     from arena.units import Cell
     from experiments.store import Store
-    from experiments.study import PairedCell, paired_unit
+    from experiments.cells import PairedCell, paired_unit
     a = Cell("bethel_woods", 2, spies=1, seed=3)
     pc = PairedCell(a, a)
     with Store(tmp_path / "s.sqlite") as s:

@@ -5,7 +5,8 @@ import pytest
 
 from arena.units import FIELDS, Cell, run_unit
 from experiments import skill
-from experiments.skill import JointCell, joint_unit, per_game, robustness
+from experiments.cells import JointCell, joint_unit
+from experiments.skill import per_game, robustness
 
 BW = Cell("bethel_woods", 2, spies=2, policies=("heuristic",), seed=5)
 BV = Cell("benevolent", 2, leaves=(1, 3), policies=("heuristic",), seed=6)
@@ -35,7 +36,7 @@ def test_joint_and_lengths_cells_resume_through_a_results_store(tmp_path):
     keys) and finds no problem in them: they resume as the variants study's pairs do."""
     from experiments.execute import execute
     from experiments.store import Store, from_recipe, recipe_of
-    from experiments.study import LengthsCell, cell_unit
+    from experiments.cells import LengthsCell, cell_unit
     jc = JointCell((BV, BV.__class__(**{**BV.__dict__, "policies": ("random",)})), 5)
     lc = LengthsCell(BW)
     assert from_recipe(recipe_of(jc)) == jc and from_recipe(recipe_of(lc)) == lc
@@ -49,7 +50,7 @@ def test_joint_and_lengths_cells_resume_through_a_results_store(tmp_path):
 
 
 def test_lengths_cell_adds_the_won_games_lengths_to_the_games_counts():
-    from experiments.study import WON_LENGTH_BINS, LengthsCell, lengths_unit
+    from experiments.cells import WON_LENGTH_BINS, LengthsCell, lengths_unit
     c = lengths_unit(LengthsCell(BW), 0, 300)
     n = len(FIELDS["bethel_woods"])
     assert np.array_equal(c[:n], run_unit(BW, 0, 300))     # the game's own counts, unchanged
@@ -111,7 +112,7 @@ def test_robustness_words():
 
 
 def test_a_study_names_its_stronger_player_and_refuses_its_own(tmp_path, capsys):
-    from experiments.cli import main
+    from cli import main
     from experiments.study import _skill_plan, load_study
     from policies import BEST_PLAYER, STUDY_PLAYER
     f = tmp_path / "d.toml"

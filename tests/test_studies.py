@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from arena.units import FIELDS, Cell, run_unit
-from experiments.cli import main
+from cli import main
 from experiments.execute import FIRST_UNIT, execute, unit_cap, units
 from experiments.progress import StudyProgress
 from experiments.report import STANDARD, STUDIES_DIR, run_studies

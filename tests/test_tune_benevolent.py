@@ -10,7 +10,7 @@ import experiments.tune as tune_mod
 import policies.tuned as tuned_mod
 from arena.benevolent.batch import rotate_seats, simulate
 from arena.units import theta_hash
-from experiments.cli import app
+from cli import app
 from experiments.stats import paired_difference, paired_difference_by_deal
 from experiments.tune import bv_reference_wins, bv_rotated_wins, confirm_benevolent
 from policies import policy_id

@@ -73,10 +73,10 @@ def run(file: Annotated[Path, typer.Argument(help="A study file (TOML), e.g. exp
     many matched); `boardsim experiment verify` replays more."""
     import contextlib
 
-    from .cluster import check_options, dask_client
-    from .report import _check_out, run_studies
-    from .store import Store
-    from .study import load_study
+    from experiments.cluster import check_options, dask_client
+    from experiments.report import _check_out, run_studies
+    from experiments.store import Store
+    from experiments.study import load_study
     from arena.runner import check_threads
     check_options(workers, scheduler, connect_timeout=connect_timeout)
     if connect_timeout is not None and scheduler is None:
@@ -132,8 +132,8 @@ def status(file: Annotated[Path, typer.Argument(help="The study file given to `e
            allow: Allow = None):
     """How far a study is: per cell, the games recorded of the games asked so far (reads only,
     so it works while the study runs)."""
-    from .runwork import study_status
-    from .study import load_study
+    from experiments.runwork import study_status
+    from experiments.study import load_study
     st = load_study(file, allow=allow or ())
     out = out or Path(f"study-{st.name}")
     path = store_path(out)
@@ -156,7 +156,7 @@ def verify(out: Annotated[Path, typer.Option(help="The folder given to `experime
     difference means the store was changed). Names every unit that fails; exit 1 if one does."""
     from arena.runner import check_threads
 
-    from .store import Store
+    from experiments.store import Store
     if sample == "all":
         k = None
     else:
@@ -190,7 +190,7 @@ def report(out: Annotated[Optional[Path], typer.Option(
                help="Folder to write (created; its parent must exist); default: report, or "
                     "report-quick with --quick.")] = None, quick: Quick = False, seed: Seed = None, threads: Threads = None):
     """Run the seven standard studies and write report.md and a self-contained report.html."""
-    from .report import run_studies, standard_studies
+    from experiments.report import run_studies, standard_studies
     studies = standard_studies(quick=quick, seed=seed)
     out = out or Path("report-quick" if quick else "report")
     bar = _progress_wanted()   # a bar per study on a terminal; in a log, a line as each study finishes

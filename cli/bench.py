@@ -64,7 +64,7 @@ def bench(
     from benchmarks import ab, suite
     from simcore.errors import UserError
 
-    from .errors import check_writable
+    from arena.outfiles import check_writable
     path = baseline or suite.BASELINE
     if baseline is not None and Path(baseline).is_dir():
         raise fail(f"--baseline {str(baseline)!r} is a folder; give a baseline JSON file (to write one: "

@@ -1,9 +1,8 @@
-"""One-line errors for bad input: exit code 2, no traceback."""
+"""The command line's one-line errors for bad input: exit code 2, no traceback."""
 from __future__ import annotations
 
 import typer
 
-from arena.outfiles import check_not_input, check_writable  # noqa: F401  (the commands check output paths here)
 from simcore.errors import UserError
 
 
@@ -28,11 +27,3 @@ def user_errors(fn):
             msg = str(e).splitlines()[0] if str(e) else type(e).__name__
             raise fail(msg) from None
     return wrapper
-
-
-def write_csv(frame, path):
-    """Write a DataFrame to path via a temporary file: nothing half-written if it fails (a link,
-    pipe or device is written through, not replaced)."""
-    from arena.outfiles import atomic_open
-    with atomic_open(path, "w", newline="") as f:
-        frame.to_csv(f, index=False)

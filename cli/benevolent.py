@@ -17,9 +17,12 @@ from arena.benevolent.trace import record_game
 
 from policies import POLICIES, canonical_policy
 
-from .errors import check_not_input, check_writable, user_errors, write_csv
-from .progress import ProgressBar
-from .stats import pct, wilson
+from arena.outfiles import check_not_input, check_writable, write_csv
+from experiments.progress import ProgressBar
+
+from experiments.stats import p_is, pct, seat_fairness, wilson
+
+from .errors import user_errors
 
 app = typer.Typer(no_args_is_help=True, help="Benevolent (competitive, 2-4 players).")
 
@@ -43,12 +46,24 @@ def seat_policies(policy, policies):
     return canonical_policy(policy or "random", "benevolent"), None
 
 
+def _finite(x):
+    """A figure for JSON: None where it is not a number (no game decided)."""
+    x = float(x)
+    return x if x == x else None
+
+
 def summary_dict(s, rules):
+    """The run as one JSON-able dict. Seat fairness is the seats study's (experiments.stats.
+    seat_fairness): each seat's share of the decided games with simultaneous Goodman intervals
+    (seat_ci95) and the chi-square against equal seats."""
     rates = [w / s.games for w in s.seat_wins[: s.players]]
+    fair = seat_fairness(s.seat_wins[: s.players])
     return {
         "game": "benevolent", "games": s.games, "players": s.players, "leaves": list(s.leaves),
         "policies": s.policies, "theta_hashes": [theta_hash(t) for t in s.thetas], "seat_wins": s.seat_wins[: s.players], "seat_win_rates": rates,
-        "seat_ci95": [list(wilson(w, s.games)) for w in s.seat_wins[: s.players]],
+        "decided": fair.decided, "seat_shares": [_finite(x) for x in fair.shares],
+        "seat_ci95": [[_finite(lo), _finite(hi)] for lo, hi in fair.ci],
+        "chi2": _finite(fair.chi2.statistic), "chi2_p": _finite(fair.chi2.pvalue), "seats": fair.verdict,
         "timeouts": s.timeouts, "timeout_ci95": list(wilson(s.timeouts, s.games)),
         "mean_rounds": s.mean_rounds, "games_per_second": s.games_per_second,
         "decisions_per_second": s.decisions_per_second, "seconds": s.seconds, "threads": s.threads,
@@ -57,17 +72,23 @@ def summary_dict(s, rules):
 
 
 def summary_text(d):
-    decided = d["games"] - d["timeouts"]
+    decided = d["decided"]
     # a timed-out game is won by no seat: equal seats each win 1/players of the decided games
-    fair = decided / d["games"] / d["players"] if d["games"] else 1 / d["players"]
+    fair = 1 / d["players"]
     share = (f"a fair share is {pct(fair)} per seat" if not d["timeouts"] else
-             f"a fair share is {pct(fair)} per seat: 1/{d['players']} of the {decided:,} decided games")
+             f"a fair share is {pct(fair)} per seat of the {decided:,} decided games")
     lines = [f"Benevolent: {d['players']} players, starting leaves {','.join(map(str, d['leaves']))}, "
              f"policies {','.join(d['policies'])}, seed {d['seed']}, rules {d['rules']}",
              f"games        {d['games']:,}   ({share})"]
-    for q, (w, r, (lo, hi)) in enumerate(zip(d["seat_wins"], d["seat_win_rates"], d["seat_ci95"])):
-        mark = "" if lo <= fair <= hi else "  (differs from a fair share)"
-        lines.append(f"seat {q + 1} ({d['leaves'][q]} {'leaf' if d['leaves'][q] == 1 else 'leaves'})  wins {w:,}  {pct(r)}  (95% CI {pct(lo)} to {pct(hi)}){mark}")
+    for q, (w, r, (lo, hi)) in enumerate(zip(d["seat_wins"], d["seat_shares"], d["seat_ci95"])):
+        ci = f"  (95% CI {pct(lo)} to {pct(hi)})" if decided else ""
+        lines.append(f"seat {q + 1} ({d['leaves'][q]} {'leaf' if d['leaves'][q] == 1 else 'leaves'})  wins {w:,}  "
+                     f"{pct(r) if decided else 'n/a'}{ci}")
+    if decided:
+        lines.append(f"seats        {d['seats']} (chi-square {p_is(d['chi2_p'])}; simultaneous 95% "
+                     "intervals, as in the seats study)")
+    else:
+        lines.append(f"seats        {d['seats']}")
     lo, hi = d["timeout_ci95"]
     lines += [f"timeouts     {d['timeouts']:,}  {pct(d['timeouts'] / d['games'])}  (95% CI {pct(lo)} to {pct(hi)})",
               f"mean rounds  {d['mean_rounds']:.2f}",
@@ -90,7 +111,8 @@ def simulate(
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     records: Annotated[Optional[Path], typer.Option(help="Also write one row per game to this CSV file.")] = None,
 ):
-    """Play many games and report each seat's win rate (95% Wilson interval), timeouts and speed."""
+    """Play many games and report each seat's share of the decided games (simultaneous 95% intervals) and
+    whether the seats are equal (chi-square), as the seats study does; timeouts and speed."""
     policy, policies = seat_policies(policy, policies)
     r = load_rules(rules)
     if records is not None:
@@ -144,5 +166,5 @@ def sensitivity(
 ):
     """How much each rules switch and each alternative data table moves the answer, against the
     defaults on common seeds, with paired 95% intervals, largest effects first."""
-    from .sensitivity import run_command
+    from experiments.sensitivity import run_command
     typer.echo(run_command("benevolent", games, seed, policy, threads, json_out, chart, csv))

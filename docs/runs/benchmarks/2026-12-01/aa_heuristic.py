@@ -2,7 +2,7 @@
 own measure (benchmarks/ab.py) with base = HEAD on a clean tree, first rounds only, at the rows' 600 games
 per thread and at 2,000. Run from the repository root:
 
-    .venv/bin/python benchmarks/runs/2026-12-01/aa_heuristic.py 5 aa_heuristic.jsonl
+    .venv/bin/python docs/runs/benchmarks/2026-12-01/aa_heuristic.py 5 aa_heuristic.jsonl
 
 The runs in aa_heuristic.jsonl were made with the check's code of 3f032a3, where the line below read
 `ab.CONFIRM = False` (the same effect: first rounds only).

@@ -14,17 +14,17 @@ try:  # typer >= 0.20 vendors click; older releases depend on it
 except ImportError:  # pragma: no cover
     from click.exceptions import UsageError
 
-from . import bench_cli, benevolent_cli, bethel_woods_cli, ladder, study_cli, train, tune
+from . import bench, benevolent, bethel_woods, ladder, study, train, tune
 
 from .errors import user_errors
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
                   help="boardsim: Monte Carlo balance analysis for Bethel Woods and Benevolent.")
-app.add_typer(bethel_woods_cli.app, name="bethel-woods")
-app.add_typer(benevolent_cli.app, name="benevolent")
-app.command(name="bench")(bench_cli.bench)
-app.add_typer(study_cli.app, name="experiment")
-app.command(name="report")(study_cli.report)
+app.add_typer(bethel_woods.app, name="bethel-woods")
+app.add_typer(benevolent.app, name="benevolent")
+app.command(name="bench")(bench.bench)
+app.add_typer(study.app, name="experiment")
+app.command(name="report")(study.report)
 app.command(name="ladder")(ladder.ladder)
 app.command(name="tune")(tune.tune)
 app.command(name="train")(train.train)
@@ -138,7 +138,3 @@ def main(argv=None) -> int:
 
 def _entry():
     sys.exit(main())
-
-
-if __name__ == "__main__":  # python -m experiments.cli ...
-    _entry()

@@ -16,9 +16,12 @@ from arena.trace import write_trace
 
 from policies import POLICIES, canonical_policy
 
-from .errors import check_not_input, check_writable, user_errors, write_csv
-from .progress import ProgressBar
-from .stats import pct, spies_label, wilson
+from arena.outfiles import check_not_input, check_writable, write_csv
+from experiments.progress import ProgressBar
+
+from experiments.stats import pct, spies_label, wilson
+
+from .errors import user_errors
 
 app = typer.Typer(no_args_is_help=True, help="Bethel Woods (cooperative, 2-4 players).")
 
@@ -145,5 +148,5 @@ def sensitivity(
 ):
     """How much each rules switch and each alternative data table moves the answer, against the
     defaults on common seeds, with paired 95% intervals, largest effects first."""
-    from .sensitivity import run_command
+    from experiments.sensitivity import run_command
     typer.echo(run_command("bethel_woods", games, seed, policy, threads, json_out, chart, csv))

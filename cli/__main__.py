@@ -1,0 +1,4 @@
+"""python -m cli ...: the same as `boardsim ...`."""
+from .app import _entry
+
+_entry()

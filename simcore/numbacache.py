@@ -1,0 +1,87 @@
+"""Where numba keeps compiled code: a directory keyed by a hash of the sources it was compiled from.
+
+numba's on-disk cache checks only the timestamp of the file that defines a function, not of the
+functions it calls in other modules: after a change to engine.py, the cached batch kernel in
+arena/<game>/batch.py would otherwise keep running the old rules (seen here: a stale kernel kept
+its old speed and old code until the cache was cleared). With a hash of the sources in the
+directory's name, a change starts a fresh cache.
+
+No layer names the layers above it: each compiled layer's package calls ``use_cache_for`` with
+its own sources when it is imported, after importing the layers it calls (simcore: itself;
+policies: + policies/; arena: + arena/; benchmarks/calibration.py calls only simcore.rng, and its
+own file numba checks itself, so it names nothing). The directory is
+keyed by every source named so far in this process, and numba reads ``numba.config.CACHE_DIR``
+when a ``cache=True`` function is decorated, that is when its module is imported, which is after
+its own package and the modules it calls: every function is cached under a key that covers its
+own layer and every layer it calls. A change to arena/ leaves the engines' cache (imported alone)
+as it was. The key only widens within a process, so a module first imported after a higher layer
+is cached under the wider key: as correct, compiled once more than strictly needed.
+
+An explicit NUMBA_CACHE_DIR (as the cold-compile benchmark sets) is respected: everything is cached
+there. The directory chosen here is also put in NUMBA_CACHE_DIR (numba reads its settings from the
+environment again when a NUMBA_ variable changes) and in BOARDSIM_NUMBA_CACHE_DIR, so that a child
+process (a Dask worker, a test's subprocess) that inherits it keys its own cache, not the parent's.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import pathlib
+import tempfile
+
+OURS = "BOARDSIM_NUMBA_CACHE_DIR"   # the NUMBA_CACHE_DIR this module set (not the user's)
+CACHE_DIR_FROM = "environment"      # or "source hash": where numba's cache directory came from
+SOURCES: list[pathlib.Path] = []    # the sources named so far (directories of a layer, or files)
+
+
+def _files(paths) -> list[tuple[str, pathlib.Path]]:
+    """(name, file) of every Python source under `paths`, sorted by name; a name is relative to
+    the folder holding the layer (``simcore/rng.py``), so a copy of the tree hashes alike."""
+    out = {}
+    for p in map(pathlib.Path, paths):
+        for f in (sorted(p.rglob("*.py")) if p.is_dir() else [p]):
+            if f.exists():
+                out[f.relative_to(p.parent).as_posix() if p.is_dir() else f"{p.parent.name}/{f.name}"] = f
+    return sorted(out.items())
+
+
+def source_hash(paths) -> str:
+    """A hash of every Python source under `paths` (layer directories or single files)."""
+    h = hashlib.sha1()
+    for name, f in _files(paths):
+        h.update(name.encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def cache_dir_for(paths, base=None) -> pathlib.Path:
+    base = pathlib.Path(base or os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
+    return base / "boardsim" / f"numba-{source_hash(paths)}"
+
+
+def _from_environment() -> bool:
+    d = os.environ.get("NUMBA_CACHE_DIR")
+    return bool(d) and d != os.environ.get(OURS)
+
+
+def use_cache_for(*paths) -> None:
+    """Name a compiled layer's sources: numba caches what is decorated from now on in a directory
+    keyed by these and every source named before (see the module's docstring)."""
+    global CACHE_DIR_FROM
+    for p in paths:
+        p = pathlib.Path(p).resolve()
+        if p not in SOURCES:
+            SOURCES.append(p)
+    if _from_environment():
+        CACHE_DIR_FROM = "environment"
+        return
+    d = cache_dir_for(SOURCES)
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        d = cache_dir_for(SOURCES, tempfile.gettempdir())
+        d.mkdir(parents=True, exist_ok=True)
+    os.environ["NUMBA_CACHE_DIR"] = os.environ[OURS] = str(d)
+    CACHE_DIR_FROM = "source hash"
+    import numba
+    numba.config.CACHE_DIR = str(d)
