@@ -5,4 +5,4 @@ One file per command group: app.py (the root: groups, `replay`, usage errors, th
 bethel_woods.py and benevolent.py (`simulate`, `play`, `sensitivity` of each game), study.py
 (`experiment run/status/verify`, `report`), bench.py, ladder.py, tune.py and train.py;
 errors.py turns the library's UserError into one line and exit code 2."""
-from .app import _entry, main  # noqa: F401
+from .app import _entry, app, main  # noqa: F401  (app: the Typer object, rebinding the submodule name)
