@@ -1,5 +1,6 @@
 """Shared helpers for the Benevolent tests: lock-step play of the two engines."""
 import collections
+import zlib
 
 import numpy as np
 
@@ -12,6 +13,10 @@ from simcore.benevolent.rules import DEFAULT_LEAVES, Rules
 from simcore.rng import STREAM_CHANCE, STREAM_POLICY, below, stream_key
 
 COVERAGE = collections.Counter()
+# what lock-step play has compared so far in this process (never cleared): steps compared, and the
+# distinct (rules, players, action) triples applied (rules: a hash of the parameter vector)
+COMPARED = collections.Counter()
+SEEN = set()
 
 
 def action_class(a):
@@ -64,6 +69,7 @@ def lockstep(seed, game, players, leaves=None, rules=None, weights=None, positio
         if a_d != b_d:
             raise AssertionError(f"step {step}: positions differ: {_diff(a_d, b_d)}")
         if E.is_terminal(s):
+            COMPARED["games"] += 1
             assert log is None or step == len(log), f"the game ended after {step} of the log's {len(log)} steps"
             return step, a_d
         n = E.legal_actions(s, p, acts)
@@ -79,6 +85,8 @@ def lockstep(seed, game, players, leaves=None, rules=None, weights=None, positio
             assert kind == 0 and q == ref.current_player(), f"step {step}: the log has {(kind, q, a)}"
             assert a in rl, f"step {step}: logged action {a} is not legal on both engines"
         COVERAGE[action_class(a)] += 1
+        COMPARED["steps"] += 1
+        SEEN.add((zlib.crc32(p.tobytes()), int(s[E.NP]), a))
         E.apply(s, p, a)
         ref.apply(a)
     raise AssertionError("game did not end")

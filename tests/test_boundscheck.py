@@ -1,26 +1,71 @@
 """A small part of the suite with numba's bounds checking on: every array index of the engines,
-the policies and the play loops is checked while a few hundred games of each game are played.
+every policy of both games (policies.POLICIES) and the play loops is checked while a few hundred
+random games and a game or a few of every other policy are played (the slow searches at small
+budgets: the index arithmetic is the same at any budget).
 It runs in a fresh process with NUMBA_BOUNDSCHECK=1 and its own numba cache (cached code compiled
-without the checks must not be reused), so it costs one compile of both games; it starts right after collection and runs beside the
-rest of the suite (conftest.py), and this test, moved to the end, collects its result."""
+without the checks must not be reused), so it costs one compile of both games; it starts right
+after collection (when this test is selected and the run is not --collect-only) and runs beside
+the rest of the suite (conftest.py), and this test, moved to the end, collects its result. The
+session's end kills it if it is still running (the test deselected by -x, interrupted) and
+removes its cache (stop)."""
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 
 CODE = """
 import json
-from arena.bethel_woods.batch import simulate as bw
-from arena.benevolent.batch import simulate as bv
-from arena.bethel_woods.trace import record_game
-a = bw(3, 2, games=300, seed=1, threads=1)
-b = bw(4, 5, games=300, seed=2, threads=1)
-c = bv(4, games=60, seed=3, threads=1)
-d = bv(2, games=60, seed=4, threads=1)
-t = record_game(3, 1, None, "random", 5, 0)
 import numpy as np
 from numba import njit
+from policies import POLICIES
+from arena.bethel_woods.batch import simulate as bw, seat_policies
+from arena.benevolent.batch import simulate as bv, parse_policies
+from arena.bethel_woods.trace import record_game
+from policies.bethel_woods.search import T_BUDGET as BW_BUDGET
+from policies.bethel_woods.learned import T_BUDGET as BW_X_BUDGET
+from policies.benevolent.search import T_BUDGET as BV_BUDGET
+from policies.benevolent import learned as BL
+
+played = {"bethel_woods": {}, "benevolent": {}}
+a = bw(3, 2, games=300, seed=1, threads=1)
+b = bw(4, 5, games=300, seed=2, threads=1)
+played["bethel_woods"]["random"] = a.games + b.games
+c = bv(4, games=60, seed=3, threads=1)
+d = bv(2, games=60, seed=4, threads=1)
+played["benevolent"]["random"] = c.games + d.games
+t = record_game(3, 1, None, "random", 5, 0)
+
+# every other policy: a few games (the searches: one or two, at small budgets)
+BW_SMALL = {"search": (BW_BUDGET, 2), "clairvoyant": (BW_BUDGET, 2), "expert": (BW_X_BUDGET, 4)}
+for name in POLICIES["bethel_woods"][1:]:
+    theta = None
+    if name in BW_SMALL:
+        _, th = seat_policies(name, 4)
+        th[0, BW_SMALL[name][0]] = BW_SMALL[name][1]
+        theta = th[0]
+    n = 0
+    for players, spies, games in ((2, 0, 1), (4, 3, 1)) if name in BW_SMALL else ((2, 0, 2), (3, 1, 2), (4, 5, 2)):
+        n += bw(players, spies, policy=name, games=games, seed=6, threads=1, theta=theta).games
+    played["bethel_woods"][name] = n
+
+BV_SMALL = {"search": {BV_BUDGET: 2}, "expert": {BL.T_M: 2, BL.T_REPS: 1, BL.T_HMAX: 6}}
+for name in POLICIES["benevolent"][1:]:
+    n = 0
+    for players in (2, 3, 4):
+        # the policy in every seat but the last, which plays the heuristic (a mixed table)
+        names = [name] * (players - 1) + ["heuristic"]
+        _, _, thetas = parse_policies(None, names, players)
+        for q in range(players - 1):
+            for i, v in BV_SMALL.get(name, {}).items():
+                thetas[q, i] = v
+        games = 1 if name in BV_SMALL else 2
+        n += bv(players, policies=names, games=games, seed=7, threads=1, thetas=list(thetas[:players])).games
+    played["benevolent"][name] = n
+
+
 @njit
 def past_the_end(x):
     return x[len(x)]
@@ -29,11 +74,19 @@ try:  # the checks are really on in this process
     live = False
 except IndexError:
     live = True
-print(json.dumps([a.games, b.games, c.games, d.games, t[-1]["type"], live]))
+print(json.dumps([a.games, b.games, c.games, d.games, t[-1]["type"], live, played]))
 """
 
-
 _RUN = {}
+
+
+def _die_with_parent():
+    """In the child, on Linux: the kernel kills it when pytest dies, even by SIGKILL (where no
+    hook of pytest's runs)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
 
 
 def start():
@@ -41,14 +94,33 @@ def start():
     compile (one core, minutes on a cold cache) overlaps the rest of the suite."""
     if "proc" not in _RUN:
         d = tempfile.mkdtemp(prefix="boardsim-boundscheck-")
+        _RUN["dir"] = d
         env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=os.path.join(d, "cache"))
+        env.pop("NUMBA_DISABLE_JIT", None)   # the checks are on compiled code
         _RUN["proc"] = subprocess.Popen([sys.executable, "-c", CODE], env=env, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, text=True)
+                                        stderr=subprocess.PIPE, text=True, preexec_fn=_die_with_parent)
+        atexit.register(stop)   # in case the session's end (conftest.py) is never reached
     return _RUN["proc"]
 
 
+def stop():
+    """Kill the checked process if it is still running, reap it and remove its cache: called at
+    the session's end (conftest.py), whether or not the test ran."""
+    proc = _RUN.get("proc")
+    if proc is not None and proc.returncode is None:   # not yet collected by the test
+        proc.kill()
+        proc.communicate()   # reaps it and closes its pipes
+    if _RUN.get("dir"):
+        shutil.rmtree(_RUN.pop("dir"), ignore_errors=True)
+
+
 def test_games_play_with_bounds_checking():
+    from policies import POLICIES
     proc = start()
     out, err = proc.communicate(timeout=1800)
     assert proc.returncode == 0, err[-3000:]  # an out-of-bounds index raises IndexError in there
-    assert json.loads(out.splitlines()[-1]) == [300, 300, 60, 60, "end", True]
+    *head, played = json.loads(out.splitlines()[-1])
+    assert head == [300, 300, 60, 60, "end", True]
+    for game, names in POLICIES.items():   # every policy of both games played a game at least
+        assert sorted(played[game]) == sorted(names), (game, played[game])
+        assert all(n > 0 for n in played[game].values()), played[game]

@@ -1,7 +1,14 @@
 """Benevolent: the compiled engine against the reference engine, position and legal actions
-compared at every step of 2,000 seeded games (uniform random and an exploring policy, every player
-count, other starting leaves, overridden rules), and games of the skilled policies followed from
-the arena's own logged decisions."""
+compared at every step of 845 seeded games (uniform random and an exploring policy, every player
+count, other starting leaves, overridden rules, every switch, the alternative tables), and 76 games
+of the skilled policies followed from the arena's own logged decisions: 921 games, 328,063 steps.
+
+Random play saturates fast: at 4 players, 80 games apply all 242 actions that 400 games apply.
+So the random and exploring cases play 60 and 40 games a player count (they played 400 and 200:
+2,421 games and 922,620 steps in all); the cases of the other rules, where each game counts, are
+as they were. Every (rules, players, action) triple the 2,421 games applied, 4,347 over 9 rule
+sets, is still applied (bv_helpers.SEEN), and the file covers the same lines and branches of the
+reference engine (94%, coverage.py)."""
 import pytest
 
 import bv_helpers as H
@@ -10,14 +17,14 @@ from simcore.benevolent.rules import rules_from_mapping
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_random_play(players):
-    for g in range(400):
+    for g in range(60):
         H.lockstep(21, g, players)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_exploring_play(players):
     w = H.explore_weights()
-    for g in range(200):
+    for g in range(40):
         H.lockstep(22, g, players, weights=w)
 
 

@@ -141,16 +141,18 @@ def pos_hash(s):
     decision count, each player's Footsteps as per-hex counts (their slot order does not matter):
     equal for the same position reached twice (a repetition)."""
     h = _FNV_OFF
+    # np.int64(word): compiled, an int32 word is widened anyway; uncompiled, 0xFFFFFFFF is out of
+    # an int32's range
     for i in range(E.PL):
         if i == E.TURN or i == E.ST_DECISIONS:
             continue
-        h = (h ^ np.uint64(s[i] & 0xFFFFFFFF)) * _FNV
+        h = (h ^ np.uint64(np.int64(s[i]) & 0xFFFFFFFF)) * _FNV
     for q in range(s[E.NP]):
         b = E.pl(q)
         for i in range(E.PS):
             if E.L_FOOT <= i < E.L_FOOT + 4:
                 continue
-            h = (h ^ np.uint64(s[b + i] & 0xFFFFFFFF)) * _FNV
+            h = (h ^ np.uint64(np.int64(s[b + i]) & 0xFFFFFFFF)) * _FNV
         h = (h ^ np.uint64(feet_packed(s, q))) * _FNV
     return h
 
@@ -214,7 +216,8 @@ def feet_packed(s, q):
     for i in range(4):
         f = s[E.pl(q) + E.L_FOOT + i]
         if f >= 0:
-            m += 1 << (3 * f)
+            # int64 as compiled (uncompiled, 1 << an int32 word is an int32: hex 10 on overflowed)
+            m += np.int64(1) << (3 * f)
     return m
 
 

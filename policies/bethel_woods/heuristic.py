@@ -524,7 +524,7 @@ def _entry_bits(mask):
     x = mask - ((mask >> 1) & 0x555555)
     x = (x & 0x333333) + ((x >> 2) & 0x333333)
     x = (x + (x >> 4)) & 0x0F0F0F
-    n = ((x * 0x010101) >> 16) & 0xFF
+    n = ((np.int64(x) * 0x010101) >> 16) & 0xFF   # int64 as compiled (uncompiled, an int32 x overflowed: harmless, but warned)
     return n, types
 
 

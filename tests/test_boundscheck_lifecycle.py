@@ -1,0 +1,79 @@
+"""The bounds-checked process of tests/test_boundscheck.py (started by conftest.py) starts only
+when its test is going to run, and never outlives pytest: pytest is run here in a subprocess with a
+TMPDIR of its own, where the checked process keeps its cache (boardsim-boundscheck-*)."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _pytest(tmp, *args, **kw):
+    env = dict(os.environ, TMPDIR=str(tmp))
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
+    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+
+
+def _started(tmp):
+    return [x for x in os.listdir(tmp) if x.startswith("boardsim-boundscheck-")]
+
+
+def _children(pid):
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(d))
+    return out
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_collect_only_and_deselected_start_nothing(tmp_path):
+    p = _pytest(tmp_path, "--collect-only", "tests/test_boundscheck.py")
+    out = p.communicate(timeout=300)[0]
+    assert p.returncode == 0 and "1 test collected" in out, out
+    assert _started(tmp_path) == []
+    p = _pytest(tmp_path, "-k", "not bounds_checking", "tests/test_boundscheck.py")
+    out = p.communicate(timeout=300)[0]
+    assert p.returncode == 5 and "1 deselected" in out, out   # 5: no test ran
+    assert _started(tmp_path) == []
+
+
+def test_an_interrupted_session_kills_and_reaps_the_checked_process(tmp_path):
+    """Started (the test is selected), then pytest is interrupted while the checked process still
+    compiles: at the session's end it is killed, and its cache directory removed."""
+    p = _pytest(tmp_path, "tests/test_boundscheck.py")
+    try:
+        deadline = time.time() + 240
+        while not _started(tmp_path) and time.time() < deadline and p.poll() is None:
+            time.sleep(0.2)
+        assert _started(tmp_path), "the selected test did not start the checked process"
+        kids = []
+        while not kids and time.time() < deadline:
+            kids = _children(p.pid)
+            time.sleep(0.1)
+        assert len(kids) == 1, kids
+        p.send_signal(signal.SIGINT)
+        out = p.communicate(timeout=120)[0]
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    assert "KeyboardInterrupt" in out, out[-2000:]
+    time.sleep(0.5)
+    assert not _alive(kids[0]), "the checked process outlived pytest"
+    assert _started(tmp_path) == [], "its cache directory was left behind"
