@@ -10,7 +10,7 @@ compiled code is the same.
 
 ``decode`` says how the field appears in the JSON position (a codec below; None: not in it, a
 cache the face rebuilds). The face lays the fields out in the documented order and nesting with a
-small skeleton (``Rows``, ``When``, ``Derived``, ...) that names fields, never offsets; ``show``
+small skeleton (``Rows``, ``When``, ``Derived``, ...) that names fields, never offsets; ``shower``
 and ``read`` walk it both ways, so ``to_dict`` and ``from_dict`` come from the one table.
 """
 from __future__ import annotations
