@@ -18,14 +18,17 @@ import numpy as np
 from numba import njit
 
 from ..common import PLAYER_TERMINAL, fill_mask, push as _add
+from ..layout import Bits, Bool, Flags, Int, Layout, Name, Opt, PerName, Sorted
 from ..rng import below, shuffle, substream
 from .actions import (
     A_BUY, A_DECLINE, A_END_TURN, A_EXCHANGE, A_FROM, A_GATHER, A_GATHER_PUT, A_GATHER_TAKE, A_MEADOW,
     A_MOVE, A_NEST, A_PLACE, A_SECRET, A_SLEEP, A_TABLE, N_ACTIONS, OUT_TIMEOUT, OUT_WIN, PH_ACTION,
     PH_AGAIN_EXCHANGE, PH_AGAIN_SLEEP, PH_BUY, PH_END, PH_EXCHANGE, PH_FROM, PH_MOVE, PH_SLEEP, PH_TERMINAL,
+    OUTCOMES, PHASES,
 )
 from .rules import (
-    AGAIN_EXCHANGE_COST, AGAIN_SLEEP_COST, ALTAR, CRYSTAL_SECRET_PRICE, LAYOUT_STRIDE, MEADOW, NEST,
+    AGAIN_EXCHANGE_COST, AGAIN_SLEEP_COST, ALTAR, CRYSTAL_SECRET_PRICE, FOOTSTEPS_ON_FOREST, GIFTS, HEX_TYPES,
+    LAYOUT_STRIDE, MAX_HEXES, MAX_PLAYERS, MEADOW, N_SLOTS, NEST, PERMANENT, SINGLE_USE,
     PM_AGAIN_EXCHANGE, PM_AGAIN_SLEEP, P_ARROWS, PM_DISCOUNT, P_EXCH, PM_GATHER_TILE, P_LAYOUT, PM_LEAF_BONUS,
     P_N_ARROWS, P_N_SEGS, P_PAIRS, P_SW_EMPTY, P_SW_GATHER, PM_NO_GRAY, PM_PAY_SUPPLY, P_POOL, P_SIDE_GRAY, P_SIDE_TYPE, P_TIMEOUT, PM_TWO_ON_HEX,
     PM_UNCONNECTED, P_VALUES, PERMANENT_DISCOUNT, POND, RESOLVE_PURCHASE_DISCOUNT, RING, SU_CRYSTAL3,
@@ -34,44 +37,64 @@ from .rules import (
 )
 
 # ---- state layout: s is int32[S_SIZE] ---------------------------------------------------------------
-NP = 0            # players
-CUR = 1           # seat to play (seat 0 is the first player)
-PHASE = 2         # actions.PH_*
-TURN = 3          # turns completed
-OUTCOME = 4       # actions.OUT_*
-WINNER = 5        # winning seat, -1
-SUPPLY = 6        # leaves in the supply
-POOL = 7          # 5: gift tokens on the Dream board
-N_HEX = 12        # hexes in the assembled forest
-HEX_TYPE = 13     # 14: hex type (rules.ALTAR ...), -1 past N_HEX
-HEX_GRAY = 27     # 14: 1 if a gray Footstep is printed on the hex
-HEX_ADJ = 41      # 14: neighbour bitmask
-SEG = 55          # 3: segment placed in layout slot i (-1 none)
-SEG_SIDE = 58     # 3: its side (0 or 1)
-SLOT_TILE = 61    # 9: the Secret shown by the tile in triangle slot i (single-use Secret k, or
-                  #    permanent Secret k by SLOT_SIDE), -1 once taken
-SLOT_SIDE = 70    # 9: the side up: 0 single-use, 1 permanent
-DEST = 79         # hex entered this turn, -1 before the movement
-RET = 80          # the window (MOVE, ACTION or END) a Secret or an action returns to
-NEXT = 81         # after a gift is received: 0 return, 1 offer "sleep again", 2 offer "exchange again"
-PEND = 82         # the gift waiting for the FROM choice
-ST_DECISIONS = 83
-START_LEAVES = 84  # 4: the starting leaves of each seat (for the records)
-PL = 88           # players' blocks, PS entries each:
-PS = 30
-L_LEAVES = 0      #   leaves
-L_GIFTS = 1       #   5: gift tokens
-L_FOOT = 6        #   4: the forest Footsteps: hex, or -1 on the character card
-L_DREAM = 10      #   Dream Path position 0-3
-L_SINGLE = 11     #   9: 1 if holding that single-use Secret (not yet resolved)
-L_PERM = 20       #   9: 1 if holding that permanent Secret
-L_TILE = 29       #   leaves lying on the gather tile (permanent Secret 2)
-S_SIZE = PL + 4 * PS
+# One table, in array order, as in Bethel Woods (simcore/layout.py): each field's offset is the sum
+# of the sizes above it, computed at import and bound below as a plain module int (NP, CUR, ...):
+# numba reads them as compile-time constants. shape: entries, or (rows, entries per row) for a field
+# the position shows row by row; the players' block PL is (seats, PLAYER): seat q's field L_X is
+# s[PL + PS*q + L_X]. decode: how face.to_dict shows the field.
+# the position has a block for each possible seat (rules.MAX_PLAYERS)
+N_SEGMENTS = 3    # the forest segments (rulebook: components); 2 or 3 are placed
+N_RETURN, N_AGAIN_SLEEP, N_AGAIN_EXCHANGE = range(3)
+NEXT_NAMES = ("return", "again_sleep", "again_exchange")   # NEXT, as the JSON position names it
+PLAYER = Layout(
+    ("L_LEAVES", 1, Int(), "leaves"),
+    ("L_GIFTS", len(GIFTS), PerName(GIFTS), "gift tokens"),
+    ("L_FOOT", FOOTSTEPS_ON_FOREST, Sorted(), "the forest Footsteps: hex, or -1 on the character card"),
+    ("L_DREAM", 1, Int(), "Dream Path position 0-3"),
+    ("L_SINGLE", len(SINGLE_USE), Flags(SINGLE_USE), "1 if holding that single-use Secret (not yet resolved)"),
+    ("L_PERM", len(PERMANENT), Flags(PERMANENT), "1 if holding that permanent Secret"),
+    ("L_TILE", 1, Int(), "leaves lying on the gather tile (permanent Secret 2)"),
+)
+globals().update(PLAYER.offsets)   # L_LEAVES = 0, L_GIFTS = 1, ..., L_TILE = 29
+PS = PLAYER.size                   # 30
+STATE = Layout(
+    ("NP", 1, Int(), "players"),
+    ("CUR", 1, Int(), "seat to play (seat 0 is the first player)"),
+    ("PHASE", 1, Name(PHASES), "actions.PH_*"),
+    ("TURN", 1, Int(), "turns completed"),
+    ("OUTCOME", 1, Name(OUTCOMES), "actions.OUT_*"),
+    ("WINNER", 1, Opt(), "winning seat, -1"),
+    ("SUPPLY", 1, Int(), "leaves in the supply"),
+    ("POOL", len(GIFTS), PerName(GIFTS), "gift tokens on the Dream board"),
+    ("N_HEX", 1, Int(), "hexes in the assembled forest"),
+    ("HEX_TYPE", (MAX_HEXES, 1), Name(HEX_TYPES), "hex type (rules.ALTAR ...), -1 past N_HEX"),
+    ("HEX_GRAY", (MAX_HEXES, 1), Bool(), "1 if a gray Footstep is printed on the hex"),
+    ("HEX_ADJ", (MAX_HEXES, 1), Bits(MAX_HEXES), "neighbour bitmask"),
+    ("SEG", (N_SEGMENTS, 1), Opt(), "segment placed in layout slot i (-1 none)"),
+    ("SEG_SIDE", (N_SEGMENTS, 1), Int(), "its side (0 or 1)"),
+    ("SLOT_TILE", (N_SLOTS, 1), Opt(),
+     "the Secret shown by the tile in triangle slot i (single-use Secret k, or permanent Secret k by "
+     "SLOT_SIDE), -1 once taken"),
+    ("SLOT_SIDE", (N_SLOTS, 1), Name(("single-use", "permanent")), "the side up: 0 single-use, 1 permanent"),
+    ("DEST", 1, Opt(), "hex entered this turn, -1 before the movement"),
+    ("RET", 1, Name(PHASES), "the window (MOVE, ACTION or END) a Secret or an action returns to"),
+    ("NEXT", 1, Name(NEXT_NAMES),
+     "after a gift is received: 0 return, 1 offer \"sleep again\", 2 offer \"exchange again\" (N_*)"),
+    ("PEND", 1, Name(GIFTS), "the gift waiting for the FROM choice"),
+    ("ST_DECISIONS", 1, Int(), "decisions taken"),
+    ("START_LEAVES", (MAX_PLAYERS, 1), Int(), "the starting leaves of each seat (for the records)"),
+    ("PL", (MAX_PLAYERS, PLAYER), None, "the players' blocks, PS entries each (PLAYER above)"),
+)
+globals().update(STATE.offsets)   # NP = 0, CUR = 1, ..., PL = 88
+S_SIZE = STATE.size               # PL + 4 * PS = 208
 
 # cfg: the setup arguments as one int64 array
-CFG_PLAYERS = 0
-CFG_LEAVES = 1    # 4: starting leaves of seat q
-CFG_SIZE = 5
+CFG = Layout(
+    ("CFG_PLAYERS", 1, None, "players"),
+    ("CFG_LEAVES", MAX_PLAYERS, None, "starting leaves of seat q"),
+)
+globals().update(CFG.offsets)
+CFG_SIZE = CFG.size
 
 # chance sub-streams of setup (simcore.rng.substream)
 CH_SEGMENTS = 0   # which segments, in which layout slot (a shuffle of the 3)
@@ -79,7 +102,6 @@ CH_SIDES = 1      # the side up of each placed segment
 CH_TILES = 2      # the Secret tiles into the triangle (a shuffle of the 9)
 CH_TILE_SIDES = 3 # the side up of each tile
 
-N_RETURN, N_AGAIN_SLEEP, N_AGAIN_EXCHANGE = range(3)
 _SUP_A = tuple(a for a, _ in SLOT_SUPPORTS)   # the two tiles each triangle slot rests on
 _SUP_B = tuple(b for _, b in SLOT_SUPPORTS)
 

@@ -5,11 +5,11 @@ import numpy as np
 
 from ..errors import UserError
 from ..rng import STREAM_CHANCE, stream_key
+from ..layout import Const, Derived, Index, Rows, read, shower
 from . import engine as E
-from .actions import ACTION_NAMES, N_ACTIONS, OUTCOMES, PHASES, action_from_name
-from .rules import GIFTS, HEX_TYPES, MAX_PLAYERS, MIN_PLAYERS, PERMANENT, SINGLE_USE, Rules, parse_leaves
-
-NEXT_NAMES = ("return", "again_sleep", "again_exchange")
+from .actions import ACTION_NAMES, N_ACTIONS, PHASES, action_from_name
+from .engine import NEXT_NAMES  # noqa: F401 (the names, where they were)
+from .rules import FOOTSTEPS_ON_FOREST, MAX_PLAYERS, MIN_PLAYERS, N_SLOTS, PERMANENT, SINGLE_USE, Rules, parse_leaves
 
 
 def check_players(n):
@@ -25,48 +25,65 @@ def setup_config(players, leaves):
     return cfg
 
 
-def _opt(x, f=lambda v: v):
-    return None if x < 0 else f(int(x))
+def _secret(s, i):
+    tile = s[E.SLOT_TILE + i]
+    return None if tile < 0 else (SINGLE_USE if s[E.SLOT_SIDE + i] == 0 else PERMANENT)[tile]
+
+
+def _footsteps_on_card(s, q):
+    at = E.PL + E.PS * q + E.L_FOOT
+    return FOOTSTEPS_ON_FOREST - int((s[at: at + FOOTSTEPS_ON_FOREST] >= 0).sum())
+
+
+def _check_on_card(x, s, q):
+    if x != _footsteps_on_card(s, q):
+        raise ValueError(f"seat {q}: {x} Footsteps on the card, but {_footsteps_on_card(s, q)} are not on the forest")
+
+
+# The JSON position: keys in order and nesting; a string names a field of engine.STATE (or of a
+# player's block, engine.PLAYER), shown and read back by the table's decode column (layout.show /
+# layout.read). Explicit rules here: row numbers, the segments shown only where placed, and three
+# values computed from the position (a slot's Secret by name, whether it can be taken, the
+# Footsteps on the card).
+POSITION = {
+    "game": Const("benevolent"),
+    "players": "NP",
+    "current_player": "CUR",
+    "turn": "TURN",
+    "phase": "PHASE",
+    "outcome": "OUTCOME",
+    "winner": "WINNER",
+    "supply": "SUPPLY",
+    "gift_pool": "POOL",
+    "forest": {
+        "segments": Rows(E.N_SEGMENTS, {"segment": "SEG", "side": "SEG_SIDE"}, keep="SEG"),
+        "hexes": Rows("N_HEX", {"hex": Index(), "type": "HEX_TYPE", "gray_footstep": "HEX_GRAY",
+                                "neighbours": "HEX_ADJ"}, counted=True),
+    },
+    "triangle": Rows(N_SLOTS, {"slot": Index(), "tile": "SLOT_TILE", "side": "SLOT_SIDE",
+                               "secret": Derived(_secret),
+                               "available": Derived(lambda s, i: bool(E.slot_available(s, i)))}),
+    "player_state": Rows("NP", {
+        "seat": Index(),
+        "leaves": "L_LEAVES",
+        "starting_leaves": "START_LEAVES",
+        "gifts": "L_GIFTS",
+        "footsteps_on_forest": "L_FOOT",
+        "footsteps_on_card": Derived(_footsteps_on_card, check=_check_on_card),
+        "dream_position": "L_DREAM",
+        "single_use": "L_SINGLE",
+        "permanent": "L_PERM",
+        "gather_tile_leaves": "L_TILE",
+    }),
+    "turn_state": {"entered_hex": "DEST", "return_to": "RET", "next": "NEXT", "pending_gift": "PEND"},
+    "stats": {"decisions": "ST_DECISIONS"},
+}
+
+_show = shower(E.STATE, POSITION)
 
 
 def to_dict(s) -> dict:
-    s = np.asarray(s)
-    n = int(s[E.NP])
-    nh = int(s[E.N_HEX])
-    players = []
-    for q in range(n):
-        b = E.pl(q)
-        feet = sorted(int(f) for f in s[b + E.L_FOOT: b + E.L_FOOT + 4] if f >= 0)
-        players.append({
-            "seat": q, "leaves": int(s[b + E.L_LEAVES]), "starting_leaves": int(s[E.START_LEAVES + q]),
-            "gifts": {GIFTS[g]: int(s[b + E.L_GIFTS + g]) for g in range(5)},
-            "footsteps_on_forest": feet, "footsteps_on_card": 4 - len(feet),
-            "dream_position": int(s[b + E.L_DREAM]),
-            "single_use": [SINGLE_USE[k] for k in range(9) if s[b + E.L_SINGLE + k]],
-            "permanent": [PERMANENT[k] for k in range(9) if s[b + E.L_PERM + k]],
-            "gather_tile_leaves": int(s[b + E.L_TILE]),
-        })
-    return {
-        "game": "benevolent", "players": n, "current_player": int(s[E.CUR]), "turn": int(s[E.TURN]),
-        "phase": PHASES[s[E.PHASE]], "outcome": OUTCOMES[s[E.OUTCOME]], "winner": _opt(s[E.WINNER]),
-        "supply": int(s[E.SUPPLY]), "gift_pool": {GIFTS[g]: int(s[E.POOL + g]) for g in range(5)},
-        "forest": {
-            "segments": [{"segment": int(s[E.SEG + i]), "side": int(s[E.SEG_SIDE + i])}
-                         for i in range(3) if s[E.SEG + i] >= 0],
-            "hexes": [{"hex": h, "type": HEX_TYPES[s[E.HEX_TYPE + h]], "gray_footstep": bool(s[E.HEX_GRAY + h]),
-                       "neighbours": [j for j in range(nh) if (int(s[E.HEX_ADJ + h]) >> j) & 1]}
-                      for h in range(nh)],
-        },
-        "triangle": [{"slot": i, "tile": _opt(s[E.SLOT_TILE + i]),
-                      "side": "single-use" if s[E.SLOT_SIDE + i] == 0 else "permanent",
-                      "secret": None if s[E.SLOT_TILE + i] < 0 else
-                      (SINGLE_USE if s[E.SLOT_SIDE + i] == 0 else PERMANENT)[s[E.SLOT_TILE + i]],
-                      "available": bool(E.slot_available(s, i))} for i in range(9)],
-        "player_state": players,
-        "turn_state": {"entered_hex": _opt(s[E.DEST]), "return_to": _opt(s[E.RET], lambda x: PHASES[x]),
-                       "next": NEXT_NAMES[s[E.NEXT]], "pending_gift": _opt(s[E.PEND], lambda g: GIFTS[g])},
-        "stats": {"decisions": int(s[E.ST_DECISIONS])},
-    }
+    return _show(np.asarray(s))
 
 
 def from_dict(d) -> np.ndarray:
@@ -77,53 +94,8 @@ def from_dict(d) -> np.ndarray:
 
 
 def _from_dict(d):
-    s = np.zeros(E.S_SIZE, dtype=np.int32)
-    n = d["players"]
-    s[E.NP] = n
-    s[E.CUR] = d["current_player"]
-    s[E.TURN] = d["turn"]
-    s[E.PHASE] = PHASES.index(d["phase"])
-    s[E.OUTCOME] = OUTCOMES.index(d["outcome"])
-    s[E.WINNER] = -1 if d["winner"] is None else d["winner"]
-    s[E.SUPPLY] = d["supply"]
-    for g in range(5):
-        s[E.POOL + g] = d["gift_pool"][GIFTS[g]]
-    s[E.SEG:E.SEG + 3] = -1
-    for i, seg in enumerate(d["forest"]["segments"]):
-        s[E.SEG + i] = seg["segment"]
-        s[E.SEG_SIDE + i] = seg["side"]
-    hexes = d["forest"]["hexes"]
-    s[E.N_HEX] = len(hexes)
-    s[E.HEX_TYPE:E.HEX_TYPE + 14] = -1
-    for h, hx in enumerate(hexes):
-        s[E.HEX_TYPE + h] = HEX_TYPES.index(hx["type"])
-        s[E.HEX_GRAY + h] = int(hx["gray_footstep"])
-        s[E.HEX_ADJ + h] = sum(1 << j for j in hx["neighbours"])
-    for i, t in enumerate(d["triangle"]):
-        s[E.SLOT_TILE + i] = -1 if t["tile"] is None else t["tile"]
-        s[E.SLOT_SIDE + i] = 0 if t["side"] == "single-use" else 1
-    for q, pd in enumerate(d["player_state"]):
-        b = E.pl(q)
-        s[b + E.L_LEAVES] = pd["leaves"]
-        s[E.START_LEAVES + q] = pd["starting_leaves"]
-        for g in range(5):
-            s[b + E.L_GIFTS + g] = pd["gifts"][GIFTS[g]]
-        feet = list(pd["footsteps_on_forest"]) + [-1] * pd["footsteps_on_card"]
-        s[b + E.L_FOOT: b + E.L_FOOT + 4] = feet
-        s[b + E.L_DREAM] = pd["dream_position"]
-        for name in pd["single_use"]:
-            s[b + E.L_SINGLE + SINGLE_USE.index(name)] = 1
-        for name in pd["permanent"]:
-            s[b + E.L_PERM + PERMANENT.index(name)] = 1
-        s[b + E.L_TILE] = pd["gather_tile_leaves"]
-    for q in range(n, 4):
-        s[E.pl(q) + E.L_FOOT: E.pl(q) + E.L_FOOT + 4] = -1
-    ts = d["turn_state"]
-    s[E.DEST] = -1 if ts["entered_hex"] is None else ts["entered_hex"]
-    s[E.RET] = -1 if ts["return_to"] is None else PHASES.index(ts["return_to"])
-    s[E.NEXT] = NEXT_NAMES.index(ts["next"])
-    s[E.PEND] = -1 if ts["pending_gift"] is None else GIFTS.index(ts["pending_gift"])
-    s[E.ST_DECISIONS] = d["stats"]["decisions"]
+    s = E.STATE.empty()
+    read(E.STATE, POSITION, d, s)
     return s
 
 

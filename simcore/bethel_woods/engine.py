@@ -36,89 +36,120 @@ import numpy as np
 from numba import njit
 
 from ..common import PLAYER_CHANCE, PLAYER_TERMINAL, fill_mask, push as _add
+from ..layout import Bool, Choice, Counts, Int, Layout, Name, Opt, PerName
 from ..rng import below, substream
 from .actions import (
     A_DROP, A_END_TURN, A_ENTER, A_ENTER_NOVA, A_FIX, A_HARRIS, A_JUNAS, A_LINNY, A_PAY, A_PICK,
     A_RONE, A_SELECT, A_STOP_FIXING, A_UNCOVER, A_UNCOVER_FARE_CCW, A_UNCOVER_FARE_CW,
     A_UNCOVER_FENN, A_VIOLET, N_ACTIONS, N_TYPE_PAIRS, OUT_BAG_EMPTY, OUT_FOUR_CRITICAL, OUT_SIX_SPIES, OUT_WIN,
     PH_CHANCE_MALF, PH_CHANCE_SPY, PH_CHANCE_TILE, PH_FIX, PH_HARRIS_FROM, PH_HARRIS_TO, PH_LINNY,
-    PH_MOVE, PH_PAY, PH_POST, PH_PRE, PH_TERMINAL,
+    PH_MOVE, PH_PAY, PH_POST, PH_PRE, PH_TERMINAL, OUTCOMES, PHASES, kind_name,
 )
 from .rules import (
-    E_ABILITY, E_CONSTRUCT, E_EXTRA, E_LIMIT6, E_REDIRECT, E_UNCOVER, FARE, FENN, HARRIS, JUNAS,
-    LINNY, MAX_PLAYERS, N_CHARACTERS, N_EFFECTS, N_KINDS, N_MACHINES, N_SECTIONS, N_SPIES, N_TYPES, NOVA,
-    P_CRIT_ABOVE, P_CRIT_LIMIT, P_LIMIT, P_MACHINE_TYPES, P_MALF_COUNTS, P_MALF_TOTAL, P_OPENING, P_PER_TURN,
-    P_SECTION_TYPES, P_SW_FOUR, P_SW_RONE, P_SW_RONE_COST, P_SW_WINDOW, P_SW_WRAP, RONE, VIOLET, VIOLET_REDUCTION,
+    CHARACTERS, CRITICAL_EFFECTS, E_ABILITY, E_CONSTRUCT, E_EXTRA, E_LIMIT6, E_REDIRECT, E_UNCOVER, FARE, FENN,
+    HARRIS, JUNAS, LINNY, MAX_PLAYERS, N_CHARACTERS, N_EFFECTS, N_KINDS, N_MACHINES, N_SECTIONS, N_SPIES, N_TYPES,
+    NOVA, P_CRIT_ABOVE, P_CRIT_LIMIT, P_LIMIT, P_MACHINE_TYPES, P_MALF_COUNTS, P_MALF_TOTAL, P_OPENING, P_PER_TURN,
+    P_SECTION_TYPES, P_SW_FOUR, P_SW_RONE, P_SW_RONE_COST, P_SW_WINDOW, P_SW_WRAP, RONE, TYPES, VIOLET,
+    VIOLET_REDUCTION, WORKERS,
 )
 
+# what a payment's completion leads to (CONT), what follows a discard-down round (LIM_RET), what a
+# tile reveal interrupted (REVEAL_THEN); the names are the JSON position's
+C_ENTER, C_UNCOVER, C_HARRIS, C_JUNAS_GIVE, C_JUNAS_DISCARD, C_LINNY, C_VIOLET, C_RONE, C_WINDOW, C_LIMIT = range(10)
+CONTINUATIONS = ("enter", "uncover", "harris", "junas_give", "junas_discard", "linny", "violet", "rone",
+                 "return", "discard_round")
+R_BEGIN_PLACEMENT, R_CONTINUE_PLACEMENT, R_AFTER_SPY = range(3)
+ROUND_THEN = ("begin_placement", "continue_placement", "next_turn")
+T_PLACEMENT, T_SPY = range(2)
+TILE_REVEAL_THEN = ("placement", "spy")
+
 # ---- state layout: s is int32[S_SIZE] ---------------------------------------------------------
-BOARD = 0        # 144: malfunctions lying at machine loc of printed kind k: s[BOARD + 24*loc + k]
-BAG = 144        # 24: malfunctions of each kind in the bag
-DISCARD = 168    # 24: the face-up discard pile, by kind
-KNOW = 192       # 96: knowledge tokens of player q by kind: s[KNOW + 24*q + k]
-WORK = 288       # 24: workers of type t on machine m: s[WORK + 4*m + t]
-ORPH = 312       # 6: type of the worker in Orphanage section i, -1 empty
-SPY = 318        # 6: 1 if spy i is on its machine i
-STACK = 324      # 6: the known bottom of the spy stack: uncovered spies in the order they went
-                 #    under (STACK[0] comes out first once no unseen spy is left), -1 past its end
-TILE = 330       # 6: the critical effect (rules.E_*) of the tile beside machine m, -1 while
-                 #    nobody has seen it (it is drawn when the machine first goes critical)
-CHAR = 336       # 4: character of seat q, -1 for an empty seat
-HAND = 340       # 4: workers in hand by type
-NEED = 344       # 4: the pending payment: tokens of each type required
-PAID = 348       # 4: the pending payment: tokens of each type paid so far
-NP = 352         # number of players
-CUR = 353        # seat whose turn it is
-FIRST = 354      # the starting seat
-PHASE = 355      # actions.PH_*
-TURN = 356       # player turns completed
-OUTCOME = 357    # actions.OUT_*
-ABIL_USED = 358  # the current player has used the character ability this turn
-POS = 359        # machine where the group in hand stands
-DIR = 360        # +1 clockwise, -1 anticlockwise
-LAST_T = 361     # type of the worker dropped last
-FIX_LEFT = 362   # activated workers that may still fix
-LASTM = 363      # machine of the last worker of the turn, -1 if none yet or it entered the Orphanage
-UNCOVERED = 364  # a spy was uncovered this turn
-VIOLET_RED = 365 # malfunctions fewer after this turn (Violet)
-RONE_M = 366     # machine protected after this turn (Rone), -1 none
-PLACE_LEFT = 367 # malfunctions still to draw in this placement
-EXTRA_DONE = 368 # the extra-malfunction tile already added its malfunction in this placement
-WENT_CRIT = 369  # some machine went critical in this placement
-PAYER = 370      # the pending payment: who pays
-ANY_N = 371      #   tokens of any type required
-SUB = 372        #   1 if exactly one required token is of another type (Nova, Fenn: the substitution)
-DEST = 373       #   -1 discard pile, else the seat receiving the tokens (Junas)
-PAID_N = 374     #   tokens paid so far
-CONT = 375       #   what happens when it is complete (C_*)
-CARG = 376       #   arguments of the continuation
-CARG2 = 377
-WINDOW = 378     # the phase (PRE or POST) an ability returns to
-LIM_IDX = 379    # discard-down round: seats checked so far (from the current seat)
-LIM_L = 380      #   the limit discarded down to
-LIM_RET = 381    #   what follows the round (R_*)
-ST_FIXED = 382   # statistics: malfunctions fixed
-ST_UNCOV = 383   #   spies uncovered
-ST_DECISIONS = 384  # decisions taken
-STACK_N = 385    # spies in the known bottom of the stack (STACK)
-# derived caches, kept in step with BOARD, BAG and TILE (``recount`` rebuilds them; the property
-# tests check them): they make "is this machine critical?" O(1) in the hot loop
-MCOUNT = 386     # 6: malfunctions lying at machine m (sum of its BOARD row)
-BAG_N = 392      # malfunctions in the bag
-EFFM = 393       # 6: the machine whose critical tile has effect e, -1 while that tile is unseen
-HAVE = 400       # 16: knowledge tokens of player q of type t: s[HAVE + 4*q + t] (sum of KNOW by type)
-UNSEEN = 416     # spies nobody has seen: face down in the stack, above the known bottom
-SPIES_REVEALED = 417  # spies revealed from the stack after setup (keys the n-th spy draw)
-REVEAL_M = 418   # a tile reveal is pending (phase chance_tile): the machine, else -1
-REVEAL_THEN = 419     # what the reveal interrupted: T_PLACEMENT or T_SPY
-DROPS = 420      # workers dropped this turn (switch long_group "stops": no move after the 6th)
-S_SIZE = 421
+# One table, in array order: each field's offset is the sum of the sizes above it, computed at import
+# (simcore/layout.py) and bound below as a plain module int (BOARD, BAG, ...): numba reads them as
+# compile-time constants. shape: entries, or (rows, entries per row) for a field the position shows
+# row by row (per machine, per seat). decode: how face.to_dict shows the field (None: a derived
+# cache, rebuilt by ``recount``).
+_KINDS = tuple(kind_name(k) for k in range(N_KINDS))
+_MACHINE = Opt(add=1)   # a machine index shown as its printed number, -1 as null
+STATE = Layout(
+    ("BOARD", (N_MACHINES, N_KINDS), Counts(_KINDS),
+     "malfunctions lying at machine m of printed kind k: s[BOARD + 24*m + k]"),
+    ("BAG", N_KINDS, Counts(_KINDS), "malfunctions of each kind in the bag"),
+    ("DISCARD", N_KINDS, Counts(_KINDS), "the face-up discard pile, by kind"),
+    ("KNOW", (MAX_PLAYERS, N_KINDS), Counts(_KINDS), "knowledge tokens of player q by kind: s[KNOW + 24*q + k]"),
+    ("WORK", (N_MACHINES, N_TYPES), PerName(WORKERS), "workers of type t on machine m: s[WORK + 4*m + t]"),
+    ("ORPH", (N_SECTIONS, 1), Name(WORKERS), "type of the worker in Orphanage section i, -1 empty"),
+    ("SPY", (N_SPIES, 1), Bool(), "1 if spy i is on its machine i"),
+    ("STACK", (N_SPIES, 1), _MACHINE,
+     "the known bottom of the spy stack: uncovered spies in the order they went under (STACK[0] "
+     "comes out first once no unseen spy is left), -1 past its end"),
+    ("TILE", (N_MACHINES, 1), Name(CRITICAL_EFFECTS),
+     "the critical effect (rules.E_*) of the tile beside machine m, -1 while nobody has seen it "
+     "(it is drawn when the machine first goes critical)"),
+    ("CHAR", (MAX_PLAYERS, 1), Name(CHARACTERS), "character of seat q, -1 for an empty seat"),
+    ("HAND", N_TYPES, PerName(WORKERS), "workers in hand by type"),
+    ("NEED", N_TYPES, PerName(TYPES), "the pending payment: tokens of each type required"),
+    ("PAID", N_TYPES, PerName(TYPES), "the pending payment: tokens of each type paid so far"),
+    ("NP", 1, Int(), "number of players"),
+    ("CUR", 1, Int(), "seat whose turn it is"),
+    ("FIRST", 1, Int(), "the starting seat"),
+    ("PHASE", 1, Name(PHASES), "actions.PH_*"),
+    ("TURN", 1, Int(), "player turns completed"),
+    ("OUTCOME", 1, Name(OUTCOMES), "actions.OUT_*"),
+    ("ABIL_USED", 1, Bool(), "the current player has used the character ability this turn"),
+    ("POS", 1, _MACHINE, "machine where the group in hand stands"),
+    ("DIR", 1, Choice({1: "clockwise", -1: "anticlockwise", 0: None}), "+1 clockwise, -1 anticlockwise"),
+    ("LAST_T", 1, Name(TYPES), "type of the worker dropped last"),
+    ("FIX_LEFT", 1, Int(), "activated workers that may still fix"),
+    ("LASTM", 1, _MACHINE, "machine of the last worker of the turn, -1 if none yet or it entered the Orphanage"),
+    ("UNCOVERED", 1, Bool(), "a spy was uncovered this turn"),
+    ("VIOLET_RED", 1, Int(), "malfunctions fewer after this turn (Violet)"),
+    ("RONE_M", 1, _MACHINE, "machine protected after this turn (Rone), -1 none"),
+    ("PLACE_LEFT", 1, Int(), "malfunctions still to draw in this placement"),
+    ("EXTRA_DONE", 1, Bool(), "the extra-malfunction tile already added its malfunction in this placement"),
+    ("WENT_CRIT", 1, Bool(), "some machine went critical in this placement"),
+    ("PAYER", 1, Opt(), "the pending payment: who pays, -1 none"),
+    ("ANY_N", 1, Int(), "  tokens of any type required"),
+    ("SUB", 1, Bool(), "  1 if exactly one required token is of another type (Nova, Fenn: the substitution)"),
+    ("DEST", 1, Opt(), "  -1 discard pile, else the seat receiving the tokens (Junas)"),
+    ("PAID_N", 1, Int(), "  tokens paid so far"),
+    ("CONT", 1, Name(CONTINUATIONS), "  what happens when it is complete (C_*)"),
+    ("CARG", 1, Int(), "  arguments of the continuation"),
+    ("CARG2", 1, Int(), ""),
+    ("WINDOW", 1, Name(PHASES), "the phase (PRE or POST) an ability returns to"),
+    ("LIM_IDX", 1, Int(), "discard-down round: seats checked so far (from the current seat)"),
+    ("LIM_L", 1, Int(), "  the limit discarded down to"),
+    ("LIM_RET", 1, Name(ROUND_THEN), "  what follows the round (R_*), -1 no round"),
+    ("ST_FIXED", 1, Int(), "statistics: malfunctions fixed"),
+    ("ST_UNCOV", 1, Int(), "  spies uncovered"),
+    ("ST_DECISIONS", 1, Int(), "  decisions taken"),
+    ("STACK_N", 1, Int(), "spies in the known bottom of the stack (STACK)"),
+    # derived caches, kept in step with BOARD, BAG, TILE and KNOW (``recount`` rebuilds them; the
+    # property tests check them): they make "is this machine critical?" O(1) in the hot loop
+    ("MCOUNT", N_MACHINES, None, "malfunctions lying at machine m (sum of its BOARD row)"),
+    ("BAG_N", 1, None, "malfunctions in the bag"),
+    ("EFFM", N_EFFECTS, None, "the machine whose critical tile has effect e, -1 while that tile is unseen"),
+    ("UNUSED", 1, None, "always 0, read by nothing: the hand-counted offsets left this gap; kept so "
+                        "that the offsets below (and the position arrays) stay as they were"),
+    ("HAVE", (MAX_PLAYERS, N_TYPES), None,
+     "knowledge tokens of player q of type t: s[HAVE + 4*q + t] (sum of KNOW by type)"),
+    ("UNSEEN", 1, Int(), "spies nobody has seen: face down in the stack, above the known bottom"),
+    ("SPIES_REVEALED", 1, Int(), "spies revealed from the stack after setup (keys the n-th spy draw)"),
+    ("REVEAL_M", 1, _MACHINE, "a tile reveal is pending (phase chance_tile): the machine, else -1"),
+    ("REVEAL_THEN", 1, Name(TILE_REVEAL_THEN), "what the reveal interrupted: T_PLACEMENT or T_SPY"),
+    ("DROPS", 1, Int(), "workers dropped this turn (switch long_group \"stops\": no move after the 6th)"),
+)
+globals().update(STATE.offsets)   # BOARD = 0, BAG = 144, ..., DROPS = 420
+S_SIZE = STATE.size               # 421
 
 # cfg: the setup arguments as one int64 array (the same idea in every game)
-CFG_PLAYERS = 0
-CFG_SPIES = 1
-CFG_CHARS = 2    # 4: character of seat q, or -1 in CFG_CHARS to deal at random
-CFG_SIZE = 6
+CFG = Layout(
+    ("CFG_PLAYERS", 1, None, "players"),
+    ("CFG_SPIES", 1, None, "spies added at setup"),
+    ("CFG_CHARS", MAX_PLAYERS, None, "character of seat q, or -1 to deal at random"),
+)
+globals().update(CFG.offsets)
+CFG_SIZE = CFG.size
 
 # chance sub-streams (simcore.rng.substream), one per kind of event; number n of a sub-stream is
 # the n-th event of that kind in the game
@@ -129,10 +160,6 @@ CH_FIRST = 3         # setup 9: the first player
 CH_MALFUNCTION = 4   # the n-th malfunction drawn after setup
 CH_TILE = 5          # the n-th critical tile revealed
 CH_SPY = 6           # the n-th spy revealed after setup
-
-C_ENTER, C_UNCOVER, C_HARRIS, C_JUNAS_GIVE, C_JUNAS_DISCARD, C_LINNY, C_VIOLET, C_RONE, C_WINDOW, C_LIMIT = range(10)
-R_BEGIN_PLACEMENT, R_CONTINUE_PLACEMENT, R_AFTER_SPY = range(3)
-T_PLACEMENT, T_SPY = range(2)  # what a tile reveal interrupted
 
 CRITICAL_LOSS_AT = 4  # rulebook: "4 or more critical Machines"
 

@@ -12,20 +12,16 @@ import numpy as np
 from ..errors import UserError
 from ..rng import STREAM_CHANCE, stream_key
 from . import engine as E
+from ..layout import Const, Derived, Index, Missing, Rows, When, read, shower
 from .actions import (
     ACTION_NAMES, N_ACTIONS, OUTCOMES, PH_CHANCE_MALF, PH_CHANCE_SPY, PH_PAY, PHASES, action_from_name,
-    chance_name, kind_name,
+    chance_name,
 )
+from .engine import CONTINUATIONS, ROUND_THEN, TILE_REVEAL_THEN  # noqa: F401 (the names, where they were)
 from .rules import (
-    CHARACTERS, CRITICAL_EFFECTS, DEFAULT_CRITICAL_ABOVE, MAX_PLAYERS, MAX_SPIES_AT_SETUP, MIN_PLAYERS, N_KINDS,
-    N_MACHINES, N_SPIES, TYPES, WORKERS, Rules,
+    CHARACTERS, DEFAULT_CRITICAL_ABOVE, MAX_PLAYERS, MAX_SPIES_AT_SETUP, MIN_PLAYERS, N_KINDS, N_MACHINES,
+    N_SECTIONS, N_SPIES, Rules,
 )
-
-CONTINUATIONS = ("enter", "uncover", "harris", "junas_give", "junas_discard", "linny", "violet", "rone",
-                 "return", "discard_round")
-ROUND_THEN = ("begin_placement", "continue_placement", "next_turn")
-TILE_REVEAL_THEN = ("placement", "spy")   # engine.T_PLACEMENT, engine.T_SPY
-
 
 def canonical_characters(names):
     """The names as the rulebook spells them, matched without regard to case ('harris' is
@@ -72,94 +68,72 @@ def setup_config(players, spies, chars=None):
     return cfg
 
 
-def _counts(arr):
-    return {kind_name(k): int(arr[k]) for k in range(N_KINDS) if arr[k]}
+def _critical_face_up(s, m):
+    return bool(E.malfunctions_at(s, m) + s[E.SPY + m] > DEFAULT_CRITICAL_ABOVE)
 
 
-def _uncounts(d, out):
-    out[:] = 0
-    names = [kind_name(k) for k in range(N_KINDS)]
-    for name, n in d.items():
-        out[names.index(name)] = n
+# The JSON position: keys in order and nesting; a string names a field of engine.STATE, shown and
+# read back by the table's decode column (layout.show / layout.read). What is not a field of its own
+# is an explicit rule here: the machine numbers, the two values computed from the position, and
+# when the payment, the discard round and the tile reveal are shown (null otherwise).
+POSITION = {
+    "game": Const("bethel_woods"),
+    "players": "NP",
+    "characters": Rows("NP", "CHAR"),
+    "first_player": "FIRST",
+    "current_player": "CUR",
+    "turn": "TURN",
+    "phase": "PHASE",
+    "outcome": "OUTCOME",
+    "machines": Rows(N_MACHINES, {
+        "machine": Index(add=1),
+        "workers": "WORK",
+        "malfunctions": "BOARD",
+        "spy": "SPY",
+        "critical_tile": "TILE",
+        "critical_face_up": Derived(_critical_face_up),
+    }),
+    "orphanage": Rows(N_SECTIONS, "ORPH"),
+    "daydreamer_built": Derived(lambda s, _: int(E.orphanage_count(s))),
+    "bag": "BAG",
+    "discard": "DISCARD",
+    "knowledge": Rows("NP", "KNOW"),
+    "spy_stack": {"unseen": "UNSEEN", "returned": Rows("STACK_N", "STACK", counted=True),
+                  "revealed_after_setup": "SPIES_REVEALED"},
+    "turn_state": {
+        "hand": "HAND",
+        "position": "POS",
+        "direction": "DIR",
+        "last_type": "LAST_T",
+        "fixes_left": "FIX_LEFT",
+        "last_machine": "LASTM",
+        "spy_uncovered": "UNCOVERED",
+        "ability_used": "ABIL_USED",
+        "violet_reduction": "VIOLET_RED",
+        "rone_protects": "RONE_M",
+        "window": "WINDOW",
+        "drops": Missing("DROPS"),      # positions written before the switch long_group have none
+    },
+    "payment": When(lambda s: s[E.PHASE] == PH_PAY, {
+        "payer": "PAYER", "need": "NEED", "any": "ANY_N", "substitute": "SUB", "to": "DEST", "paid": "PAID",
+        "paid_count": "PAID_N", "then": "CONT",
+    }),
+    "ability_args": ["CARG", "CARG2"],
+    "discard_round": When(lambda s: s[E.LIM_RET] >= 0,
+                          {"limit": "LIM_L", "seats_checked": "LIM_IDX", "then": "LIM_RET"}),
+    "placement": {"left": "PLACE_LEFT", "extra_added": "EXTRA_DONE", "went_critical": "WENT_CRIT",
+                  "tile_reveal": When(lambda s: s[E.REVEAL_M] >= 0, {"machine": "REVEAL_M", "then": "REVEAL_THEN"})},
+    "stats": {"malfunctions_fixed": "ST_FIXED", "spies_uncovered": "ST_UNCOV", "decisions": "ST_DECISIONS"},
+}
 
-
-def _opt(x, f=lambda v: v):
-    return None if x < 0 else f(x)
+_show = shower(E.STATE, POSITION)
 
 
 def to_dict(s) -> dict:
     """The position as plain JSON data. The state holds only what the players know, so this is
     the players' view: a tile nobody has seen is None, the spy stack is a count of unseen spies
     above the known list of uncovered ones."""
-    s = np.asarray(s)
-    n = int(s[E.NP])
-    pay = None
-    if s[E.PHASE] == PH_PAY:
-        pay = {
-            "payer": int(s[E.PAYER]),
-            "need": {TYPES[t]: int(s[E.NEED + t]) for t in range(4)},
-            "any": int(s[E.ANY_N]),
-            "substitute": bool(s[E.SUB]),
-            "to": _opt(int(s[E.DEST])),
-            "paid": {TYPES[t]: int(s[E.PAID + t]) for t in range(4)},
-            "paid_count": int(s[E.PAID_N]),
-            "then": CONTINUATIONS[s[E.CONT]],
-        }
-    rnd = None
-    if s[E.LIM_RET] >= 0:
-        rnd = {"limit": int(s[E.LIM_L]), "seats_checked": int(s[E.LIM_IDX]), "then": ROUND_THEN[s[E.LIM_RET]]}
-    return {
-        "game": "bethel_woods",
-        "players": n,
-        "characters": [CHARACTERS[s[E.CHAR + q]] for q in range(n)],
-        "first_player": int(s[E.FIRST]),
-        "current_player": int(s[E.CUR]),
-        "turn": int(s[E.TURN]),
-        "phase": PHASES[s[E.PHASE]],
-        "outcome": OUTCOMES[s[E.OUTCOME]],
-        "machines": [
-            {
-                "machine": m + 1,
-                "workers": {WORKERS[t]: int(s[E.WORK + 4 * m + t]) for t in range(4)},
-                "malfunctions": _counts(s[E.BOARD + 24 * m: E.BOARD + 24 * m + 24]),
-                "spy": bool(s[E.SPY + m]),
-                "critical_tile": _opt(int(s[E.TILE + m]), lambda e: CRITICAL_EFFECTS[e]),
-                "critical_face_up": bool(E.malfunctions_at(s, m) + s[E.SPY + m] > DEFAULT_CRITICAL_ABOVE),
-            }
-            for m in range(6)
-        ],
-        "orphanage": [_opt(int(s[E.ORPH + i]), lambda t: WORKERS[t]) for i in range(6)],
-        "daydreamer_built": int(E.orphanage_count(s)),
-        "bag": _counts(s[E.BAG: E.BAG + 24]),
-        "discard": _counts(s[E.DISCARD: E.DISCARD + 24]),
-        "knowledge": [_counts(s[E.KNOW + 24 * q: E.KNOW + 24 * q + 24]) for q in range(n)],
-        "spy_stack": {"unseen": int(s[E.UNSEEN]),
-                      "returned": [int(s[E.STACK + i]) + 1 for i in range(int(s[E.STACK_N]))],
-                      "revealed_after_setup": int(s[E.SPIES_REVEALED])},
-        "turn_state": {
-            "hand": {WORKERS[t]: int(s[E.HAND + t]) for t in range(4)},
-            "position": _opt(int(s[E.POS]), lambda m: m + 1),
-            "direction": {1: "clockwise", -1: "anticlockwise", 0: None}[int(s[E.DIR])],
-            "last_type": _opt(int(s[E.LAST_T]), lambda t: TYPES[t]),
-            "fixes_left": int(s[E.FIX_LEFT]),
-            "last_machine": _opt(int(s[E.LASTM]), lambda m: m + 1),
-            "spy_uncovered": bool(s[E.UNCOVERED]),
-            "ability_used": bool(s[E.ABIL_USED]),
-            "violet_reduction": int(s[E.VIOLET_RED]),
-            "rone_protects": _opt(int(s[E.RONE_M]), lambda m: m + 1),
-            "window": _opt(int(s[E.WINDOW]), lambda ph: PHASES[ph]),
-            "drops": int(s[E.DROPS]),
-        },
-        "payment": pay,
-        "ability_args": [int(s[E.CARG]), int(s[E.CARG2])],
-        "discard_round": rnd,
-        "placement": {"left": int(s[E.PLACE_LEFT]), "extra_added": bool(s[E.EXTRA_DONE]),
-                      "went_critical": bool(s[E.WENT_CRIT]),
-                      "tile_reveal": None if s[E.REVEAL_M] < 0 else {"machine": int(s[E.REVEAL_M]) + 1,
-                                                                    "then": TILE_REVEAL_THEN[s[E.REVEAL_THEN]]}},
-        "stats": {"malfunctions_fixed": int(s[E.ST_FIXED]), "spies_uncovered": int(s[E.ST_UNCOV]),
-                  "decisions": int(s[E.ST_DECISIONS])},
-    }
+    return _show(np.asarray(s))
 
 
 def from_dict(d: dict) -> np.ndarray:
@@ -171,80 +145,8 @@ def from_dict(d: dict) -> np.ndarray:
 
 
 def _from_dict(d):
-    s = np.zeros(E.S_SIZE, dtype=np.int32)
-    n = d["players"]
-    s[E.NP] = n
-    s[E.CHAR: E.CHAR + 4] = -1
-    for q, c in enumerate(d["characters"]):
-        s[E.CHAR + q] = CHARACTERS.index(c)
-    s[E.FIRST] = d["first_player"]
-    s[E.CUR] = d["current_player"]
-    s[E.TURN] = d["turn"]
-    s[E.PHASE] = PHASES.index(d["phase"])
-    s[E.OUTCOME] = OUTCOMES.index(d["outcome"])
-    for m, md in enumerate(d["machines"]):
-        for t in range(4):
-            s[E.WORK + 4 * m + t] = md["workers"][WORKERS[t]]
-        _uncounts(md["malfunctions"], s[E.BOARD + 24 * m: E.BOARD + 24 * m + 24])
-        s[E.SPY + m] = int(md["spy"])
-        s[E.TILE + m] = -1 if md["critical_tile"] is None else CRITICAL_EFFECTS.index(md["critical_tile"])
-    for i, w in enumerate(d["orphanage"]):
-        s[E.ORPH + i] = -1 if w is None else WORKERS.index(w)
-    _uncounts(d["bag"], s[E.BAG: E.BAG + 24])
-    _uncounts(d["discard"], s[E.DISCARD: E.DISCARD + 24])
-    for q, kd in enumerate(d["knowledge"]):
-        _uncounts(kd, s[E.KNOW + 24 * q: E.KNOW + 24 * q + 24])
-    st = d["spy_stack"]
-    s[E.STACK: E.STACK + N_SPIES] = -1
-    for i, m in enumerate(st["returned"]):
-        s[E.STACK + i] = m - 1
-    s[E.STACK_N] = len(st["returned"])
-    s[E.UNSEEN] = st["unseen"]
-    s[E.SPIES_REVEALED] = st["revealed_after_setup"]
-    ts = d["turn_state"]
-    for t in range(4):
-        s[E.HAND + t] = ts["hand"][WORKERS[t]]
-    s[E.POS] = -1 if ts["position"] is None else ts["position"] - 1
-    s[E.DIR] = {"clockwise": 1, "anticlockwise": -1, None: 0}[ts["direction"]]
-    s[E.LAST_T] = -1 if ts["last_type"] is None else TYPES.index(ts["last_type"])
-    s[E.FIX_LEFT] = ts["fixes_left"]
-    s[E.LASTM] = -1 if ts["last_machine"] is None else ts["last_machine"] - 1
-    s[E.UNCOVERED] = int(ts["spy_uncovered"])
-    s[E.ABIL_USED] = int(ts["ability_used"])
-    s[E.VIOLET_RED] = ts["violet_reduction"]
-    s[E.RONE_M] = -1 if ts["rone_protects"] is None else ts["rone_protects"] - 1
-    s[E.WINDOW] = -1 if ts["window"] is None else PHASES.index(ts["window"])
-    s[E.DROPS] = ts.get("drops", 0)
-    pay = d["payment"]
-    s[E.PAYER], s[E.DEST], s[E.CONT] = -1, -1, -1
-    if pay is not None:
-        s[E.PAYER] = pay["payer"]
-        for t in range(4):
-            s[E.NEED + t] = pay["need"][TYPES[t]]
-            s[E.PAID + t] = pay["paid"][TYPES[t]]
-        s[E.ANY_N] = pay["any"]
-        s[E.SUB] = int(pay["substitute"])
-        s[E.DEST] = -1 if pay["to"] is None else pay["to"]
-        s[E.PAID_N] = pay["paid_count"]
-        s[E.CONT] = CONTINUATIONS.index(pay["then"])
-    s[E.CARG], s[E.CARG2] = d["ability_args"]
-    rnd = d["discard_round"]
-    s[E.LIM_RET] = -1
-    if rnd is not None:
-        s[E.LIM_L] = rnd["limit"]
-        s[E.LIM_IDX] = rnd["seats_checked"]
-        s[E.LIM_RET] = ROUND_THEN.index(rnd["then"])
-    pl = d["placement"]
-    s[E.PLACE_LEFT] = pl["left"]
-    s[E.EXTRA_DONE] = int(pl["extra_added"])
-    s[E.WENT_CRIT] = int(pl["went_critical"])
-    rv = pl["tile_reveal"]
-    s[E.REVEAL_M] = -1 if rv is None else rv["machine"] - 1
-    s[E.REVEAL_THEN] = -1 if rv is None else TILE_REVEAL_THEN.index(rv["then"])
-    st = d["stats"]
-    s[E.ST_FIXED] = st["malfunctions_fixed"]
-    s[E.ST_UNCOV] = st["spies_uncovered"]
-    s[E.ST_DECISIONS] = st["decisions"]
+    s = E.STATE.empty()
+    read(E.STATE, POSITION, d, s)
     known = [int(e) for e in s[E.TILE:E.TILE + N_MACHINES] if e >= 0]
     if len(set(known)) != len(known):
         raise ValueError("a critical effect is shown by two tiles")

@@ -1,0 +1,93 @@
+"""The state layouts: one table per game (engine.STATE, Benevolent's per-player block engine.PLAYER,
+the setup arguments engine.CFG) with no overlap and no gap, the engine's module constants equal to
+the table's offsets, every field of the table in the JSON position exactly once (or a cache, in it
+not at all), and the docs' state-layout sections true."""
+import re
+from pathlib import Path
+
+import pytest
+
+from simcore import layout as L
+from simcore.benevolent import engine as VE, face as VF
+from simcore.bethel_woods import engine as BE, face as BF
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+GAMES = [pytest.param(BE, BF, "bethel_woods.md", id="bethel_woods"),
+         pytest.param(VE, VF, "benevolent.md", id="benevolent")]
+
+
+def covered(E, table, base=0):
+    """index -> names, computed from the engine's module constants (not the table's offsets), so a
+    constant bound by hand elsewhere would show as a hole or an overlap."""
+    own = {}
+    for f in table.fields:
+        assert f.size > 0 and f.rows > 0 and f.width > 0, f.name
+        start = base + getattr(E, f.name)
+        if f.block is None:
+            for i in range(f.size):
+                own.setdefault(start + i, []).append(f.name)
+        else:
+            assert f.width == f.block.size
+            for q in range(f.rows):
+                for i, names in covered(E, f.block, start + f.width * q).items():
+                    own.setdefault(i, []).extend(f"{f.name}[{q}].{n}" for n in names)
+    return own
+
+
+@pytest.mark.parametrize("E, F, page", GAMES)
+def test_layout_has_no_overlap_and_no_gap(E, F, page):
+    own = covered(E, E.STATE)
+    assert sorted(own) == list(range(E.S_SIZE)), "an index of s outside every field, or past S_SIZE"
+    assert all(len(names) == 1 for names in own.values()), {i: n for i, n in own.items() if len(n) > 1}
+    assert E.S_SIZE == sum(f.size for f in E.STATE.fields) == E.STATE.size
+    assert [len(n) for n in E.STATE.owners()] == [1] * E.S_SIZE
+    cfg = covered(E, E.CFG)
+    assert sorted(cfg) == list(range(E.CFG_SIZE)) and all(len(n) == 1 for n in cfg.values())
+
+
+def test_benevolent_player_block():
+    assert VE.PS == VE.PLAYER.size and VE.STATE.fields[-1].name == "PL"
+    assert VE.S_SIZE == VE.PL + VE.MAX_PLAYERS * VE.PS
+    own = covered(VE, VE.PLAYER)
+    assert sorted(own) == list(range(VE.PS)) and all(len(n) == 1 for n in own.values())
+    names = VE.STATE.owners()
+    assert names[VE.PL + 2 * VE.PS + VE.L_GIFTS + 1] == ["PL[2].L_GIFTS"]
+
+
+@pytest.mark.parametrize("E, F, page", GAMES)
+def test_every_field_is_in_the_json_position_once(E, F, page):
+    shown = L.fields_named(F.POSITION)
+    names = {f.name: f for f in E.STATE.fields}
+    for f in E.STATE.fields:
+        for g in (f.block.fields if f.block is not None else [f]):
+            n = shown.count(g.name)
+            assert n == (0 if g.decode is None else 1), f"{g.name} is shown {n} times (decode {g.decode})"
+            names[g.name] = g
+    assert set(shown) <= set(names), set(shown) - set(names)
+
+
+@pytest.mark.parametrize("E, F, page", GAMES)
+def test_docs_state_layout_section(E, F, page):
+    text = (DOCS / page).read_text()
+    section = text.split("## State layout", 1)[1].split("\n## ", 1)[0]
+    assert "`simcore/layout.py`" in section and "`engine.STATE`" in section
+    sizes = [int(x) for x in re.findall(r"`S_SIZE` = (\d+)", section)]
+    assert sizes == [E.S_SIZE], f"{page}: the section gives S_SIZE {sizes}, the code {E.S_SIZE}"
+    # every field named in the section (as `NAME`) is a field of the table
+    fields = {g.name for f in E.STATE.fields for g in ([f] + (f.block.fields if f.block else []))}
+    named = set(re.findall(r"`([A-Z][A-Z0-9_]+)`", section)) - {"S_SIZE", "PS", "CFG_SIZE"}
+    assert named and named <= fields, named - fields
+
+
+def test_codecs_round_trip():
+    import numpy as np
+    for codec, value in [(L.Int(), 5), (L.Bool(), True), (L.Opt(add=1), 3), (L.Opt(), None),
+                         (L.Name(("a", "b")), "b"), (L.Name(("a", "b")), None),
+                         (L.Choice({1: "cw", -1: "ccw", 0: None}), "ccw"),
+                         (L.PerName(("x", "y")), {"x": 1, "y": 0}), (L.Counts(("x", "y")), {"y": 2}),
+                         (L.Flags(("x", "y", "z")), ["x", "z"]), (L.Bits(14), [0, 3, 13]),
+                         (L.Sorted(), [2, 7])]:
+        width = 3 if isinstance(codec, (L.PerName, L.Counts, L.Flags, L.Sorted)) else 1
+        a = np.full(width, codec.empty, dtype=np.int32)
+        codec.read(value, a)
+        assert codec.show(a) == value and codec.show(a.tolist()) == value, (codec, value)
