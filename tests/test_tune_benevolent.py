@@ -151,7 +151,7 @@ def test_cli_installs_a_confirmed_vector_only(tmp_path, tuned_path, monkeypatch,
     theta = THETA_DEFAULT.copy()
     theta[THETA_NAMES.index("spare")] = 0.0
     fake = {"game": "benevolent", "confirmed": confirmed, "theta": dict(zip(THETA_NAMES, map(float, theta)))}
-    monkeypatch.setattr(tune_mod, "tune_benevolent", lambda *a, **k: fake)
+    monkeypatch.setattr("cli.tune.tune_benevolent", lambda *a, **k: fake)   # what the command calls
     res, rec_file = _tiny(tmp_path, "run.json")
     assert res.exit_code == 0, res.output
     assert json.loads(rec_file.read_text()) == fake
