@@ -11,7 +11,7 @@ import itertools
 import json
 
 from simcore.errors import UserError
-from simcore.game import GAMES
+from simcore.games import GAMES
 from simcore.limits import open_regular, parse_nested
 
 from .runner import check_game_index
@@ -83,7 +83,7 @@ def _no_constant(name):
 
 
 def trace_game(lines, source="trace", numbers=None):
-    """The name of the game a trace is of (a key of simcore.game.GAMES), from its first line."""
+    """The name of the game a trace is of (a key of simcore.games.GAMES), from its first line."""
     if not lines:
         raise UserError(f"{source}: the trace is empty (no setup line)")
     head = TraceLine(lines[0], numbers[0] if numbers else 1, source)

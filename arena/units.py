@@ -27,7 +27,7 @@ import numpy as np
 import policies
 import simcore
 from simcore.errors import UserError
-from simcore.game import GAMES, game as game_of
+from simcore.games import GAMES, game as game_of
 from simcore.numbacache import source_hash
 
 # ---------------------------------------------------------------------------------------------

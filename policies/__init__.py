@@ -28,7 +28,7 @@ import pathlib
 from simcore.benevolent import GAME as _BV
 from simcore.bethel_woods import GAME as _BW
 from simcore.errors import UserError
-from simcore.game import game as _game
+from simcore.games import game as _game
 from simcore.numbacache import use_cache_for
 
 # the policies call the engines: their compiled code is cached under a key of both (simcore/numbacache.py)

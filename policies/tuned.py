@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from simcore.errors import UserError
-from simcore.game import GAMES, game as _game
+from simcore.games import GAMES, game as _game
 
 # the tuned weights of each game, beside its policies
 PATHS = {name: Path(__file__).with_name(name) / "tuned.json" for name in GAMES}

@@ -2,7 +2,7 @@
 
 In the spirit of OpenSpiel's ``Game`` and Pgx's ``Env``: one immutable object per game, made in
 the game's package (``simcore.bethel_woods.GAME``, ``simcore.benevolent.GAME``) and looked up by
-name in ``GAMES``. It says how many players the game takes, how many actions it numbers, the size
+name in ``simcore.games.GAMES``. It says how many players the game takes, how many actions it numbers, the size
 of a position and of a setup configuration, whether the players win together, and it hands out
 the game's modules (the compiled engine, the Python face, the rules data type) without the caller
 naming a module path. Everything above the engines asks it rather than testing a game's name.
@@ -11,14 +11,12 @@ The layers above keep what is theirs in tables keyed by the game object's name: 
 id (``policies.POLICIES``), the record fields of a unit of games (``arena.units.FIELDS``). A lower
 layer never learns of a higher one.
 
-``game(x)`` turns what a user or a file names (``bethel_woods``, ``bethel-woods``, ``Bethel
+``simcore.games.game(x)`` turns what a user or a file names (``bethel_woods``, ``bethel-woods``, ``Bethel
 Woods``, a game object) into the game object, or a one-line UserError naming the allowed games.
 """
 from __future__ import annotations
 
-import functools
 import importlib
-from collections.abc import Mapping
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -84,38 +82,3 @@ class Game:
 
     def __str__(self) -> str:
         return self.name
-
-
-@functools.lru_cache(maxsize=1)
-def _registry() -> dict:
-    from .benevolent import GAME as BENEVOLENT
-    from .bethel_woods import GAME as BETHEL_WOODS
-    return {g.name: g for g in (BETHEL_WOODS, BENEVOLENT)}
-
-
-class _Games(Mapping):
-    """GAMES[name] -> Game, read on first use (each game's package makes its own and imports this
-    module for the class, so the table cannot be filled at import)."""
-
-    def __getitem__(self, name):
-        return _registry()[name]
-
-    def __iter__(self):
-        return iter(_registry())
-
-    def __len__(self):
-        return len(_registry())
-
-
-GAMES = _Games()
-
-
-def game(x) -> Game:
-    """The game object for a Game, its name, its command name or its title (any case); a one-line
-    UserError naming the allowed games otherwise."""
-    if isinstance(x, Game):
-        return x
-    t = str(x).strip().lower().replace("-", "_").replace(" ", "_")
-    if t in GAMES:
-        return GAMES[t]
-    raise UserError(f"game {x!r} is not known; allowed: {', '.join(g.command for g in GAMES.values())}")

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from simcore.errors import UserError
-from simcore.game import GAMES, Game, game
+from simcore.game import Game
+from simcore.games import GAMES, game
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
