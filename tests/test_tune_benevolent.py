@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-import experiments.tune as tune_mod
 import policies.benevolent.tuned as bv_tuned
 from arena.benevolent.batch import rotate_seats, simulate
 from arena.units import theta_hash
@@ -151,7 +150,8 @@ def test_cli_installs_a_confirmed_vector_only(tmp_path, tuned_path, monkeypatch,
     theta = THETA_DEFAULT.copy()
     theta[THETA_NAMES.index("spare")] = 0.0
     fake = {"game": "benevolent", "confirmed": confirmed, "theta": dict(zip(THETA_NAMES, map(float, theta)))}
-    monkeypatch.setattr(tune_mod, "tune_benevolent", lambda *a, **k: fake)
+    import cli.tune
+    monkeypatch.setattr(cli.tune, "tune_benevolent", lambda *a, **k: fake)   # where the command finds it
     res, rec_file = _tiny(tmp_path, "run.json")
     assert res.exit_code == 0, res.output
     assert json.loads(rec_file.read_text()) == fake
