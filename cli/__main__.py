@@ -1,4 +1,4 @@
 """python -m cli ...: the same as `boardsim ...`."""
-from .app import _entry
+from .root import _entry
 
 _entry()
