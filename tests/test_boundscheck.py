@@ -115,9 +115,11 @@ def stop():
 
 
 def test_games_play_with_bounds_checking():
-    from policies import POLICIES
     proc = start()
     out, err = proc.communicate(timeout=1800)
+    # imported only now: importing the package may compile (cold cache), which a signal cannot
+    # interrupt, and an interrupted session must end at once (test_boundscheck_lifecycle.py)
+    from policies import POLICIES
     assert proc.returncode == 0, err[-3000:]  # an out-of-bounds index raises IndexError in there
     *head, played = json.loads(out.splitlines()[-1])
     assert head == [300, 300, 60, 60, "end", True]
