@@ -13,7 +13,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def _pytest(tmp, *args, **kw):
     env = dict(os.environ, TMPDIR=str(tmp))
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
-    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+    # SIGINT back to its default in the child: a shell starting CI in the background ignores it,
+    # an ignored SIGINT is inherited, and Python then raises no KeyboardInterrupt
+    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **kw)
 
 
 def _started(tmp):
