@@ -70,8 +70,9 @@ def count_problem(game, counts) -> str | None:
     d = dict(zip(names, c))
     games = d["games"]
     arena = arena_module(g)
-    if "turns_in_wins" in d and d["turns_in_wins"] > d["turns"]:
-        return f"turns_in_wins {d['turns_in_wins']} exceed turns {d['turns']}"
+    own = arena.count_problem(d)
+    if own:
+        return own
     ends = arena.count_ends(d)
     hist = sum(c[len(arena.COUNT_SCALARS):])
     if ends != games:

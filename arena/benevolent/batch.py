@@ -217,6 +217,11 @@ def count_ends(d) -> int:
     return sum(d[f"seat{q}_wins"] for q in range(MAX_PLAYERS)) + d["timeouts"]
 
 
+def count_problem(d) -> str | None:
+    """What only a Benevolent count dict can break: nothing beyond arena.units.count_problem's checks."""
+    return None
+
+
 def cell_setup(cell):
     """(p, cfg, pols, thetas) of a cell (arena.units.Cell), validated (UserError)."""
     check_players(cell.players)

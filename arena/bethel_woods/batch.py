@@ -136,6 +136,13 @@ def count_ends(d) -> int:
     return d["wins"] + sum(d[f"loss_{r}"] for r in LOSS_REASONS)
 
 
+def count_problem(d) -> str | None:
+    """What only a Bethel Woods count dict can break (arena.units.count_problem checks the rest)."""
+    if d["turns_in_wins"] > d["turns"]:
+        return f"turns_in_wins {d['turns_in_wins']} exceed turns {d['turns']}"
+    return None
+
+
 def cell_setup(cell):
     """(p, cfg, pols, thetas) of a cell (arena.units.Cell), validated (UserError)."""
     check_setup_args(cell.players, cell.spies)

@@ -9,12 +9,12 @@ from ..layout import Const, Derived, Index, Rows, read, shower
 from . import engine as E
 from .actions import ACTION_NAMES, N_ACTIONS, PHASES, action_from_name
 from .engine import NEXT_NAMES  # noqa: F401 (the names, where they were)
-from .rules import FOOTSTEPS_ON_FOREST, MAX_PLAYERS, MIN_PLAYERS, N_SLOTS, PERMANENT, SINGLE_USE, Rules, parse_leaves
+from .rules import FOOTSTEPS_ON_FOREST, MAX_PLAYERS, N_SLOTS, PERMANENT, SINGLE_USE, Rules, parse_leaves
 
 
 def check_players(n):
-    if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-        raise UserError(f"players {n} is not allowed; Benevolent takes {MIN_PLAYERS} to {MAX_PLAYERS}")
+    from . import GAME   # the package's game object (defined before any of its modules is used)
+    GAME.check_players(n)
 
 
 def setup_config(players, leaves):

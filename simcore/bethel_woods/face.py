@@ -19,7 +19,7 @@ from .actions import (
 )
 from .engine import CONTINUATIONS, ROUND_THEN, TILE_REVEAL_THEN  # noqa: F401 (the names, where they were)
 from .rules import (
-    CHARACTERS, DEFAULT_CRITICAL_ABOVE, MAX_PLAYERS, MAX_SPIES_AT_SETUP, MIN_PLAYERS, N_KINDS, N_MACHINES,
+    CHARACTERS, DEFAULT_CRITICAL_ABOVE, MAX_PLAYERS, MAX_SPIES_AT_SETUP, N_KINDS, N_MACHINES,
     N_SECTIONS, N_SPIES, Rules,
 )
 
@@ -52,8 +52,8 @@ def parse_characters(spec, n_players):
 
 
 def check_setup_args(n_players, n_spies):
-    if not MIN_PLAYERS <= n_players <= MAX_PLAYERS:
-        raise UserError(f"players {n_players} is not allowed; Bethel Woods takes {MIN_PLAYERS} to {MAX_PLAYERS}")
+    from . import GAME   # the package's game object (defined before any of its modules is used)
+    GAME.check_players(n_players)
     if not 0 <= n_spies <= MAX_SPIES_AT_SETUP:
         raise UserError(f"spies {n_spies} is not allowed; choose 0 to {MAX_SPIES_AT_SETUP} spies added at setup")
 
