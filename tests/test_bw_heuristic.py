@@ -64,12 +64,12 @@ def test_same_records_on_one_and_two_threads():
     assert a.equals(b) and a["turns"].nunique() > 5
 
 
-def test_section_filter_never_hides_an_entry():
-    """The planner makes no legal list for a last worker the section at its machine does not
-    take (heuristic._section_takes): in random games, whenever the filter says no, the engine
-    lists no entry either; and entries the filter lets through do occur."""
+def test_entry_filter_never_hides_an_entry():
+    """The planner tries no entry where engine.entry_type says none can be legal (the worker's
+    type is not taken by the empty section at its machine, or the hand is not one worker): in
+    random games, whenever it says no, the engine lists no entry either; when an entry is listed,
+    it names the type of the worker in hand; and both cases occur."""
     from arena.bethel_woods.batch import STREAM_CHANCE, stream_key
-    from policies.bethel_woods.heuristic import _section_takes
     from simcore.bethel_woods.actions import A_ENTER, A_ENTER_NOVA, PH_MOVE
     rng = np.random.default_rng(3)
     cfg = setup_config(3, 0)
@@ -85,26 +85,27 @@ def test_section_filter_never_hides_an_entry():
                 continue
             n = E.legal_actions(s, P, acts)
             legal = set(acts[:n].tolist())
-            if s[E.PHASE] == PH_MOVE and E.hand_total(s) == 1 and s[E.ORPH + s[E.POS]] < 0:
-                if not _section_takes(s, P):
-                    refused += 1
+            if s[E.PHASE] == PH_MOVE:
+                t = E.entry_type(s, P)
+                if t < 0:
+                    refused += E.hand_total(s) == 1
                     assert A_ENTER not in legal and A_ENTER_NOVA not in legal
                 elif A_ENTER in legal or A_ENTER_NOVA in legal:
+                    assert E.hand_total(s) == 1 and s[E.HAND + t] == 1
                     entered += 1
             E.apply(s, P, int(acts[rng.integers(n)]))
     assert refused > 0 and entered > 0
 
 
-
 def test_planner_lists_equal_the_legal_list():
     """The planner takes parts of the legal list without making it: the uncovers after the last
-    worker (engine.uncover_actions), Nova's entry (heuristic._nova_enters) and the abilities of a
-    candidate (engine._ability_mask). At every decision position of random and heuristic games
+    worker (engine.uncover_actions), Nova's entry (engine.entry_payable with nova=1, after the
+    planner's own test of her character and unused ability) and the abilities of a candidate
+    (engine.ability_actions). At every decision position of random and heuristic games
     with Nova, Fenn, Fare and the active characters seated, each part is the legal list's. (The
     legal list itself is checked against the reference engine by test_bw_differential.py; the
-    first two parts are what legal_actions calls, so these asserts guard against another source
-    of actions in their ranges; Nova's test is the planner's own copy of legal_actions' test.)"""
-    from policies.bethel_woods.heuristic import _nova_enters, _section_takes
+    parts are what legal_actions calls, so these asserts guard against another source of actions
+    in their ranges and against the planner's own conditions around them.)"""
     from simcore.bethel_woods.actions import A_ENTER, A_ENTER_NOVA, A_HARRIS, A_UNCOVER, A_UNCOVER_FARE_CCW, PH_MOVE, PH_POST
     from simcore.bethel_woods.rules import E_ABILITY, E_CONSTRUCT, FARE, FENN, HARRIS, JUNAS, LINNY, NOVA, RONE, VIOLET
     part = np.zeros(N_ACTIONS, np.int32)
@@ -118,14 +119,14 @@ def test_planner_lists_equal_the_legal_list():
             assert part[:k].tolist() == [a for a in legal if A_UNCOVER <= a <= A_UNCOVER_FARE_CCW]
             seen["uncover"] += k > 0
             seen["fenn_or_fare"] += k > 0 and part[k - 1] > A_UNCOVER
-            k = E._ability_mask(s, P, part, 0)
+            k = E.ability_actions(s, P, part, 0)
             assert part[:k].tolist() == [a for a in legal if a >= A_HARRIS]
             seen["ability"] += k > 0
-        if (s[E.PHASE] == PH_MOVE and E.hand_total(s) == 1 and s[E.ORPH + s[E.POS]] < 0
-                and _section_takes(s, P) and s[E.CHAR + s[E.CUR]] == NOVA and s[E.ABIL_USED] == 0):
+        if (s[E.PHASE] == PH_MOVE and E.entry_type(s, P) >= 0
+                and s[E.CHAR + s[E.CUR]] == NOVA and s[E.ABIL_USED] == 0):
             t = int(np.flatnonzero(s[E.HAND: E.HAND + 4])[0])
             cost = E.orphanage_count(s) + 1 + E.effect_active(s, P, E_CONSTRUCT)
-            ok = _nova_enters(s, P, t, cost)
+            ok = E.entry_payable(s, P, t, cost, 1)
             assert ok == (A_ENTER_NOVA in legal)
             seen["nova_yes" if ok else "nova_no"] += 1
             seen["nova_only"] += ok and A_ENTER not in legal   # the plain entry is not legal: the substitution is needed
@@ -149,25 +150,25 @@ def _with(s, i, v):
 
 
 def test_planner_steps_equal_the_engine():
-    """The planner makes pick-ups, drops with their greedy fixes, and plain Orphanage entries
-    itself, in place (heuristic._pick_do, _drop_do, _enter_do), and undoes drops and pick-ups
-    (_drop_undo, _pick_undo). On every such decision of random and heuristic games (both readings
-    of the long_group switch, 2 to 4 players, with spies), the position and the path they make equal
-    the engine's apply followed by the canonical steps, and the undo gives back the position
-    exactly; the planner's plain-entry test agrees with the engine's legal list."""
+    """The planner makes drops with their greedy fixes and plain Orphanage entries through the
+    engine's step primitives (engine.drop_and_fix, enter_and_pay: tests/test_bw_steps.py checks
+    them against engine.apply) and writes their actions into its path itself (heuristic._drop_do,
+    _enter_do, from what the primitives report). On every such decision of random and heuristic
+    games (both readings of the long_group switch, 2 to 4 players, with spies), the position and
+    the path equal the engine's apply followed by the planner's canonical steps (_settle), and
+    _drop_undo gives the position back exactly."""
     from arena.bethel_woods.batch import STREAM_CHANCE, stream_key
     from policies.bethel_woods.heuristic import (
-        W_PATH, _drop_do, _drop_undo, _enter_do, _pick_do, _pick_undo, _section_takes, heuristic_action,
-        heuristic_reset)
-    from simcore.bethel_woods.actions import A_DROP, A_ENTER, A_FIX, A_STOP_FIXING, PH_MOVE, PH_PRE
-    from simcore.bethel_woods.rules import E_CONSTRUCT, SWITCHES
+        W_PATH, _drop_do, _drop_undo, _enter_do, heuristic_action, heuristic_reset)
+    from simcore.bethel_woods.actions import A_DROP, A_ENTER, A_FIX, A_STOP_FIXING, PH_MOVE
+    from simcore.bethel_woods.rules import SWITCHES
     stops = [0] * len(SWITCHES)
     stops[list(SWITCHES).index("long_group")] = 1
     rng = np.random.default_rng(11)
     acts = np.zeros(N_ACTIONS, np.int32)
     ws_e = np.zeros(WS_SIZE, np.int32)
     ws_l = np.zeros(WS_SIZE, np.int32)
-    seen = {"pick": 0, "drop": 0, "fixes": 0, "several_fixes": 0, "enter": 0, "no_enter": 0, "stops_7th_drop": 0}
+    seen = {"drop": 0, "fixes": 0, "several_fixes": 0, "enter": 0, "stops_7th_drop": 0}
     for g, (players, spies, sw) in enumerate([(3, 0, None), (2, 2, None), (4, 1, stops), (3, 5, stops)] * 5):
         p = P if sw is None else Rules(switches=tuple(sw)).params
         s = np.zeros(E.S_SIZE, np.int32)
@@ -182,15 +183,6 @@ def test_planner_steps_equal_the_engine():
                 continue
             n = E.legal_actions(s, p, acts)
             legal = acts[:n].copy()
-            if s[E.PHASE] == PH_PRE:
-                for a in legal[legal < A_DROP]:
-                    e, l = s.copy(), s.copy()
-                    E.apply(e, p, int(a))
-                    _pick_do(l, int(a))
-                    assert np.array_equal(e, l)
-                    _pick_undo(l, s[E.POS], s[E.DIR])
-                    assert np.array_equal(l, s)
-                    seen["pick"] += 1
             if s[E.PHASE] == PH_MOVE:
                 # (with long_group "stops", also as if six workers were dropped already: the
                 # seventh stays on the group's machine)
@@ -209,20 +201,14 @@ def test_planner_steps_equal_the_engine():
                         seen["fixes"] += n_e - 1
                         seen["several_fixes"] += n_e > 2
                         seen["stops_7th_drop"] += s0[E.DROPS] >= 6 and e[E.POS] == s0[E.POS]
-                if E.hand_total(s) == 1 and s[E.ORPH + s[E.POS]] < 0 and _section_takes(s, p):
-                    t = int(np.flatnonzero(s[E.HAND:E.HAND + 4])[0])
-                    cost = E.orphanage_count(s) + 1 + E.effect_active(s, p, E_CONSTRUCT)
-                    plain = s[E.HAVE + 4 * s[E.CUR] + t] >= cost
-                    assert plain == (A_ENTER in legal)
-                    if plain:
-                        e, l = s.copy(), s.copy()
-                        n_e = _engine_then_settle(e, p, A_ENTER, ws_e)
-                        n_l = _enter_do(l, ws_l, 0, t, cost)
-                        assert np.array_equal(e, l) and n_e == n_l
-                        assert np.array_equal(ws_e[W_PATH:W_PATH + n_e], ws_l[W_PATH:W_PATH + n_l])
-                        seen["enter"] += 1
-                    else:
-                        seen["no_enter"] += 1
+                if A_ENTER in legal:
+                    t = E.entry_type(s, p)
+                    e, l = s.copy(), s.copy()
+                    n_e = _engine_then_settle(e, p, A_ENTER, ws_e)
+                    n_l = _enter_do(l, ws_l, 0, t, E.entry_cost(s, p))
+                    assert np.array_equal(e, l) and n_e == n_l
+                    assert np.array_equal(ws_e[W_PATH:W_PATH + n_e], ws_l[W_PATH:W_PATH + n_l])
+                    seen["enter"] += 1
             if g % 2:  # the heuristic's own play (stacks, entries, several fixes in one drop)
                 q = E.current_player(s)
                 a = heuristic_action(s, p, THETA_DEFAULT, q, acts, n, np.uint64(0), hws[q])

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from simcore.bethel_woods import engine as E
-from simcore.bethel_woods.rules import E_CONSTRUCT, E_EXTRA, N_CHARACTERS, N_EFFECTS, NOVA, P_CRIT_ABOVE, P_PER_TURN
+from simcore.bethel_woods.rules import E_EXTRA, N_CHARACTERS, N_EFFECTS, NOVA, P_CRIT_ABOVE, P_PER_TURN
 
 from . import heuristic as H
 
@@ -93,7 +93,7 @@ def features(s, p, ws, out):
     for t in range(4):
         ws[H.W_USE + t] = (use >> t) & 1
     spots, reach = H._entry_bits(mask)
-    cost = built + 1 + E.effect_active(s, p, E_CONSTRUCT)
+    cost = E.piece_cost(s, p, built)
     lim = E.knowledge_limit(s, p)
     # the hands after the end-of-turn discard, by seat in turn order from the current one
     know = 0

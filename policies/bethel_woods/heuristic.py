@@ -63,7 +63,7 @@ from simcore.bethel_woods.actions import (
     PH_MOVE, PH_PAY, PH_POST, PH_PRE, PH_TERMINAL,
 )
 from simcore.bethel_woods.rules import (
-    E_ABILITY, E_CONSTRUCT, E_EXTRA, FARE, HARRIS, NOVA, P_CRIT_ABOVE, P_PER_TURN,
+    E_ABILITY, E_EXTRA, FARE, HARRIS, NOVA, P_CRIT_ABOVE, P_PER_TURN,
     P_SECTION_TYPES, P_SW_WRAP,
 )
 
@@ -151,14 +151,15 @@ W_TSC = W_TN + 1                     # K_CAND: their scores (x SCORE_SCALE)
 W_TPL = W_TSC + K_CAND               # K_CAND: their lengths
 W_TPATH = W_TPL + K_CAND             # K_CAND * PATH_MAX: their paths
 W_UNDO = W_TPATH + K_CAND * PATH_MAX # N_SLOTS * U_SIZE: what undoes the drop made at each depth
-U_SIZE = 12                          # per depth: pos, phase, last type, fix_left, lastm, fixes, 6 fixes by kind
+U_SIZE = E.DROP_UNDO_SIZE            # per depth: engine.drop_and_fix's undo record
 W_SECB = W_UNDO + N_SLOTS * U_SIZE   # 6: the types Orphanage section i accepts, as bits (set by _plan)
 W_ENDS = W_SECB + 6                  # 36: at 6j + (g - 1) % 6, the (section, type) bits (bit 4i + t) a
                                      # group of g on machine j can enter, either way (set by _plan)
 W_TST = W_ENDS + 36                  # K_CAND * S_SIZE: the kept plans' end positions (before `end turn`)
 W_KTOP = W_TST + K_CAND * S_SIZE     # stage-1 positions for the ability search, 1 to K_TOP (0: K_TOP);
                                      # heuristic_reset leaves it as the caller set it (the learned player)
-WS_SIZE = W_KTOP + 1
+W_PAID = W_KTOP + 1                  # 6: the tokens of each printed kind a plain entry paid (engine.enter_and_pay)
+WS_SIZE = W_PAID + 6
 
 NEG_INF_Q = -2_000_000_000
 RISK_SCALE = float(1 << 30)
@@ -319,153 +320,50 @@ def _settle(st, p, ws, plen):
         plen += 1
 
 
-# ---- the planner's own steps: drops and pick-ups in place, undone on the way back -------------------
+# ---- the planner's steps: the engine's step primitives, with the path written beside them -------------
 @njit(cache=True, _nrt=False, inline="always")
 def _drop_do(st, p, ws, plen, t, d):
-    """Drop a type-t worker (st in PH_MOVE, one in hand) and fix greedily: the same position and
-    path as ``E.apply(st, p, A_DROP + t)`` followed by ``_settle`` (each fix takes the lowest
-    printed kind of type t at the machine, while activated workers and fixable malfunctions
-    last), made in place without the engine's dispatch. What it changed is kept at depth d of
-    W_UNDO for ``_drop_undo``. Returns the new path length."""
+    """Drop a type-t worker (st in PH_MOVE, one in hand) and fix greedily (``E.drop_and_fix``: the
+    engine's apply of the drop, then of each fix of the lowest printed kind, which is what
+    ``_settle`` plays), its undo record at depth d of W_UNDO for ``_drop_undo``; the drop and the
+    fixes it reports are appended to the path. Returns the new path length."""
     u = W_UNDO + d * U_SIZE
-    ws[u] = st[E.POS]
-    ws[u + 1] = st[E.PHASE]
-    ws[u + 2] = st[E.LAST_T]
-    ws[u + 3] = st[E.FIX_LEFT]
-    ws[u + 4] = st[E.LASTM]
-    cur = st[E.CUR]
-    st[E.HAND + t] -= 1
-    if st[E.DROPS] >= 6 and p[P_SW_WRAP] == 1:
-        m = st[E.POS]
-    else:
-        m = (st[E.POS] + st[E.DIR]) % 6
-    st[E.DROPS] += 1
-    st[E.POS] = m
-    w = st[E.WORK + 4 * m + t] + 1
-    st[E.WORK + 4 * m + t] = w
-    st[E.LAST_T] = t
+    nfix = E.drop_and_fix(st, p, t, ws[u:u + U_SIZE])
     if plen < PATH_MAX:
         ws[W_PATH + plen] = A_DROP + t
     plen += 1
-    nfix = 0
-    if st[E.MCOUNT + m] > 0:  # (no malfunction at m: nothing to fix, and W_UNDO's fixes unread)
-        b = E.BOARD + 24 * m + t
-        kb = E.KNOW + 24 * cur + t
-        for pm in range(6):
-            c = st[b + 4 * pm]
-            f = c if c < w else w
-            ws[u + 6 + pm] = f
-            if f > 0:
-                st[b + 4 * pm] = c - f
-                st[kb + 4 * pm] += f
-                w -= f
-                nfix += f
-                for _ in range(f):
-                    if plen < PATH_MAX:
-                        ws[W_PATH + plen] = A_FIX + 4 * pm + t
-                    plen += 1
-    ws[u + 5] = nfix
     if nfix > 0:
-        st[E.MCOUNT + m] -= nfix
-        st[E.HAVE + 4 * cur + t] += nfix
-        st[E.ST_FIXED] += nfix
-    st[E.ST_DECISIONS] += 1 + nfix
-    E._after_drop(st)
+        for pm in range(6):
+            for _ in range(ws[u + E.DROP_UNDO_FIXES + pm]):
+                if plen < PATH_MAX:
+                    ws[W_PATH + plen] = A_FIX + 4 * pm + t
+                plen += 1
     return plen
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def _drop_undo(st, ws, t, d):
-    """Undo the type-t drop ``_drop_do`` made at depth d: st is again exactly as before it."""
+    """Undo the type-t drop ``_drop_do`` made at depth d (``E.undo_drop``)."""
     u = W_UNDO + d * U_SIZE
-    cur = st[E.CUR]
-    m = st[E.POS]
-    nfix = ws[u + 5]
-    if nfix > 0:
-        b = E.BOARD + 24 * m + t
-        kb = E.KNOW + 24 * cur + t
-        for pm in range(6):
-            f = ws[u + 6 + pm]
-            if f > 0:
-                st[b + 4 * pm] += f
-                st[kb + 4 * pm] -= f
-        st[E.MCOUNT + m] += nfix
-        st[E.HAVE + 4 * cur + t] -= nfix
-        st[E.ST_FIXED] -= nfix
-    st[E.ST_DECISIONS] -= 1 + nfix
-    st[E.WORK + 4 * m + t] -= 1
-    st[E.HAND + t] += 1
-    st[E.DROPS] -= 1
-    st[E.POS] = ws[u]
-    st[E.PHASE] = ws[u + 1]
-    st[E.LAST_T] = ws[u + 2]
-    st[E.FIX_LEFT] = ws[u + 3]
-    st[E.LASTM] = ws[u + 4]
+    E.undo_drop(st, t, ws[u:u + U_SIZE])
 
 
 @njit(cache=True, _nrt=False)
 def _enter_do(st, ws, plen, t, cost):
     """The plain entry of the last worker (type t) when the current player holds cost tokens of
-    type t: the same position and path as ``E.apply(st, p, A_ENTER)`` followed by ``_settle``
-    (the canonical payment can only pay type-t tokens here, the lowest printed kind first), then
-    the entry's end (the worker in the section, a win with the sixth). Returns the path length."""
-    cur = st[E.CUR]
+    type t (``E.enter_and_pay``: the engine's apply of the entry, then of each payment of the
+    lowest printed kind, which is what ``_settle`` plays); the entry and the payments it reports
+    (at W_PAID) are appended to the path. Returns the path length."""
+    E.enter_and_pay(st, t, cost, ws[W_PAID:W_PAID + 6])
     if plen < PATH_MAX:
         ws[W_PATH + plen] = A_ENTER
     plen += 1
-    kb = E.KNOW + 24 * cur + t
-    left = cost
     for pm in range(6):
-        c = st[kb + 4 * pm]
-        f = c if c < left else left
-        if f > 0:
-            st[kb + 4 * pm] = c - f
-            st[E.DISCARD + 4 * pm + t] += f
-            left -= f
-            for _ in range(f):
-                if plen < PATH_MAX:
-                    ws[W_PATH + plen] = A_PAY + 4 * pm + t
-                plen += 1
-    st[E.HAVE + 4 * cur + t] -= cost
-    st[E.ST_DECISIONS] += 1 + cost
-    E._clear_payment(st)  # the payment is over: its fields back to their neutral values
-    st[E.HAND + t] = 0
-    st[E.ORPH + st[E.POS]] = t
-    st[E.LASTM] = -1
-    if E.orphanage_count(st) == 6:
-        st[E.OUTCOME] = OUT_WIN
-        st[E.PHASE] = PH_TERMINAL
-    else:
-        st[E.PHASE] = PH_POST
+        for _ in range(ws[W_PAID + pm]):
+            if plen < PATH_MAX:
+                ws[W_PATH + plen] = A_PAY + 4 * pm + t
+            plen += 1
     return plen
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _pick_do(st, a):
-    """The pick-up a (machine a // 2, clockwise when a is even) from PH_PRE, where the hand is
-    empty: what ``E.apply(st, p, a)`` does, in place. ``_pick_undo`` takes it back."""
-    m = a // 2
-    st[E.ST_DECISIONS] += 1
-    for t in range(4):
-        st[E.HAND + t] = st[E.WORK + 4 * m + t]
-        st[E.WORK + 4 * m + t] = 0
-    st[E.POS] = m
-    st[E.DIR] = 1 if a % 2 == 0 else -1
-    st[E.PHASE] = PH_MOVE
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _pick_undo(st, pos, dr):
-    """Undo ``_pick_do`` (every drop undone already): the workers back on their machine, the hand
-    empty, POS and DIR as they were (pos, dr), the phase PH_PRE."""
-    m = st[E.POS]
-    st[E.ST_DECISIONS] -= 1
-    for t in range(4):
-        st[E.WORK + 4 * m + t] = st[E.HAND + t]
-        st[E.HAND + t] = 0
-    st[E.POS] = pos
-    st[E.DIR] = dr
-    st[E.PHASE] = PH_PRE
 
 
 # ---- the evaluation ------------------------------------------------------------------------------------
@@ -632,7 +530,7 @@ def evaluate(s, p, theta, ws):
     spots, reach = _entry_bits(mask)
     if theta[T_SPREAD] == 0.0:
         spread = 0  # a feature whose weight is 0 is left at 0 (same score)
-    cost = built + 1 + E.effect_active(s, p, E_CONSTRUCT)
+    cost = E.piece_cost(s, p, built)
     lim = E.knowledge_limit(s, p)
     # knowledge after the end-of-turn discard (canonical rule)
     know = 0
@@ -874,28 +772,6 @@ def _post_stage1(ws, p, theta, st, plen, c):
         _offer_candidate(ws, child, pl2, _quant(evaluate(child, p, theta, ws)))
 
 
-@njit(cache=True, _nrt=False, inline="always")
-def _section_takes(node, p):
-    """Does the Orphanage section at the group's machine take the type of the last worker in
-    hand? (A rule the entry's legality starts with: when it does not, no entry is legal and
-    neither entry is tried.)"""
-    t = 0
-    for t2 in range(4):
-        if node[E.HAND + t2] > 0:
-            t = t2
-    i = node[E.POS]
-    return p[P_SECTION_TYPES + 2 * i] == t or p[P_SECTION_TYPES + 2 * i + 1] == t
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _nova_enters(node, p, t, cost):
-    """Is Nova's entry legal for her last worker (type t, the piece costing cost), where the
-    section at the group's machine is empty and takes type t and her ability is unused? The test
-    ``engine.legal_actions`` makes there: she can pay with one substitution (and the ability tax).
-    (tests/test_bw_heuristic.py::test_planner_lists_equal_the_legal_list)"""
-    return E.can_pay(E.have_types(node, node[E.CUR]), E._need1(t, cost), E.effect_active(node, p, E_ABILITY), 1)
-
-
 @njit(cache=True, _nrt=False)
 def _search_moves(ws, p, theta, d0):
     """Depth first over the drops from the MOVE position in slot d0 (its path length at W_PLEN+d0):
@@ -928,22 +804,21 @@ def _search_moves(ws, p, theta, d0):
             else:
                 _post_stage1(ws, p, theta, st, pl2, d0 + 1)
                 _drop_undo(st, ws, it, d)
-        elif E.hand_total(st) == 1 and st[E.ORPH + st[E.POS]] < 0 and _section_takes(st, p):
-            # the entry child: the plain entry (legal iff the player holds the cost in the
-            # worker's type: engine.can_pay with one type and no substitution), else Nova's
-            t = 0
-            for t2 in range(4):
-                if st[E.HAND + t2] > 0:
-                    t = t2
-            cost = E.orphanage_count(st) + 1 + E.effect_active(st, p, E_CONSTRUCT)
-            if st[E.HAVE + 4 * st[E.CUR] + t] >= cost:
+        else:
+            # the entry child (the engine's entry rules: E.entry_type, E.entry_cost,
+            # E.entry_payable): the plain entry, else Nova's
+            t = E.entry_type(st, p)
+            if t < 0:
+                continue  # (no entry is legal: neither is tried)
+            cost = E.entry_cost(st, p)
+            if E.entry_payable(st, p, t, cost, 0):
                 _copy(child, st)
                 pl2 = _enter_do(child, ws, plen, t, cost)
                 _post_stage1(ws, p, theta, child, pl2, d0 + 2)
                 continue
-            if st[E.CHAR + st[E.CUR]] != NOVA or st[E.ABIL_USED] != 0:
+            if E.character(st, st[E.CUR]) != NOVA or st[E.ABIL_USED] != 0:
                 continue
-            if not _nova_enters(st, p, t, cost):
+            if not E.entry_payable(st, p, t, cost, 1):
                 continue
             a = A_ENTER_NOVA
             _copy(child, st)
@@ -1036,7 +911,7 @@ def _stage2(ws, p, theta):
         plen = ws[W_CPL + c]
         _usable(cst, p, ws)
         rp = _rone_pair(cst, ws)
-        n = E._ability_mask(cst, p, acts2, 0)  # the abilities of the legal list (its actions >= A_HARRIS)
+        n = E.ability_actions(cst, p, acts2, 0)  # the abilities of the legal list (its actions >= A_HARRIS)
         for i in range(n):
             a = acts2[i]
             if a >= A_RONE and (a - A_RONE) % 6 != rp:
@@ -1062,14 +937,13 @@ def _search_picks(ws, p, theta, d):
     pos = child[E.POS]
     dr = child[E.DIR]
     for a in range(A_DROP):
-        m = a // 2
-        if child[E.WORK + 4 * m] + child[E.WORK + 4 * m + 1] + child[E.WORK + 4 * m + 2] + child[E.WORK + 4 * m + 3] == 0:
+        if E.group(child, a // 2) == 0:
             continue
         ws[W_PATH + plen] = a
-        _pick_do(child, a)
+        E.pick_up(child, a)
         ws[W_PLEN + d + 1] = plen + 1
         _search_moves(ws, p, theta, d + 1)
-        _pick_undo(child, pos, dr)
+        E.unpick(child, pos, dr)
 
 
 @njit(cache=True, _nrt=False)
@@ -1081,7 +955,7 @@ def _harris_first(ws, p, theta):
     cur = root[E.CUR]
     if root[E.CHAR + cur] != HARRIS or root[E.ABIL_USED] != 0:
         return
-    cost = E.orphanage_count(root) + 1 + E.effect_active(root, p, E_CONSTRUCT)
+    cost = E.entry_cost(root, p)
     tax = E.effect_active(root, p, E_ABILITY)
     _usable(root, p, ws)
     _, reach = _reach(root, p)
@@ -1090,19 +964,17 @@ def _harris_first(ws, p, theta):
     for t in range(4):
         if ws[W_USE + t] == 0 or (reach >> t) & 1:
             continue
-        if root[E.HAVE + 4 * cur + t] < cost + 1 or tot < cost + 1 + tax:
+        if E.held(root, cur, t) < cost + 1 or tot < cost + 1 + tax:
             continue
         for fm in range(6):
-            if root[E.WORK + 4 * fm + t] == 0:
+            if E.workers(root, fm, t) == 0:
                 continue
             for tm in range(6):
                 if tm == fm:
                     continue
-                root[E.WORK + 4 * fm + t] -= 1
-                root[E.WORK + 4 * tm + t] += 1
+                E.move_worker(root, t, fm, tm)  # a trial move, taken back
                 _, r2 = _reach(root, p)
-                root[E.WORK + 4 * fm + t] += 1
-                root[E.WORK + 4 * tm + t] -= 1
+                E.move_worker(root, t, tm, fm)
                 if (r2 >> t) & 1 == 0:
                     continue
                 _copy(h, root)

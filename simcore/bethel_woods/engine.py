@@ -266,6 +266,134 @@ def fixable_at(s, m, t):
     return n
 
 
+# ---- named accessors: a policy reads the position through these, not through offsets ---------------------
+# Each is one read of the layout above (or a short sum of them), compiled to be inlined, so a reader
+# pays nothing for the name. Kind k = 4 * pm + t: a malfunction (or knowledge token) printed with
+# machine pm's number, of type t.
+@njit(cache=True, _nrt=False, inline="always")
+def hand(s, t):
+    """Workers of type t in the hand (the group being moved)."""
+    return s[HAND + t]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def workers(s, m, t):
+    """Workers of type t on machine m."""
+    return s[WORK + N_TYPES * m + t]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def group(s, m):
+    """Workers on machine m, all types (the group a pick-up there takes)."""
+    b = WORK + N_TYPES * m
+    return s[b] + s[b + 1] + s[b + 2] + s[b + 3]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def malfunction(s, m, pm, t):
+    """Malfunctions lying at machine m of kind 4 * pm + t (printed machine pm, type t)."""
+    return s[BOARD + N_KINDS * m + N_TYPES * pm + t]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def load(s, m):
+    """Malfunctions lying at machine m (all kinds; the cache MCOUNT)."""
+    return s[MCOUNT + m]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def knowledge(s, q, pm, t):
+    """Knowledge tokens of player q of kind 4 * pm + t."""
+    return s[KNOW + N_KINDS * q + N_TYPES * pm + t]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def held(s, q, t):
+    """Knowledge tokens of player q of type t, all printed machines (the cache HAVE)."""
+    return s[HAVE + N_TYPES * q + t]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def section(s, i):
+    """The type of the worker in Orphanage section i, -1 while it is empty."""
+    return s[ORPH + i]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def spy_at(s, m):
+    """1 if spy m is on its machine m."""
+    return s[SPY + m]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def bag(s, pm, t):
+    """Malfunctions of kind 4 * pm + t in the bag."""
+    return s[BAG + N_TYPES * pm + t]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def character(s, q):
+    """The character of seat q (rules.CHARACTERS), -1 for an empty seat."""
+    return s[CHAR + q]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def need(s, t):
+    """The pending payment: tokens of type t required."""
+    return s[NEED + t]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def paid(s, t):
+    """The pending payment: tokens of type t paid so far."""
+    return s[PAID + t]
+
+
+# ---- the Orphanage entry's rules (legal_actions, apply and the planners call these) --------------------
+@njit(cache=True, _nrt=False, inline="always")
+def piece_cost(s, p, built):
+    """Knowledge the next Daydreamer piece costs when `built` pieces are built: one more than
+    those, plus one while the construct tile's effect is active."""
+    return built + 1 + effect_active(s, p, E_CONSTRUCT)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def entry_cost(s, p):
+    """Knowledge the next Daydreamer piece costs now (``piece_cost`` of the pieces built)."""
+    return piece_cost(s, p, orphanage_count(s))
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def section_takes(p, i, t):
+    """Does Orphanage section i take a worker of type t (either of its two printed types)?"""
+    return p[P_SECTION_TYPES + 2 * i] == t or p[P_SECTION_TYPES + 2 * i + 1] == t
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def entry_type(s, p):
+    """At a PH_MOVE position: the type of the one worker in hand when the section at the group's
+    machine is empty and takes that type (an entry is then legal if it can be paid:
+    ``entry_payable``); -1 otherwise (no entry is legal)."""
+    if hand_total(s) != 1 or s[ORPH + s[POS]] >= 0:
+        return -1
+    t = 0
+    for t2 in range(N_TYPES):
+        if s[HAND + t2] > 0:
+            t = t2
+    return t if section_takes(p, s[POS], t) else -1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def entry_payable(s, p, t, cost, nova):
+    """Can the current player pay for the entry of a type-t worker costing `cost`: the plain
+    entry (nova = 0) with cost tokens of type t, Nova's (nova = 1) with one of them substituted
+    by another type and the ability tax (``legal_actions``' test of A_ENTER and A_ENTER_NOVA)."""
+    have = have_types(s, s[CUR])
+    if nova:
+        return can_pay(have, need1(t, cost), effect_active(s, p, E_ABILITY), 1)
+    return can_pay(have, need1(t, cost), 0, 0)
+
+
 # ---- payment feasibility --------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
 def feasible(need, any_n, sub, paid, paid_n, have):
@@ -312,12 +440,14 @@ def can_pay(have, need, any_n, sub):
 
 
 @njit(cache=True, _nrt=False)
-def _need1(t, c):
+def need1(t, c):
+    """A payment's required tokens by type: c of type t."""
     return (c if t == 0 else 0, c if t == 1 else 0, c if t == 2 else 0, c if t == 3 else 0)
 
 
 @njit(cache=True, _nrt=False)
-def _need2(a, b):
+def need2(a, b):
+    """A payment's required tokens by type: one of type a and one of type b (two of a when a == b)."""
     # int() each: numpy bools add as OR, so uncompiled (NUMBA_DISABLE_JIT) a pair of one type would need 1
     return (int(a == 0) + int(b == 0), int(a == 1) + int(b == 1), int(a == 2) + int(b == 2), int(a == 3) + int(b == 3))
 
@@ -505,26 +635,20 @@ def legal_actions(s, p, acts):
             if s[WORK + N_TYPES * m] + s[WORK + N_TYPES * m + 1] + s[WORK + N_TYPES * m + 2] + s[WORK + N_TYPES * m + 3] > 0:
                 n = _add(acts, n, A_PICK + 2 * m)
                 n = _add(acts, n, A_PICK + 2 * m + 1)
-        n = _ability_mask(s, p, acts, n)
+        n = ability_actions(s, p, acts, n)
     elif ph == PH_MOVE:
         for t in range(N_TYPES):
             if s[HAND + t] > 0:
                 n = _add(acts, n, A_DROP + t)
-        if hand_total(s) == 1 and s[ORPH + s[POS]] < 0:
-            t = 0
-            for t2 in range(N_TYPES):
-                if s[HAND + t2] > 0:
-                    t = t2
-            if p[P_SECTION_TYPES + 2 * s[POS]] == t or p[P_SECTION_TYPES + 2 * s[POS] + 1] == t:
-                cost = orphanage_count(s) + 1 + effect_active(s, p, E_CONSTRUCT)
-                have = have_types(s, cur)
-                if can_pay(have, _need1(t, cost), 0, 0):
-                    n = _add(acts, n, A_ENTER)
-                if s[CHAR + cur] == NOVA and s[ABIL_USED] == 0:
-                    if can_pay(have, _need1(t, cost), effect_active(s, p, E_ABILITY), 1):
-                        n = _add(acts, n, A_ENTER_NOVA)
+        t = entry_type(s, p)
+        if t >= 0:
+            cost = entry_cost(s, p)
+            if entry_payable(s, p, t, cost, 0):
+                n = _add(acts, n, A_ENTER)
+            if s[CHAR + cur] == NOVA and s[ABIL_USED] == 0 and entry_payable(s, p, t, cost, 1):
+                n = _add(acts, n, A_ENTER_NOVA)
         if p[P_SW_WINDOW] == 0:  # switch ability_window "any_time": also between drops
-            n = _ability_mask(s, p, acts, n)
+            n = ability_actions(s, p, acts, n)
     elif ph == PH_FIX:
         m = s[POS]
         t = s[LAST_T]
@@ -535,7 +659,7 @@ def legal_actions(s, p, acts):
     elif ph == PH_POST:
         n = uncover_actions(s, p, acts, n)
         n = _add(acts, n, A_END_TURN)  # after the uncovers: the list stays ascending
-        n = _ability_mask(s, p, acts, n)
+        n = ability_actions(s, p, acts, n)
     elif ph == PH_PAY:
         # paying a token of kind k is legal iff the payment can still be completed afterwards,
         # which depends on k's type only: one feasibility test per type held, not per kind
@@ -587,7 +711,7 @@ def uncover_actions(s, p, acts, n):
         free = s[ABIL_USED] == 0
         ch = s[CHAR + cur]
         if s[SPY + lm] == 1:
-            need = _need2(p[P_MACHINE_TYPES + 2 * lm], p[P_MACHINE_TYPES + 2 * lm + 1])
+            need = need2(p[P_MACHINE_TYPES + 2 * lm], p[P_MACHINE_TYPES + 2 * lm + 1])
             if can_pay(have, need, extra, 0):
                 n = _add(acts, n, A_UNCOVER)
             if ch == FENN and free and can_pay(have, need, extra + tax, 1):
@@ -596,21 +720,21 @@ def uncover_actions(s, p, acts, n):
             for d in range(2):
                 m2 = (lm + 1) % N_MACHINES if d == 0 else (lm + N_MACHINES - 1) % N_MACHINES
                 if s[SPY + m2] == 1:
-                    need = _need2(p[P_MACHINE_TYPES + 2 * m2], p[P_MACHINE_TYPES + 2 * m2 + 1])
+                    need = need2(p[P_MACHINE_TYPES + 2 * m2], p[P_MACHINE_TYPES + 2 * m2 + 1])
                     if can_pay(have, need, extra + 1 + tax, 0):
                         n = _add(acts, n, A_UNCOVER_FARE_CW + d)
     return n
 
 
 @njit(cache=True, _nrt=False)
-def _ability_mask(s, p, acts, n):
+def ability_actions(s, p, acts, n):
     """Add the active abilities (Harris, Junas, Linny, Violet, Rone) legal in the ability windows
     (PRE and POST; with switch ability_window "any_time" also between drops); return the new count.
 
     This runs at every decision of those windows, so the payments are tested directly: a cost of
     c tokens of type t plus ``tax`` of any type is payable iff have[t] >= c and the player holds
-    c + tax tokens in all (the same answer as can_pay(have, _need1(t, c), tax, 0)); Rone's pair
-    (a, b) iff have[a] >= 1, have[b] >= 1 and 2 + tax in all (can_pay(have, _need2(a, b), tax, 0)).
+    c + tax tokens in all (the same answer as can_pay(have, need1(t, c), tax, 0)); Rone's pair
+    (a, b) iff have[a] >= 1, have[b] >= 1 and 2 + tax in all (can_pay(have, need2(a, b), tax, 0)).
     """
     cur = s[CUR]
     if s[ABIL_USED] != 0:
@@ -698,16 +822,7 @@ def _finish_payment(s, p):
     cur = s[CUR]
     _clear_payment(s)
     if cont == C_ENTER:
-        for t in range(N_TYPES):
-            if s[HAND + t] > 0:
-                s[HAND + t] = 0
-                s[ORPH + s[POS]] = t
-        s[LASTM] = -1
-        if orphanage_count(s) == N_SECTIONS:
-            s[OUTCOME] = OUT_WIN
-            s[PHASE] = PH_TERMINAL
-        else:
-            s[PHASE] = PH_POST
+        _enter_section(s)
     elif cont == C_UNCOVER:
         m = carg
         s[SPY + m] = 0
@@ -721,7 +836,7 @@ def _finish_payment(s, p):
         s[PHASE] = PH_HARRIS_FROM
     elif cont == C_JUNAS_GIVE:
         # Junas gave his tokens; now he discards the one that pays for the ability (+ any tax)
-        _start_payment(s, p, cur, _need1(carg2, 1), effect_active(s, p, E_ABILITY), 0, -1,
+        _start_payment(s, p, cur, need1(carg2, 1), effect_active(s, p, E_ABILITY), 0, -1,
                        C_JUNAS_DISCARD, carg, -1)
     elif cont == C_JUNAS_DISCARD:
         q = carg
@@ -833,24 +948,10 @@ def apply(s, p, a):
     cur = s[CUR]
     s[ST_DECISIONS] += 1
     if a < A_DROP:  # PICK
-        m = a // 2
-        for t in range(N_TYPES):
-            s[HAND + t] = s[WORK + N_TYPES * m + t]
-            s[WORK + N_TYPES * m + t] = 0
-        s[POS] = m
-        s[DIR] = 1 if a % 2 == 0 else -1
-        s[PHASE] = PH_MOVE
+        _pick(s, a)
     elif a < A_ENTER:  # DROP
         t = a - A_DROP
-        s[HAND + t] -= 1
-        if s[DROPS] >= N_MACHINES and p[P_SW_WRAP] == 1:
-            m = s[POS]  # switch long_group "stops": back at its own machine, the rest drop there
-        else:
-            m = (s[POS] + s[DIR]) % N_MACHINES
-        s[DROPS] += 1
-        s[POS] = m
-        s[WORK + N_TYPES * m + t] += 1
-        s[LAST_T] = t
+        m = _drop(s, p, t)
         s[FIX_LEFT] = s[WORK + N_TYPES * m + t]  # every worker of this type here is activated
         if fixable_at(s, m, t) > 0:
             s[PHASE] = PH_FIX
@@ -861,19 +962,16 @@ def apply(s, p, a):
         for t2 in range(N_TYPES):
             if s[HAND + t2] > 0:
                 t = t2
-        cost = orphanage_count(s) + 1 + effect_active(s, p, E_CONSTRUCT)
+        cost = entry_cost(s, p)
         if a == A_ENTER:
-            _start_payment(s, p, cur, _need1(t, cost), 0, 0, -1, C_ENTER, -1, -1)
+            _start_payment(s, p, cur, need1(t, cost), 0, 0, -1, C_ENTER, -1, -1)
         else:
             s[ABIL_USED] = 1
-            _start_payment(s, p, cur, _need1(t, cost), effect_active(s, p, E_ABILITY), 1, -1, C_ENTER, -1, -1)
+            _start_payment(s, p, cur, need1(t, cost), effect_active(s, p, E_ABILITY), 1, -1, C_ENTER, -1, -1)
     elif a < A_STOP_FIXING:  # FIX
         k = a - A_FIX
         m = s[POS]
-        s[BOARD + N_KINDS * m + k] -= 1
-        s[MCOUNT + m] -= 1
-        _know_add(s, cur, k, 1)
-        s[ST_FIXED] += 1
+        _fix(s, cur, m, k, 1)
         s[FIX_LEFT] -= 1
         if s[FIX_LEFT] == 0 or fixable_at(s, m, s[LAST_T]) == 0:
             _after_drop(s)
@@ -893,7 +991,7 @@ def apply(s, p, a):
                 m, any_n, sub = (lm + 1) % N_MACHINES, extra + 1 + tax, 0
             else:
                 m, any_n, sub = (lm + N_MACHINES - 1) % N_MACHINES, extra + 1 + tax, 0
-        need = _need2(p[P_MACHINE_TYPES + 2 * m], p[P_MACHINE_TYPES + 2 * m + 1])
+        need = need2(p[P_MACHINE_TYPES + 2 * m], p[P_MACHINE_TYPES + 2 * m + 1])
         _start_payment(s, p, cur, need, any_n, sub, -1, C_UNCOVER, m, -1)
     elif a == A_END_TURN:
         _end_turn(s, p)
@@ -916,9 +1014,7 @@ def apply(s, p, a):
             s[CARG2] = i
             s[PHASE] = PH_HARRIS_TO
         elif ph == PH_HARRIS_TO:
-            t = s[CARG]
-            s[WORK + N_TYPES * s[CARG2] + t] -= 1
-            s[WORK + N_TYPES * i + t] += 1
+            move_worker(s, s[CARG], s[CARG2], i)
             _return_window(s)
         else:  # PH_LINNY: i = location*4 + type, of printed machine CARG
             k = N_TYPES * s[CARG] + i % N_TYPES
@@ -932,13 +1028,13 @@ def apply(s, p, a):
         tax = effect_active(s, p, E_ABILITY)
         if a < A_JUNAS:
             t = a - A_HARRIS
-            _start_payment(s, p, cur, _need1(t, 1), tax, 0, -1, C_HARRIS, t, -1)
+            _start_payment(s, p, cur, need1(t, 1), tax, 0, -1, C_HARRIS, t, -1)
         elif a < A_LINNY:
             i = a - A_JUNAS
             t = i // 6
             g = (i % 6) // 3 + 1
             target = (cur + i % 3 + 1) % s[NP]
-            _start_payment(s, p, cur, _need1(t, g), 0, 0, target, C_JUNAS_GIVE, target, t)
+            _start_payment(s, p, cur, need1(t, g), 0, 0, target, C_JUNAS_GIVE, target, t)
         elif a < A_VIOLET:
             k = a - A_LINNY
             _know_add(s, cur, k, -1)
@@ -950,7 +1046,7 @@ def apply(s, p, a):
                 s[PHASE] = PH_LINNY
         elif a < A_RONE:
             t = a - A_VIOLET
-            _start_payment(s, p, cur, _need1(t, VIOLET_REDUCTION), tax, 0, -1, C_VIOLET, -1, -1)
+            _start_payment(s, p, cur, need1(t, VIOLET_REDUCTION), tax, 0, -1, C_VIOLET, -1, -1)
         else:
             i = a - A_RONE
             m = i // 6
@@ -960,7 +1056,182 @@ def apply(s, p, a):
             else:
                 t1 = 0 if pair < 3 else (1 if pair < 5 else 2)
                 t2 = (1, 2, 3, 2, 3, 3)[pair]
-                _start_payment(s, p, cur, _need2(t1, t2), tax, 0, -1, C_RONE, m, -1)
+                _start_payment(s, p, cur, need2(t1, t2), tax, 0, -1, C_RONE, m, -1)
+
+
+# ---- the pieces of apply that the planners' step primitives share with it ----------------------------------
+@njit(cache=True, _nrt=False, inline="always")
+def _pick(s, a):
+    """Pick-up a (A_PICK + 2m, clockwise; + 1 anticlockwise) from PH_PRE: every worker on machine
+    m goes into the (empty) hand."""
+    m = a // 2
+    for t in range(N_TYPES):
+        s[HAND + t] = s[WORK + N_TYPES * m + t]
+        s[WORK + N_TYPES * m + t] = 0
+    s[POS] = m
+    s[DIR] = 1 if a % 2 == 0 else -1
+    s[PHASE] = PH_MOVE
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _drop(s, p, t):
+    """A type-t worker leaves the hand for the group's next machine; returns that machine."""
+    s[HAND + t] -= 1
+    if s[DROPS] >= N_MACHINES and p[P_SW_WRAP] == 1:
+        m = s[POS]  # switch long_group "stops": back at its own machine, the rest drop there
+    else:
+        m = (s[POS] + s[DIR]) % N_MACHINES
+    s[DROPS] += 1
+    s[POS] = m
+    s[WORK + N_TYPES * m + t] += 1
+    s[LAST_T] = t
+    return m
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _fix(s, q, m, k, f):
+    """Player q fixes f malfunctions of kind k at machine m: they become q's knowledge tokens
+    (f < 0 takes -f fixes back)."""
+    s[BOARD + N_KINDS * m + k] -= f
+    s[MCOUNT + m] -= f
+    s[KNOW + N_KINDS * q + k] += f
+    s[HAVE + N_TYPES * q + k % N_TYPES] += f
+    s[ST_FIXED] += f
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _enter_section(s):
+    """The entry's payment is complete: the worker in hand goes into the section at its machine,
+    and the sixth piece wins."""
+    for t in range(N_TYPES):
+        if s[HAND + t] > 0:
+            s[HAND + t] = 0
+            s[ORPH + s[POS]] = t
+    s[LASTM] = -1
+    if orphanage_count(s) == N_SECTIONS:
+        s[OUTCOME] = OUT_WIN
+        s[PHASE] = PH_TERMINAL
+    else:
+        s[PHASE] = PH_POST
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def move_worker(s, t, src, dst):
+    """A type-t worker moves from machine src to machine dst (Harris's move, the second SELECT;
+    a planner's trial move, taken back by ``move_worker(s, t, dst, src)``)."""
+    s[WORK + N_TYPES * src + t] -= 1
+    s[WORK + N_TYPES * dst + t] += 1
+
+
+# ---- step primitives for planners -------------------------------------------------------------------------
+# A planner searching a turn makes these steps in place instead of calling apply once per action
+# (and undoes them on the way back instead of copying the position). Each is exactly a named sequence
+# of apply calls, the same position afterwards, made from the same pieces of code as apply
+# (tests/test_bw_steps.py checks both, and that each undo gives the position back exactly). They
+# are compiled to be inlined into the planner's search loop.
+DROP_UNDO_SIZE = 12  # drop_and_fix's undo record: POS, PHASE, LAST_T, FIX_LEFT, LASTM, fixes, then
+DROP_UNDO_FIXES = 6  # at DROP_UNDO_FIXES + pm: the fixes of kind 4 * pm + t
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def pick_up(s, a):
+    """``apply(s, p, a)`` for a pick-up a < A_DROP (PH_PRE, the hand empty). ``unpick`` undoes it."""
+    s[ST_DECISIONS] += 1
+    _pick(s, a)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def unpick(s, pos, dr):
+    """Undo ``pick_up`` (every drop since undone already): the hand back on its machine, POS and
+    DIR as they were before it (pos, dr), the phase PH_PRE."""
+    m = s[POS]
+    s[ST_DECISIONS] -= 1
+    for t in range(N_TYPES):
+        s[WORK + N_TYPES * m + t] = s[HAND + t]
+        s[HAND + t] = 0
+    s[POS] = pos
+    s[DIR] = dr
+    s[PHASE] = PH_PRE
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def drop_and_fix(s, p, t, undo):
+    """Drop a worker of type t (PH_MOVE, one in hand) and fix greedily: ``apply(s, p, A_DROP + t)``,
+    then while the phase is PH_FIX ``apply(s, p, A_FIX + k)`` with k the lowest printed kind of
+    type t lying at the machine (every activated worker fixes while a malfunction it may fix
+    lies there). Returns the number of fixes; undo (int32, DROP_UNDO_SIZE entries) receives what
+    ``undo_drop`` needs, undo[DROP_UNDO_FIXES + pm] the fixes of kind 4 * pm + t (written only
+    when the machine had a malfunction; read only when the fixes are not 0)."""
+    undo[0] = s[POS]
+    undo[1] = s[PHASE]
+    undo[2] = s[LAST_T]
+    undo[3] = s[FIX_LEFT]
+    undo[4] = s[LASTM]
+    cur = s[CUR]
+    m = _drop(s, p, t)
+    w = s[WORK + N_TYPES * m + t]  # the activated workers
+    nfix = 0
+    if s[MCOUNT + m] > 0:
+        for pm in range(N_MACHINES):
+            k = N_TYPES * pm + t
+            c = s[BOARD + N_KINDS * m + k]
+            f = c if c < w else w
+            undo[DROP_UNDO_FIXES + pm] = f
+            if f > 0:
+                _fix(s, cur, m, k, f)
+                w -= f
+                nfix += f
+    undo[5] = nfix
+    s[ST_DECISIONS] += 1 + nfix
+    _after_drop(s)
+    return nfix
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def undo_drop(s, t, undo):
+    """Undo the type-t ``drop_and_fix`` that filled undo: s is again exactly as before it."""
+    m = s[POS]
+    nfix = undo[5]
+    if nfix > 0:
+        cur = s[CUR]
+        for pm in range(N_MACHINES):
+            f = undo[DROP_UNDO_FIXES + pm]
+            if f > 0:
+                _fix(s, cur, m, N_TYPES * pm + t, -f)
+    s[ST_DECISIONS] -= 1 + nfix
+    s[WORK + N_TYPES * m + t] -= 1
+    s[HAND + t] += 1
+    s[DROPS] -= 1
+    s[POS] = undo[0]
+    s[PHASE] = undo[1]
+    s[LAST_T] = undo[2]
+    s[FIX_LEFT] = undo[3]
+    s[LASTM] = undo[4]
+
+
+@njit(cache=True, _nrt=False)
+def enter_and_pay(s, t, cost, spent):
+    """The plain Orphanage entry of the last worker (type t) where the current player holds at
+    least cost = ``entry_cost(s, p)`` tokens of type t (``entry_payable(s, p, t, cost, 0)``):
+    ``apply(s, p, A_ENTER)``, then cost times ``apply(s, p, A_PAY + k)`` with k the lowest printed
+    kind of type t the player holds (the payment's legal tokens are all of type t); the last
+    payment places the worker (a win with the sixth piece). spent[pm] (int32, N_MACHINES entries)
+    receives the tokens of kind 4 * pm + t paid."""
+    cur = s[CUR]
+    left = cost
+    for pm in range(N_MACHINES):
+        k = N_TYPES * pm + t
+        c = s[KNOW + N_KINDS * cur + k]
+        f = c if c < left else left
+        spent[pm] = f
+        if f > 0:
+            s[KNOW + N_KINDS * cur + k] = c - f
+            s[DISCARD + k] += f
+            left -= f
+    s[HAVE + N_TYPES * cur + t] -= cost
+    s[ST_DECISIONS] += 1 + cost
+    _clear_payment(s)  # the payment is over: its fields back to their neutral values
+    _enter_section(s)
 
 
 # ---- chance ------------------------------------------------------------------------------------------------
