@@ -283,11 +283,11 @@ def test_evaluate_equals_the_plain_reference():
 
 
 def test_exact_payment_step_equals_the_general_one():
-    """The canonical payment step skips engine.feasible for payments of exact types (it compares
-    paid with need instead). At every payment of random and heuristic games (2 to 4 players, 0 to
+    """The canonical payment step skips engine.may_pay (engine.feasible) for payments of exact
+    types (it compares paid with need instead). At every payment of random and heuristic games (2 to 4 players, 0 to
     5 spies, random payments too, so not only the canonical ones), with the position's usable
     types and with random ones (which change the keep values and so the ties), it chooses the
-    token the general step (heuristic._pay_step_general, with engine.feasible) chooses."""
+    token the general step (heuristic._pay_step_general, with engine.may_pay) chooses."""
     from policies.bethel_woods.heuristic import W_USE, _pay_step, _pay_step_general, _usable
     from simcore.bethel_woods.actions import A_PAY, PH_PAY
     rng = np.random.default_rng(5)

@@ -204,3 +204,19 @@ def test_accessors_read_the_layout():
             assert E.held(s, q, t) == s[E.HAVE + 4 * q + t]
             for pm in range(6):
                 assert E.knowledge(s, q, pm, t) == s[E.KNOW + 24 * q + 4 * pm + t]
+
+
+def test_same_position_leaves_out_only_the_statistics():
+    """engine.same_position: a position equals itself with its statistics changed, and differs
+    from itself with any other single entry changed (every entry tried, on positions of real games)."""
+    stats = {E.ST_FIXED, E.ST_UNCOV, E.ST_DECISIONS}
+    checked = 0
+    for i, (s, _, _) in enumerate(_positions(2)):
+        if i % 50:
+            continue
+        for j in range(E.S_SIZE):
+            c = _with(s, j, s[j] + 1)
+            assert E.same_position(s, c) == (j in stats)
+            assert E.same_position(c, s) == (j in stats)
+        checked += 1
+    assert checked >= 3

@@ -70,22 +70,22 @@ def features(s, p, ws, out):
     open4 = 0
     acc = 0
     for i in range(6):
-        if s[E.ORPH + i] >= 0:
+        if E.section(s, i) >= 0:
             built += 1
         else:
             open4 |= 15 << (4 * i)
             acc |= ws[H.W_SECB + i]
-    outm = ((1 if s[E.HAND] > 0 else 0) | (2 if s[E.HAND + 1] > 0 else 0)
-            | (4 if s[E.HAND + 2] > 0 else 0) | (8 if s[E.HAND + 3] > 0 else 0))
+    outm = ((1 if E.hand(s, 0) > 0 else 0) | (2 if E.hand(s, 1) > 0 else 0)
+            | (4 if E.hand(s, 2) > 0 else 0) | (8 if E.hand(s, 3) > 0 else 0))
     mask = 0
     spread = 0
     for j in range(6):
-        b = E.WORK + 4 * j
-        g = s[b] + s[b + 1] + s[b + 2] + s[b + 3]
+        g = E.group(s, j)
         if g == 0:
             continue
         spread += 1
-        tm = (1 if s[b] > 0 else 0) | (2 if s[b + 1] > 0 else 0) | (4 if s[b + 2] > 0 else 0) | (8 if s[b + 3] > 0 else 0)
+        tm = ((1 if E.workers(s, j, 0) > 0 else 0) | (2 if E.workers(s, j, 1) > 0 else 0)
+              | (4 if E.workers(s, j, 2) > 0 else 0) | (8 if E.workers(s, j, 3) > 0 else 0))
         outm |= tm
         mask |= (tm * 0x111111) & ws[H.W_ENDS + 6 * j + (g - 1) % 6]
     mask &= open4
@@ -104,11 +104,10 @@ def features(s, p, ws, out):
     conc = 0
     for r in range(np_):
         q = (cur + r) % np_
-        hb = E.HAVE + 4 * q
         tot = 0
         for t in range(4):
-            ws[H.W_HAVE + 4 * q + t] = s[hb + t]
-            tot += s[hb + t]
+            ws[H.W_HAVE + 4 * q + t] = E.held(s, q, t)
+            tot += E.held(s, q, t)
         if tot > lim:
             tot = H._discard_to_limit(ws, H.W_HAVE + 4 * q, tot, lim, use)
         know += tot
@@ -147,8 +146,8 @@ def features(s, p, ws, out):
     expc = 0.0
     quiet = 1.0
     for m in range(6):
-        sp = s[E.SPY + m]
-        lm = s[E.MCOUNT + m] + sp
+        sp = E.spy_at(s, m)
+        lm = E.load(s, m) + sp
         spies += sp
         load += lm
         if lm > above:
@@ -164,7 +163,7 @@ def features(s, p, ws, out):
             else:
                 bm = 0
                 for t in range(4):
-                    bm += s[E.BAG + 4 * m + t]
+                    bm += E.bag(s, m, t)
                 r = H._binom_tail(draws, bm / bag_n, above + 1 - lm)
             if r == 0.0:
                 continue
@@ -177,9 +176,9 @@ def features(s, p, ws, out):
         d0 = d0 * (1.0 - r)
     q1 = (cur + 1) % np_
     q2 = (cur + 2) % np_
-    nxt = H._enters(ws, q1, cost, s[E.CHAR + q1] == NOVA, reach)
-    nxt2 = H._enters(ws, q2, cost, s[E.CHAR + q2] == NOVA, reach) if q2 != cur else 0
-    selfe = H._enters(ws, cur, cost, s[E.CHAR + cur] == NOVA, reach)
+    nxt = H._enters(ws, q1, cost, E.character(s, q1) == NOVA, reach)
+    nxt2 = H._enters(ws, q2, cost, E.character(s, q2) == NOVA, reach) if q2 != cur else 0
+    selfe = H._enters(ws, cur, cost, E.character(s, cur) == NOVA, reach)
     prog = min(b1, cost) / cost
     if cost + 1 <= 6 + (cost - built - 1):
         prog += min(b2, cost + 1) / (cost + 1)
@@ -218,7 +217,7 @@ def features(s, p, ws, out):
     for e in range(N_EFFECTS):
         out[F_EFFECT + e] = E.effect_active(s, p, e)
     for q in range(np_):
-        c = s[E.CHAR + q]
+        c = E.character(s, q)
         if 0 <= c < N_CHARACTERS:
             out[F_CHAR + c] = 1.0
     out[52] = d2 + d3 + d4

@@ -28,11 +28,22 @@ plans the whole turn and then plays the plan's steps one decision at a time:
    end-of-turn discard; board load and the largest non-critical load; entry spots one pick-up
    reaches; machines with workers; the next placement's draws.
 
-Speed: pick-ups, drops with their greedy fixes and plain entries are made by the planner in place
-(``_pick_do``, ``_drop_do``, ``_enter_do``: the engine's ``apply`` plus the canonical steps, the
-same position and path, tests/test_bw_heuristic.py::test_planner_steps_equal_the_engine), and the
-drop search undoes each drop on the way back instead of copying a position per node (the drop and
-pick-up steps are inlined into it). ``evaluate`` makes one pass over the Orphanage and one over the
+Rules in one place: the planner plays no rule of its own. Pick-ups, drops with their greedy fixes
+and plain entries are the engine's step primitives (``E.pick_up`` / ``E.unpick``,
+``E.drop_and_fix`` / ``E.undo_drop``, ``E.enter_and_pay``: each exactly a sequence of the engine's
+``apply`` calls, tests/test_bw_steps.py), made in place; the planner only writes their actions
+into its path from what they report (``_drop_do``, ``_enter_do``; the same position and path as
+``apply`` followed by ``_settle``, tests/test_bw_heuristic.py::test_planner_steps_equal_the_engine).
+The drop search undoes each drop on the way back instead of copying a position per node (the drop
+and pick-up primitives are inlined into it). Where an entry may be tried, what it costs and
+whether it can be paid are the engine's (``E.entry_type``, ``E.entry_cost``, ``E.entry_payable``),
+as are a payment step's legality (``E.may_pay``), the parts of the legal list the planner takes
+(``E.uncover_actions``, ``E.ability_actions``), Harris's trial moves (``E.move_worker``) and the
+comparison of end positions (``E.same_position``). The position is read through the engine's
+named accessors (``E.hand``, ``E.workers``, ``E.group``, ``E.malfunction``, ``E.load``,
+``E.knowledge``, ``E.held``, ``E.section``, ``E.spy_at``, ``E.bag``, ``E.character``, ``E.need``,
+``E.paid``; single fields by their names, ``s[E.PHASE]``), never by offset arithmetic
+(docs/engine_api.md, "Step primitives and accessors"). ``evaluate`` makes one pass over the Orphanage and one over the
 machines, with two small tables made once per plan (the types each section accepts, W_SECB, and
 the entries a group of each size on each machine can reach, W_ENDS); it gives the plain
 feature-by-feature score bit for bit (tests/bw_heuristic_reference.py).
@@ -196,14 +207,14 @@ def _usable(s, p, ws):
     for t in range(4):
         ws[W_USE + t] = 0
     for i in range(6):
-        if s[E.ORPH + i] < 0:
+        if E.section(s, i) < 0:
             ws[W_USE + p[P_SECTION_TYPES + 2 * i]] = 1
             ws[W_USE + p[P_SECTION_TYPES + 2 * i + 1]] = 1
     for t in range(4):
         if ws[W_USE + t]:
-            w = s[E.HAND + t]
+            w = E.hand(s, t)
             for m in range(6):
-                w += s[E.WORK + 4 * m + t]
+                w += E.workers(s, m, t)
             if w == 0:
                 ws[W_USE + t] = 0
 
@@ -238,7 +249,7 @@ def _pay_step(s, ws):
 def _lowest_kind(s, q, t):
     """The lowest printed kind of type t that player q knows (-1 if none)."""
     for pm in range(6):
-        if s[E.KNOW + 24 * q + 4 * pm + t] > 0:
+        if E.knowledge(s, q, pm, t) > 0:
             return 4 * pm + t
     return -1
 
@@ -246,8 +257,8 @@ def _lowest_kind(s, q, t):
 @njit(cache=True, _nrt=False)
 def _pay_step_general(s, ws, q):
     """The canonical step for any payment: of the types q holds, the one worth least to keep
-    (then the lowest kind) whose payment leaves the payment completable, by ``E.feasible``."""
-    need = (s[E.NEED], s[E.NEED + 1], s[E.NEED + 2], s[E.NEED + 3])
+    (then the lowest kind) whose payment leaves the payment completable (``E.may_pay``, the legal
+    list's test of a PAY action)."""
     have = E.have_types(s, q)
     best_k = -1
     best_v = 1 << 30
@@ -258,9 +269,7 @@ def _pay_step_general(s, ws, q):
         kmin = _lowest_kind(s, q, t)
         if v > best_v or (v == best_v and kmin > best_k):
             continue
-        h2 = (have[0] - (t == 0), have[1] - (t == 1), have[2] - (t == 2), have[3] - (t == 3))
-        p2 = (s[E.PAID] + (t == 0), s[E.PAID + 1] + (t == 1), s[E.PAID + 2] + (t == 2), s[E.PAID + 3] + (t == 3))
-        if E.feasible(need, s[E.ANY_N], s[E.SUB], p2, s[E.PAID_N] + 1, h2):
+        if E.may_pay(s, have, t):
             best_v = v
             best_k = kmin
     return A_PAY + best_k
@@ -277,8 +286,8 @@ def _pay_step_exact(s, ws, q):
     best_k = -1
     best_v = 1 << 30
     for t in range(4):
-        h = s[E.HAVE + 4 * q + t]
-        if h == 0 or s[E.PAID + t] >= s[E.NEED + t]:
+        h = E.held(s, q, t)
+        if h == 0 or E.paid(s, t) >= E.need(s, t):
             continue
         v = _keep_value(h, ws[W_USE + t])
         if v > best_v:
@@ -304,7 +313,7 @@ def _settle(st, p, ws, plen):
             t = st[E.LAST_T]
             a = A_FIX
             for pm in range(6):
-                if st[E.BOARD + 24 * m + 4 * pm + t] > 0:
+                if E.malfunction(st, m, pm, t) > 0:
                     a = A_FIX + 4 * pm + t
                     break
         elif ph == PH_PAY:
@@ -408,7 +417,7 @@ def _risk_table(s, p, ws):
     for m in range(6):
         bm = 0
         for t in range(4):
-            bm += s[E.BAG + 4 * m + t]
+            bm += E.bag(s, m, t)
         for lm in range(4):
             r = _binom_tail(draws, bm / bag_n, 4 - lm) if bag_n > 0 else 0.0
             ws[W_RISK + 4 * m + lm] = np.int32(r * RISK_SCALE)
@@ -434,16 +443,15 @@ def _reach(s, p):
     on either way; set without branches, counted by a bit-parallel popcount.)"""
     mask = 0
     for j in range(6):
-        b = E.WORK + 4 * j
-        g = s[b] + s[b + 1] + s[b + 2] + s[b + 3]
+        g = E.group(s, j)
         if g == 0:
             continue
         for i in ((j + (g - 1)) % 6, (j - (g - 1)) % 6):
-            e = 1 if s[E.ORPH + i] < 0 else 0
+            e = 1 if E.section(s, i) < 0 else 0
             t = p[P_SECTION_TYPES + 2 * i]
-            mask |= (e & (1 if s[b + t] > 0 else 0)) << (4 * i + t)
+            mask |= (e & (1 if E.workers(s, j, t) > 0 else 0)) << (4 * i + t)
             t = p[P_SECTION_TYPES + 2 * i + 1]
-            mask |= (e & (1 if s[b + t] > 0 else 0)) << (4 * i + t)
+            mask |= (e & (1 if E.workers(s, j, t) > 0 else 0)) << (4 * i + t)
     return _entry_bits(mask)
 
 
@@ -499,23 +507,22 @@ def evaluate(s, p, theta, ws):
     open4 = 0  # 0xF at bits 4i..4i+3 for an open section i
     acc = 0
     for i in range(6):
-        if s[E.ORPH + i] >= 0:
+        if E.section(s, i) >= 0:
             built += 1
         else:
             open4 |= 15 << (4 * i)
             acc |= ws[W_SECB + i]
     # the workers: each machine's group, the types on it; the entries one pick-up reaches
     # (bit 4i + t: section i takes a type-t worker from a group that ends there)
-    outm = ((1 if s[E.HAND] > 0 else 0) | (2 if s[E.HAND + 1] > 0 else 0)
-            | (4 if s[E.HAND + 2] > 0 else 0) | (8 if s[E.HAND + 3] > 0 else 0))
+    outm = ((1 if E.hand(s, 0) > 0 else 0) | (2 if E.hand(s, 1) > 0 else 0)
+            | (4 if E.hand(s, 2) > 0 else 0) | (8 if E.hand(s, 3) > 0 else 0))
     mask = 0
     spread = 0
     for j in range(6):
-        b = E.WORK + 4 * j
-        w0 = s[b]
-        w1 = s[b + 1]
-        w2 = s[b + 2]
-        w3 = s[b + 3]
+        w0 = E.workers(s, j, 0)
+        w1 = E.workers(s, j, 1)
+        w2 = E.workers(s, j, 2)
+        w3 = E.workers(s, j, 3)
         g = w0 + w1 + w2 + w3
         if g == 0:
             continue
@@ -541,11 +548,10 @@ def evaluate(s, p, theta, ws):
     ready = 0
     conc = 0
     for q in range(np_):
-        hb = E.HAVE + 4 * q
-        h0 = s[hb]
-        h1 = s[hb + 1]
-        h2 = s[hb + 2]
-        h3 = s[hb + 3]
+        h0 = E.held(s, q, 0)
+        h1 = E.held(s, q, 1)
+        h2 = E.held(s, q, 2)
+        h3 = E.held(s, q, 3)
         tot = h0 + h1 + h2 + h3
         ws[W_HAVE + 4 * q] = h0
         ws[W_HAVE + 4 * q + 1] = h1
@@ -597,8 +603,8 @@ def evaluate(s, p, theta, ws):
     expc = 0.0
     quiet = 1.0  # P(no machine goes critical)
     for m in range(6):
-        sp = s[E.SPY + m]
-        lm = s[E.MCOUNT + m] + sp
+        sp = E.spy_at(s, m)
+        lm = E.load(s, m) + sp
         spies += sp
         load += lm
         if lm > above:
@@ -614,7 +620,7 @@ def evaluate(s, p, theta, ws):
             else:
                 bm = 0
                 for t in range(4):
-                    bm += s[E.BAG + 4 * m + t]
+                    bm += E.bag(s, m, t)
                 r = _binom_tail(draws, bm / bag_n, above + 1 - lm)
             if r == 0.0:
                 continue  # exact: with r = 0 the updates below leave every product and sum as it is
@@ -627,10 +633,10 @@ def evaluate(s, p, theta, ws):
         d0 = d0 * (1.0 - r)
     q1 = (cur + 1) % np_
     q2 = (cur + 2) % np_
-    nxt = _enters(ws, q1, cost, s[E.CHAR + q1] == NOVA, reach)
+    nxt = _enters(ws, q1, cost, E.character(s, q1) == NOVA, reach)
     nxt2 = 0
     if q2 != cur and theta[T_NEXT2] != 0.0:
-        nxt2 = _enters(ws, q2, cost, s[E.CHAR + q2] == NOVA, reach)
+        nxt2 = _enters(ws, q2, cost, E.character(s, q2) == NOVA, reach)
     second = 0
     if b1q >= 0:
         second = b2
@@ -639,7 +645,7 @@ def evaluate(s, p, theta, ws):
         prog += min(b2, cost + 1) / (cost + 1)
     if cost + 2 <= 6 + (cost - built - 1) and np_ > 2:
         prog += min(b3, cost + 2) / (cost + 2)
-    selfe = _enters(ws, cur, cost, s[E.CHAR + cur] == NOVA, reach) if theta[T_SELF] != 0.0 else 0
+    selfe = _enters(ws, cur, cost, E.character(s, cur) == NOVA, reach) if theta[T_SELF] != 0.0 else 0
     score = (theta[T_SPYLOSS] * ((1.0 - quiet) if spies >= 5 else 0.0) + theta[T_PSPY] * (1.0 - quiet) + theta[T_SPREAD] * spread + theta[T_MISSING] * max(0, cost - b1) + theta[T_SELF] * selfe + theta[T_SPIES2] * spies * spies + theta[T_PROGRESS] * prog + theta[T_BUILT] * built + theta[T_CRIT] * ncrit + theta[T_EXPCRIT] * expc
              + theta[T_P3] * (d3 + d4) + theta[T_P4] * d4 + theta[T_SPIES] * spies
              + theta[T_BEST] * min(b1, cost) / cost + theta[T_SECOND] * min(second, cost + 1) / (cost + 1)
@@ -664,23 +670,6 @@ def _quant(x):
 
 
 @njit(cache=True, _nrt=False)
-def _same_end(a, b):
-    """Are two end positions the same, the statistics (ST_FIXED, ST_UNCOV, ST_DECISIONS) left out
-    (two paths to one position differ there)? The workers and the hands are compared first: where
-    two plans' ends differ most often."""
-    for i in range(E.WORK, E.WORK + 24):
-        if a[i] != b[i]:
-            return False
-    for i in range(E.HAVE, E.HAVE + 16):
-        if a[i] != b[i]:
-            return False
-    for i in range(S_SIZE):
-        if a[i] != b[i] and i != E.ST_FIXED and i != E.ST_UNCOV and i != E.ST_DECISIONS:
-            return False
-    return True
-
-
-@njit(cache=True, _nrt=False)
 def _offer_top(ws, st, plen, sc):
     """Keep the plan among the W_TOPK best with distinct end positions; its end position is kept
     at W_TST (the learned player scores it there). A plan that would not enter is turned away
@@ -697,7 +686,7 @@ def _offer_top(ws, st, plen, sc):
         if sc <= ws[W_TSC + c]:
             return
     for i in range(nt):
-        if ws[W_TSC + i] == sc and _same_end(ws[W_TST + i * S_SIZE: W_TST + (i + 1) * S_SIZE], st):
+        if ws[W_TSC + i] == sc and E.same_position(ws[W_TST + i * S_SIZE: W_TST + (i + 1) * S_SIZE], st):
             return  # the same end position is kept already
     if not full:
         ws[W_TN] = nt + 1
@@ -756,8 +745,8 @@ def _post_stage1(ws, p, theta, st, plen, c):
     if st[E.PHASE] != PH_POST or st[E.LASTM] < 0 or st[E.UNCOVERED] != 0 or c >= N_SLOTS:
         return
     lm = st[E.LASTM]
-    if st[E.SPY + lm] == 0 and not (st[E.CHAR + st[E.CUR]] == FARE and st[E.ABIL_USED] == 0
-                                    and st[E.SPY + (lm + 1) % 6] + st[E.SPY + (lm + 5) % 6] > 0):
+    if E.spy_at(st, lm) == 0 and not (E.character(st, st[E.CUR]) == FARE and st[E.ABIL_USED] == 0
+                                      and E.spy_at(st, (lm + 1) % 6) + E.spy_at(st, (lm + 5) % 6) > 0):
         return  # no spy to uncover
     acts = ws[W_ACTS2: W_ACTS2 + N_ACTIONS]
     n = E.uncover_actions(st, p, acts, 0)  # the legal list's uncovers (43-46), without its abilities
@@ -776,8 +765,8 @@ def _post_stage1(ws, p, theta, st, plen, c):
 def _search_moves(ws, p, theta, d0):
     """Depth first over the drops from the MOVE position in slot d0 (its path length at W_PLEN+d0):
     child i < 4 drops a worker of type i, 4 enters the Orphanage (with Nova's entry when the plain
-    one is illegal). The drops are made in place in slot d0 (``_drop_do``) and undone on the way
-    back (``_drop_undo``), so slot d0 ends as it began; an entry is played on a copy in slot
+    one is illegal). The drops are made in place in slot d0 (``_drop_do``: ``E.drop_and_fix``) and
+    undone on the way back (``_drop_undo``: ``E.undo_drop``), so slot d0 ends as it began; an entry is played on a copy in slot
     d0 + 1 (its uncovers in d0 + 2), as are the uncovers after a drop that empties the hand."""
     st = ws[W_SLOT + d0 * S_SIZE: W_SLOT + (d0 + 1) * S_SIZE]
     child = ws[W_SLOT + (d0 + 1) * S_SIZE: W_SLOT + (d0 + 2) * S_SIZE]
@@ -794,7 +783,7 @@ def _search_moves(ws, p, theta, d0):
         ws[W_IT + d] = it + 1
         plen = ws[W_PLEN + d]
         if it < 4:
-            if st[E.HAND + it] == 0:
+            if E.hand(st, it) == 0:
                 continue
             pl2 = _drop_do(st, p, ws, plen, it, d)
             if st[E.PHASE] == PH_MOVE:
@@ -838,13 +827,13 @@ def _rone_pair(s, ws):
     b1 = -1
     b2 = -1
     for t in range(4):
-        h = s[E.HAVE + 4 * cur + t]
+        h = E.held(s, cur, t)
         if h > 0:
             v = _keep_value(h, ws[W_USE + t])
-            if b1 < 0 or v < _keep_value(s[E.HAVE + 4 * cur + b1], ws[W_USE + b1]):
+            if b1 < 0 or v < _keep_value(E.held(s, cur, b1), ws[W_USE + b1]):
                 b2 = b1
                 b1 = t
-            elif b2 < 0 or v < _keep_value(s[E.HAVE + 4 * cur + b2], ws[W_USE + b2]):
+            elif b2 < 0 or v < _keep_value(E.held(s, cur, b2), ws[W_USE + b2]):
                 b2 = t
     if b2 < 0:
         return -1
@@ -929,7 +918,8 @@ def _stage2(ws, p, theta):
 @njit(cache=True, _nrt=False)
 def _search_picks(ws, p, theta, d):
     """Every pick-up (machine with workers, direction) from the PRE position in slot d, each made
-    in place on a copy in slot d + 1 (``_pick_do``) and undone after its drops were searched."""
+    in place on a copy in slot d + 1 (``E.pick_up``) and undone after its drops were searched
+    (``E.unpick``)."""
     node = ws[W_SLOT + d * S_SIZE: W_SLOT + (d + 1) * S_SIZE]
     child = ws[W_SLOT + (d + 1) * S_SIZE: W_SLOT + (d + 2) * S_SIZE]
     plen = ws[W_PLEN + d]
@@ -953,7 +943,7 @@ def _harris_first(ws, p, theta):
     type-t worker that makes one reachable, followed by every pick-up."""
     root = ws[W_SLOT: W_SLOT + S_SIZE]
     cur = root[E.CUR]
-    if root[E.CHAR + cur] != HARRIS or root[E.ABIL_USED] != 0:
+    if E.character(root, cur) != HARRIS or root[E.ABIL_USED] != 0:
         return
     cost = E.entry_cost(root, p)
     tax = E.effect_active(root, p, E_ABILITY)

@@ -349,6 +349,23 @@ def paid(s, t):
     return s[PAID + t]
 
 
+@njit(cache=True, _nrt=False)
+def same_position(a, b):
+    """Are positions a and b the same but for the statistics (ST_FIXED, ST_UNCOV, ST_DECISIONS,
+    where two paths to one position differ)? The workers and the knowledge by type are compared
+    first: where two end positions of one turn differ most often."""
+    for i in range(WORK, WORK + N_MACHINES * N_TYPES):
+        if a[i] != b[i]:
+            return False
+    for i in range(HAVE, HAVE + MAX_PLAYERS * N_TYPES):
+        if a[i] != b[i]:
+            return False
+    for i in range(S_SIZE):
+        if a[i] != b[i] and i != ST_FIXED and i != ST_UNCOV and i != ST_DECISIONS:
+            return False
+    return True
+
+
 # ---- the Orphanage entry's rules (legal_actions, apply and the planners call these) --------------------
 @njit(cache=True, _nrt=False, inline="always")
 def piece_cost(s, p, built):
@@ -437,6 +454,16 @@ def _sub_ok(ra, ha, r1, h1, r2, h2, r3, h3, slots):
 @njit(cache=True, _nrt=False)
 def can_pay(have, need, any_n, sub):
     return feasible(need, any_n, sub, (0, 0, 0, 0), 0, have)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def may_pay(s, have, t):
+    """During a payment: may the payer, holding ``have`` (by type, at least one of type t), pay a
+    token of type t now, that is, can the payment still be completed after it? Every PAY action
+    of a type-t kind is legal exactly then (``legal_actions`` makes this test once per type)."""
+    h2 = (have[0] - (t == 0), have[1] - (t == 1), have[2] - (t == 2), have[3] - (t == 3))
+    p2 = (s[PAID] + (t == 0), s[PAID + 1] + (t == 1), s[PAID + 2] + (t == 2), s[PAID + 3] + (t == 3))
+    return feasible((s[NEED], s[NEED + 1], s[NEED + 2], s[NEED + 3]), s[ANY_N], s[SUB], p2, s[PAID_N] + 1, h2)
 
 
 @njit(cache=True, _nrt=False)
@@ -665,14 +692,10 @@ def legal_actions(s, p, acts):
         # which depends on k's type only: one feasibility test per type held, not per kind
         q = s[PAYER]
         have = have_types(s, q)
-        need = (s[NEED], s[NEED + 1], s[NEED + 2], s[NEED + 3])
         ok = 0  # bit t: a token of type t may be paid
         for t in range(N_TYPES):
-            if have[t] > 0:
-                h2 = (have[0] - (t == 0), have[1] - (t == 1), have[2] - (t == 2), have[3] - (t == 3))
-                p2 = (s[PAID] + (t == 0), s[PAID + 1] + (t == 1), s[PAID + 2] + (t == 2), s[PAID + 3] + (t == 3))
-                if feasible(need, s[ANY_N], s[SUB], p2, s[PAID_N] + 1, h2):
-                    ok |= 1 << t
+            if have[t] > 0 and may_pay(s, have, t):
+                ok |= 1 << t
         kb = KNOW + N_KINDS * q
         for pm in range(N_MACHINES):
             for t in range(N_TYPES):
