@@ -151,12 +151,12 @@ def test_step_primitives_equal_their_apply_sequences():
             for s0 in [s] + extra:
                 e, l = s0.copy(), s0.copy()
                 fixes = drop_then_fix_by_apply(e, p, t)
-                nfix = E.drop_and_fix(l, p, t, undo)
+                nfix = E.drop_and_fix(l, p, t, undo, 0)
                 assert np.array_equal(e, l)
                 assert nfix == sum(fixes)
                 if nfix:
                     assert undo[E.DROP_UNDO_FIXES:E.DROP_UNDO_FIXES + 6].tolist() == fixes
-                E.undo_drop(l, t, undo)
+                E.undo_drop(l, t, undo, 0)
                 assert np.array_equal(l, s0)
                 seen["drop"] += 1
                 seen["no_fix"] += nfix == 0

@@ -337,16 +337,19 @@ def _drop_do(st, p, ws, plen, t, d):
     ``_settle`` plays), its undo record at depth d of W_UNDO for ``_drop_undo``; the drop and the
     fixes it reports are appended to the path. Returns the new path length."""
     u = W_UNDO + d * U_SIZE
-    nfix = E.drop_and_fix(st, p, t, ws[u:u + U_SIZE])
+    nfix = E.drop_and_fix(st, p, t, ws, u)
     if plen < PATH_MAX:
         ws[W_PATH + plen] = A_DROP + t
     plen += 1
-    if nfix > 0:
-        for pm in range(6):
-            for _ in range(ws[u + E.DROP_UNDO_FIXES + pm]):
-                if plen < PATH_MAX:
-                    ws[W_PATH + plen] = A_FIX + 4 * pm + t
-                plen += 1
+    pm = 0
+    while nfix > 0:  # the fixes by printed kind, lowest first, until all are written
+        f = ws[u + E.DROP_UNDO_FIXES + pm]
+        for _ in range(f):
+            if plen < PATH_MAX:
+                ws[W_PATH + plen] = A_FIX + 4 * pm + t
+            plen += 1
+        nfix -= f
+        pm += 1
     return plen
 
 
@@ -354,7 +357,7 @@ def _drop_do(st, p, ws, plen, t, d):
 def _drop_undo(st, ws, t, d):
     """Undo the type-t drop ``_drop_do`` made at depth d (``E.undo_drop``)."""
     u = W_UNDO + d * U_SIZE
-    E.undo_drop(st, t, ws[u:u + U_SIZE])
+    E.undo_drop(st, t, ws, u)
 
 
 @njit(cache=True, _nrt=False)

@@ -17,6 +17,13 @@ The engine API (the same names and meanings in every game; docs/engine_api.md):
     apply_chance(s, p, o)
     returns(s, out)                  out[q] = 1.0 for every seat when the players won, else 0.0
 
+For planners (docs/engine_api.md, "Step primitives and accessors"): step primitives, each exactly
+a sequence of apply calls and made of the same pieces as apply (pick_up / unpick, drop_and_fix /
+undo_drop, enter_and_pay, move_worker), the rules a planner asks about (entry_type, entry_cost,
+piece_cost, entry_payable, may_pay, uncover_actions, ability_actions, same_position) and named
+accessors for the fields indexed by machine, seat, kind or type (hand, workers, group,
+malfunction, load, knowledge, held, section, spy_at, bag, character, need, paid).
+
 The state holds only what the players know (plus the bag's contents, which anyone can count).
 Hidden things are drawn when they are revealed: a critical tile the first time its machine goes
 critical (uniform over the effects not yet seen), a spy from the stack (uniform over the spies
@@ -405,10 +412,9 @@ def entry_payable(s, p, t, cost, nova):
     """Can the current player pay for the entry of a type-t worker costing `cost`: the plain
     entry (nova = 0) with cost tokens of type t, Nova's (nova = 1) with one of them substituted
     by another type and the ability tax (``legal_actions``' test of A_ENTER and A_ENTER_NOVA)."""
-    have = have_types(s, s[CUR])
     if nova:
-        return can_pay(have, need1(t, cost), effect_active(s, p, E_ABILITY), 1)
-    return can_pay(have, need1(t, cost), 0, 0)
+        return can_pay(have_types(s, s[CUR]), need1(t, cost), effect_active(s, p, E_ABILITY), 1)
+    return s[HAVE + N_TYPES * s[CUR] + t] >= cost  # = can_pay(have, need1(t, cost), 0, 0), without the call
 
 
 # ---- payment feasibility --------------------------------------------------------------------------
@@ -995,6 +1001,7 @@ def apply(s, p, a):
         k = a - A_FIX
         m = s[POS]
         _fix(s, cur, m, k, 1)
+        _fixed(s, cur, m, k % N_TYPES, 1)
         s[FIX_LEFT] -= 1
         if s[FIX_LEFT] == 0 or fixable_at(s, m, s[LAST_T]) == 0:
             _after_drop(s)
@@ -1114,12 +1121,18 @@ def _drop(s, p, t):
 @njit(cache=True, _nrt=False, inline="always")
 def _fix(s, q, m, k, f):
     """Player q fixes f malfunctions of kind k at machine m: they become q's knowledge tokens
-    (f < 0 takes -f fixes back)."""
+    (f < 0 takes -f fixes back). ``_fixed`` counts them in the caches and the statistics."""
     s[BOARD + N_KINDS * m + k] -= f
-    s[MCOUNT + m] -= f
     s[KNOW + N_KINDS * q + k] += f
-    s[HAVE + N_TYPES * q + k % N_TYPES] += f
-    s[ST_FIXED] += f
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _fixed(s, q, m, t, n):
+    """After ``_fix`` of n malfunctions of type t at machine m by player q (n < 0: taken back):
+    the caches MCOUNT and HAVE and the statistic ST_FIXED."""
+    s[MCOUNT + m] -= n
+    s[HAVE + N_TYPES * q + t] += n
+    s[ST_FIXED] += n
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -1178,18 +1191,19 @@ def unpick(s, pos, dr):
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def drop_and_fix(s, p, t, undo):
+def drop_and_fix(s, p, t, undo, u):
     """Drop a worker of type t (PH_MOVE, one in hand) and fix greedily: ``apply(s, p, A_DROP + t)``,
     then while the phase is PH_FIX ``apply(s, p, A_FIX + k)`` with k the lowest printed kind of
     type t lying at the machine (every activated worker fixes while a malfunction it may fix
-    lies there). Returns the number of fixes; undo (int32, DROP_UNDO_SIZE entries) receives what
-    ``undo_drop`` needs, undo[DROP_UNDO_FIXES + pm] the fixes of kind 4 * pm + t (written only
-    when the machine had a malfunction; read only when the fixes are not 0)."""
-    undo[0] = s[POS]
-    undo[1] = s[PHASE]
-    undo[2] = s[LAST_T]
-    undo[3] = s[FIX_LEFT]
-    undo[4] = s[LASTM]
+    lies there). Returns the number of fixes; the int32 record undo[u:u + DROP_UNDO_SIZE] receives
+    what ``undo_drop`` needs, undo[u + DROP_UNDO_FIXES + pm] the fixes of kind 4 * pm + t (written
+    only when the machine had a malfunction; read only when the fixes are not 0). (An array and an
+    offset: the planner keeps one record per search depth in its workspace.)"""
+    undo[u + 0] = s[POS]
+    undo[u + 1] = s[PHASE]
+    undo[u + 2] = s[LAST_T]
+    undo[u + 3] = s[FIX_LEFT]
+    undo[u + 4] = s[LASTM]
     cur = s[CUR]
     m = _drop(s, p, t)
     w = s[WORK + N_TYPES * m + t]  # the activated workers
@@ -1199,37 +1213,41 @@ def drop_and_fix(s, p, t, undo):
             k = N_TYPES * pm + t
             c = s[BOARD + N_KINDS * m + k]
             f = c if c < w else w
-            undo[DROP_UNDO_FIXES + pm] = f
             if f > 0:
                 _fix(s, cur, m, k, f)
                 w -= f
                 nfix += f
-    undo[5] = nfix
+            undo[u + DROP_UNDO_FIXES + pm] = f
+        if nfix > 0:
+            _fixed(s, cur, m, t, nfix)
+    undo[u + 5] = nfix
     s[ST_DECISIONS] += 1 + nfix
     _after_drop(s)
     return nfix
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def undo_drop(s, t, undo):
-    """Undo the type-t ``drop_and_fix`` that filled undo: s is again exactly as before it."""
+def undo_drop(s, t, undo, u):
+    """Undo the type-t ``drop_and_fix`` that filled undo[u:u + DROP_UNDO_SIZE]: s is again exactly
+    as before it."""
     m = s[POS]
-    nfix = undo[5]
+    nfix = undo[u + 5]
     if nfix > 0:
         cur = s[CUR]
         for pm in range(N_MACHINES):
-            f = undo[DROP_UNDO_FIXES + pm]
+            f = undo[u + DROP_UNDO_FIXES + pm]
             if f > 0:
                 _fix(s, cur, m, N_TYPES * pm + t, -f)
+        _fixed(s, cur, m, t, -nfix)
     s[ST_DECISIONS] -= 1 + nfix
     s[WORK + N_TYPES * m + t] -= 1
     s[HAND + t] += 1
     s[DROPS] -= 1
-    s[POS] = undo[0]
-    s[PHASE] = undo[1]
-    s[LAST_T] = undo[2]
-    s[FIX_LEFT] = undo[3]
-    s[LASTM] = undo[4]
+    s[POS] = undo[u + 0]
+    s[PHASE] = undo[u + 1]
+    s[LAST_T] = undo[u + 2]
+    s[FIX_LEFT] = undo[u + 3]
+    s[LASTM] = undo[u + 4]
 
 
 @njit(cache=True, _nrt=False)
