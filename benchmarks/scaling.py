@@ -20,8 +20,9 @@ import numpy as np
 
 from arena.units import Cell, run_unit
 from experiments.cluster import dask_client, local_units, map_units, split
+from simcore.games import BETHEL_WOODS as BW
 
-CELL = Cell("bethel_woods", 3, spies=1, seed=7)   # random play: the cheapest games, the hardest case for overhead
+CELL = Cell(BW.name, 3, spies=1, seed=7)   # random play: the cheapest games, the hardest case for overhead
 
 
 def _cpu(pids):

@@ -112,13 +112,9 @@ def outcome_codes(cell, start: int, count: int, levels: int) -> np.ndarray:
     """Per-game outcome codes of games start..start+count-1 of an arena cell: with 2 levels
     Bethel Woods won (1) or lost, Benevolent seat 1 won (1) or not; with 5 levels (Benevolent) the
     winner's seat + 1, 0 for a timeout."""
-    if cell.game == "bethel_woods":
-        from arena.bethel_woods.batch import R_OUTCOME
-        from simcore.bethel_woods.actions import OUT_WIN
-        return np.concatenate([(rec[:, R_OUTCOME] == OUT_WIN).astype(np.int64) for rec, _ in records(cell, start, count)])
-    from arena.benevolent.batch import R_WINNER
-    w = np.concatenate([rec[:, R_WINNER].astype(np.int64) for rec, _ in records(cell, start, count)])
-    return (w == 0).astype(np.int64) if levels == 2 else np.where(w < 0, 0, w + 1)
+    from arena.units import arena_module
+    codes = arena_module(cell.game).outcome_codes
+    return np.concatenate([codes(rec, levels) for rec, _ in records(cell, start, count)])
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,8 @@ import numpy as np
 
 from arena.units import FIELDS, run_unit
 
+from simcore.games import BENEVOLENT as BV, BETHEL_WOODS as BW
+
 from .cells import games_per_seed
 
 FIRST_UNIT = 256   # games in a cell's first unit; later units double up to the cap
@@ -35,15 +37,15 @@ FIRST_UNIT = 256   # games in a cell's first unit; later units double up to the 
 # time estimate when cells of cheap and costly policies are mixed. A policy not named here is
 # taken as slow (small units: more progress, more rows, never a unit of minutes).
 NOMINAL_SPEED = {
-    ("bethel_woods", "random"): 150_000.0,
-    ("bethel_woods", "heuristic"): 1_500.0,
-    ("benevolent", "random"): 12_000.0,
-    ("benevolent", "heuristic"): 1_500.0,
-    ("bethel_woods", "tuned"): 1_500.0,
-    ("benevolent", "tuned"): 1_500.0,
-    ("bethel_woods", "search"): 10.0,        # budget 8 (docs/policies.md); a unit of a few minutes
-    ("bethel_woods", "clairvoyant"): 10.0,
-    ("benevolent", "search"): 4.0,
+    (BW.name, "random"): 150_000.0,
+    (BW.name, "heuristic"): 1_500.0,
+    (BV.name, "random"): 12_000.0,
+    (BV.name, "heuristic"): 1_500.0,
+    (BW.name, "tuned"): 1_500.0,
+    (BV.name, "tuned"): 1_500.0,
+    (BW.name, "search"): 10.0,        # budget 8 (docs/policies.md); a unit of a few minutes
+    (BW.name, "clairvoyant"): 10.0,
+    (BV.name, "search"): 4.0,
 }
 SLOW_SPEED = 500.0
 UNIT_SECONDS = 3.0

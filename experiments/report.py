@@ -202,7 +202,7 @@ def front_page(answers, studies) -> Section:
 
 def skill_players(studies) -> dict:
     """Per game: "played by X; stronger play: Y (Z games per headline cell)" from the studies."""
-    from .study import _skill_plan
+    from .study.common import _skill_plan
     out = {}
     for st in studies:
         games = [st.game]

@@ -37,10 +37,10 @@ import numpy as np
 import pandas as pd
 
 from simcore.errors import UserError
+from simcore.games import BENEVOLENT as BV, BETHEL_WOODS as BW, game as game_of
 
 from .stats import adjust_pvalues, paired_difference, signed, spies_label
 
-GAMES = ("bethel_woods", "benevolent")
 BW_PLAYERS = 3
 BW_SPIES = tuple(range(6))
 BV_PLAYERS = (2, 3, 4)
@@ -67,13 +67,7 @@ def variants(game: str) -> list[tuple[str, str, object]]:
 
 
 def _rules_module(game):
-    if game == "bethel_woods":
-        from simcore.bethel_woods import rules
-    elif game == "benevolent":
-        from simcore.benevolent import rules
-    else:
-        raise UserError(f"game {game!r} is not known; allowed: {', '.join(GAMES)}")
-    return rules
+    return game_of(game).rules_module   # UserError naming the allowed games for an unknown one
 
 
 def _check(games, seed, threads=None):
@@ -102,10 +96,10 @@ def sensitivity(game: str, games: int = 2000, seed: int = 7, policy: str | None 
         if bad:
             raise UserError(f"variant {bad[0]!r} is not known; allowed: {', '.join(sorted(known))}")
         vs = [v for v in vs if v[0] in only]
-    setups = BW_SPIES if game == "bethel_woods" else BV_PLAYERS
+    setups = BW_SPIES if game == BW.name else BV_PLAYERS
     if progress is not None:
         progress.add(len(setups) * (len(vs) + 1) * games)
-    if game == "bethel_woods":
+    if game == BW.name:
         df = _bw(vs, games, seed, policy, threads, progress)
     else:
         df = _bv(vs, games, seed, policy, threads, progress)
@@ -133,7 +127,7 @@ def _bw(vs, games, seed, policy, threads, progress):
         for name, kind, rules in vs:
             a = _arm(simulate, progress, "won", BW_PLAYERS, spies, None, policy, games, seed, threads, rules)
             pd_ = paired_difference(a, b)
-            rows.append({"game": "bethel_woods", "variant": name, "kind": kind, "players": BW_PLAYERS,
+            rows.append({"game": BW.name, "variant": name, "kind": kind, "players": BW_PLAYERS,
                          "spies": spies, "metric": "win rate", "games": games,
                          "default_wins": int(b.sum()), "variant_wins": int(a.sum()),
                          "default": pd_.rate_b, "value": pd_.rate_a, "diff": pd_.diff,
@@ -199,7 +193,7 @@ def _bv(vs, games, seed, policy, threads, progress):
                                 random_state=np.random.default_rng(seed))
                 lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
                 p = bootstrap_pvalue(res.bootstrap_distribution)
-            row = {"game": "benevolent", "variant": name, "kind": kind, "players": players,
+            row = {"game": BV.name, "variant": name, "kind": kind, "players": players,
                    "metric": "largest seat gap", "games": games, "default": float(seat_gap(b, players)),
                    "value": float(seat_gap(a, players)), "diff": diff, "ci_low": lo, "ci_high": hi,
                    "pvalue": p, "changed_games": int((a != b).sum()), "policy": policy, "seed": seed}
@@ -218,7 +212,7 @@ def table_text(df: pd.DataFrame) -> str:
     if df.empty:
         return "(no rows)"
     game = df["game"].iloc[0]
-    bw = game == "bethel_woods"
+    bw = game == BW.name
     if bw:
         from .stats import pct, wilson
 
@@ -277,8 +271,8 @@ def run_command(game: str, games: int, seed: int, policy: str | None, threads: i
     if json_out:
         return json.dumps({"game": game, "games": games, "seed": seed, "policy": df["policy"].iloc[0],
                            "rows": json.loads(df.to_json(orient="records"))})
-    setup = "3 players, win rate by spies" if game == "bethel_woods" else "printed leaves, largest seat gap by players"
-    head = (f"{'Bethel Woods' if game == 'bethel_woods' else 'Benevolent'} sensitivity: {setup}; policy "
+    setup = "3 players, win rate by spies" if game == BW.name else "printed leaves, largest seat gap by players"
+    head = (f"{game_of(game).title} sensitivity: {setup}; policy "
             f"{df['policy'].iloc[0]}, {games:,} games per arm and setup, seed {seed}; variant minus default, "
             f"largest effects first")
     return head + "\n" + table_text(df)

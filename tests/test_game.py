@@ -80,7 +80,7 @@ def _game_name_literals(path):
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in names and id(n) not in docs]
 
 
-@pytest.mark.parametrize("layer", ["policies", "arena"])
+@pytest.mark.parametrize("layer", ["policies", "arena", "experiments", "benchmarks"])
 def test_layers_above_the_engines_name_no_game_by_string(layer):
     found = [hit for f in sorted((ROOT / layer).rglob("*.py")) for hit in _game_name_literals(f)]
     assert found == []

@@ -113,7 +113,8 @@ def test_robustness_words():
 
 def test_a_study_names_its_stronger_player_and_refuses_its_own(tmp_path, capsys):
     from cli import main
-    from experiments.study import _skill_plan, load_study
+    from experiments.study.common import _skill_plan
+    from experiments.study import load_study
     from policies import BEST_PLAYER, STUDY_PLAYER
     f = tmp_path / "d.toml"
     f.write_text('kind = "difficulty"\nplayers = [2]\nskill_games = 10\n')
