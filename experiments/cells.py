@@ -10,7 +10,7 @@ and the backends treat them as they treat an arena cell):
 - ``JointCell`` (every study's skill check): several arms on the same seeds, the joint histogram
   of their per-game outcomes.
 
-The executor (``experiments.execute``), the results store (``experiments.store``) and the studies
+The executor (``experiments.run.execute``), the results store (``experiments.run.store``) and the studies
 import them from here, so none of them imports another to know a cell.
 """
 from __future__ import annotations
@@ -191,7 +191,7 @@ class PairedCell:
     games_per_seed = 2   # each seed is played twice: the variant and the defaults
 
     def store_dict(self) -> dict:
-        """Its key in a results store (experiments.store): both cells' keys, rules and theta."""
+        """Its key in a results store (experiments.run.store): both cells' keys, rules and theta."""
         a, b = cell_dict(self.a), cell_dict(self.b)
         return {"pair": [a, b], "game": self.game, "rules": f"{a['rules']}|{b['rules']}",
                 "theta": f"{a['theta']}|{b['theta']}"}

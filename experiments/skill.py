@@ -60,7 +60,7 @@ def per_game(counts, levels: int, arms: int) -> np.ndarray:
 
 def play(checks, n: int, threads=None, progress=None, backend=None) -> list[np.ndarray]:
     """Play n seeds of every JointCell in `checks` (one execute call: one batch of the bar)."""
-    from .execute import execute
+    from .run.execute import execute
     if not checks or n <= 0:
         return []
     return execute([(jc, n) for jc in checks], threads=threads, progress=progress,

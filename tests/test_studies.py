@@ -8,7 +8,7 @@ import pytest
 
 from arena.units import FIELDS, Cell, run_unit
 from cli import main
-from experiments.execute import FIRST_UNIT, execute, unit_cap, units
+from experiments.run.execute import FIRST_UNIT, execute, unit_cap, units
 from experiments.progress import StudyProgress
 from experiments.report import STANDARD, STUDIES_DIR, run_studies
 from experiments.study.handicap import candidates

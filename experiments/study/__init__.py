@@ -1,5 +1,5 @@
 """Balance studies: a declarative TOML file names what to play; this package checks it
-(``spec``), plays it through experiments.execute, and turns the counts into tables (pandas),
+(``spec``), plays it through experiments.run.execute, and turns the counts into tables (pandas),
 charts and findings, one module per kind of study, registered in ``RUNNERS``:
 
 - ``difficulty``  Bethel Woods win rate by spies added (0-5) x players x policy; losses by reason,

@@ -11,7 +11,7 @@ from arena.units import Cell
 from simcore.games import BETHEL_WOODS as BW
 from .. import charts
 from ..cells import JointCell
-from ..execute import execute
+from ..run.execute import execute
 from ..render import Section
 from ..stats import adjust_pvalues, against_rest, detectable_difference, detectable_from_interval, plain_pp, rate_text, spies_label
 from .spec import DIFFICULTY, Study

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from arena.units import FIELDS, as_dict
 from simcore.games import BETHEL_WOODS as BW
-from ..execute import execute
+from ..run.execute import execute
 from ..render import Section
 from ..answers import pp_range, range_text
 from ..stats import Z95, plain_pct, plain_pp, sequential_plan, spies_label, wilson

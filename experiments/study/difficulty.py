@@ -9,7 +9,7 @@ from arena.units import Cell
 from simcore.games import BETHEL_WOODS as BW
 from .. import charts
 from ..cells import JointCell, LengthsCell, cell_unit
-from ..execute import execute
+from ..run.execute import execute
 from ..render import Section
 from ..stats import bounded_mean_interval, detectable_difference, independent_difference, mean_interval, p_is, pct, plain_pct, plain_pp, rate_text, signed, spies_label, wilson
 from .spec import DIFFICULTY, Study, _chars

@@ -11,7 +11,7 @@ from arena.units import Cell
 from simcore.games import BENEVOLENT as BV
 from .. import charts
 from ..cells import JointCell
-from ..execute import execute
+from ..run.execute import execute
 from ..render import Section
 from ..answers import pp_range
 from ..stats import p_is, plain_pp, rate_text

@@ -9,7 +9,7 @@ from arena.units import Cell, as_dict
 from simcore.games import BENEVOLENT as BV
 from .. import charts
 from ..cells import JointCell
-from ..execute import execute
+from ..run.execute import execute
 from ..render import Section
 from ..answers import pp_range
 from ..stats import balance, detectable_difference, mean_interval, p_is, pct, plain_pct, plain_pp, rate_text, seat_fairness, seat_intervals, seats_verdict, SEATS_ALIKE, wilson

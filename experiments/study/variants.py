@@ -12,7 +12,7 @@ from simcore.games import BETHEL_WOODS as BW, BENEVOLENT as BV
 from .. import charts
 from ..glossary import GAME_NAMES
 from ..cells import JointCell, PairedCell, paired_unit
-from ..execute import execute
+from ..run.execute import execute
 from ..render import Section
 from ..stats import adjust_pvalues, detectable_from_interval, paired_difference, p_is, plain_pp, rate_text, signed, spies_label
 from .spec import Study, _leaves_name, leaves_for

@@ -63,7 +63,7 @@ import numpy as np
 from arena.units import FIELDS, Cell, cell_dict, cell_from_recipe, cell_key, cell_recipe, count_problem, engine_hash
 from simcore.errors import UserError
 
-from .cells import WON_LENGTH_BINS, LengthsCell, PairedCell, cell_unit
+from ..cells import WON_LENGTH_BINS, LengthsCell, PairedCell, cell_unit
 
 SCHEMA_VERSION = 2          # 1: main 5d46606 and before (no checksums, no recipes, no asks); refused, --fresh
 APPLICATION_ID = 0x62735253  # 'bsRS': SQLite's application_id of a boardsim results store (header bytes 68-71)

@@ -29,7 +29,7 @@ from arena.units import FIELDS, run_unit
 
 from simcore.games import BENEVOLENT as BV, BETHEL_WOODS as BW
 
-from .cells import games_per_seed
+from ..cells import games_per_seed
 
 FIRST_UNIT = 256   # games in a cell's first unit; later units double up to the cap
 # Nominal games per second on 2 threads of the project machine (README, docs/policies.md), by
@@ -103,12 +103,12 @@ def execute(work: Sequence[tuple], threads: int | None = None, progress=None,
 
     Units run one after another, each on all `threads` (numba's parallel blocks inside the
     unit). With a results store or a backend, the same plan (``units``) goes through
-    ``experiments.runwork.execute_units`` instead (docs/scaling.md), same result:
-    store: an ``experiments.store.Store``; units it holds are not played again, every unit played
+    ``experiments.run.runwork.execute_units`` instead (docs/scaling.md), same result:
+    store: an ``experiments.run.store.Store``; units it holds are not played again, every unit played
     is recorded there, and the totals are read back from it (a finished study replays nothing).
     workers=N (a new LocalCluster), scheduler="tcp://HOST:PORT" or an open Dask client: where
     units are played; `threads` is then numba's threads per unit on a worker. A study opens one
-    client for all its execute calls (``experiments.cluster.dask_client``) and passes client=.
+    client for all its execute calls (``experiments.run.cluster.dask_client``) and passes client=.
     """
     if store is not None or workers is not None or scheduler is not None or client is not None:
         from .runwork import execute_units
