@@ -24,7 +24,7 @@ def run_sensitivity(st: Study, threads=None, progress=None, chart_dir=None, back
     o = st.opts
     only = o.get("only")
     df = sensitivity(st.game, o["games"], o["seed"], o["policy"][0], threads, progress=progress,
-                     only=only)
+                     only=only, backend=backend)
     bw = st.game == BW.name
     skill_rows, counts, checks = _sensitivity_skill(st, df, threads, progress, backend)
     skill_df = pd.DataFrame(skill_rows)
