@@ -24,6 +24,7 @@ Every cell is an arena.units.Cell and every table row carries the counts it rest
 from __future__ import annotations
 
 from pathlib import Path
+
 from .spec import KINDS, Study, load_study, study_from_dict
 from .common import Result, _games
 from .difficulty import run_difficulty
@@ -32,6 +33,7 @@ from .seats import run_seats
 from .handicap import run_handicap
 from .variants import run_variants
 from .sensitivity import run_sensitivity
+
 
 # the registry: each kind's runner (its module: experiments/study/<kind>.py)
 RUNNERS = {"difficulty": run_difficulty, "characters": run_characters, "seats": run_seats,

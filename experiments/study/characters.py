@@ -5,17 +5,23 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import replace
+
 import numpy as np
 import pandas as pd
+
 from arena.units import Cell
 from simcore.games import BETHEL_WOODS as BW
+
 from .. import charts
 from ..cells import JointCell
 from ..run.execute import execute
 from ..render import Section
-from ..stats import adjust_pvalues, against_rest, detectable_difference, detectable_from_interval, plain_pp, rate_text, spies_label
+from ..stats import (adjust_pvalues, against_rest, detectable_difference, detectable_from_interval, plain_pp,
+                     rate_text, spies_label)
 from .spec import DIFFICULTY, Study
-from .common import Result, _bw_frame, _could_find, _csv, _games, _pivot, _rate_cell, _run_checks, _skill_plan, _skill_row, _skill_show, _skill_tables
+from .common import (Result, _bw_frame, _could_find, _csv, _games, _pivot, _rate_cell, _run_checks,
+                     _skill_plan, _skill_row, _skill_show, _skill_tables)
+
 
 def _effects_fit(sets: pd.DataFrame):
     """The logistic regression of ``character_effects``: (fit, character names in the fit, the
@@ -408,5 +414,3 @@ def characters_findings(sets, effects, picks=None) -> str:
                  f"difficulty after Holm's correction; {int(sets['games'].sum()):,} games, every "
                  "set on the same deals.")
     return " ".join(parts)
-
-

@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+
 import numpy as np
 import pandas as pd
+
 from arena.units import FIELDS, as_dict
 from simcore.games import BETHEL_WOODS as BW
+
 from ..run.execute import execute
 from ..render import Section
 from ..answers import pp_range, range_text
 from ..stats import Z95, plain_pct, plain_pp, sequential_plan, spies_label, wilson
 from .spec import DIFFICULTY, Study
+
 
 # ---------------------------------------------------------------------------------------------
 # sizes
@@ -140,8 +144,6 @@ def _bw_lengths(cells, totals, extra=None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-
-
 # report-table cells and skill checks shared by the studies -----------------------------------------
 
 def _rate_cell(k, n, lo=None, hi=None) -> str:
@@ -245,8 +247,6 @@ def _value_text(v, lo, hi, diff: bool = False) -> str:
     return f"{plain_pct(v)} ({range_text(lo, hi)})"
 
 
-
-
 def _could_find(effect: float, what: str = "an effect") -> str:
     """"; the sample had an 80% chance to find a drop of 9 pp or more" (a not-significant finding
     says what its sample could detect; stats.detectable_difference / detectable_from_interval)."""
@@ -255,12 +255,10 @@ def _could_find(effect: float, what: str = "an effect") -> str:
     return f"; the sample had an 80% chance to find {what} of {plain_pp(effect, sign=False)} or more"
 
 
-
 def leaves_order(col: pd.Series) -> pd.Series:
     """A sort key for DataFrame.sort_values: a "leaves" column ("0,9", "0,10") sorts by its
     numbers, not as text; any other column as it is."""
     return col.map(_leaves_tuple) if col.name == "leaves" else col
-
 
 
 def _two_arm_bootstrap(a, b, stat, seed) -> dict:

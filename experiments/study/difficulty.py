@@ -3,17 +3,24 @@ by reason, game length, Daydreamer pieces and spies uncovered in lost games (doc
 from __future__ import annotations
 
 from dataclasses import replace
+
 import numpy as np
 import pandas as pd
+
 from arena.units import Cell
 from simcore.games import BETHEL_WOODS as BW
+
 from .. import charts
 from ..cells import JointCell, LengthsCell, cell_unit
 from ..run.execute import execute
 from ..render import Section
-from ..stats import bounded_mean_interval, detectable_difference, independent_difference, mean_interval, p_is, pct, plain_pct, plain_pp, rate_text, signed, spies_label, wilson
+from ..stats import (bounded_mean_interval, detectable_difference, independent_difference, mean_interval,
+                     p_is, pct, plain_pct, plain_pp, rate_text, signed, spies_label, wilson)
 from .spec import DIFFICULTY, Study, _chars
-from .common import Result, _bw_frame, _bw_lengths, _could_find, _csv, _level_header, _pair_stat, _pivot, _rate_cell, _run_checks, _seq_columns, _skill_plan, _skill_row, _skill_show, _skill_tables, run_sequential
+from .common import (Result, _bw_frame, _bw_lengths, _could_find, _csv, _level_header, _pair_stat, _pivot,
+                     _rate_cell, _run_checks, _seq_columns, _skill_plan, _skill_row, _skill_show,
+                     _skill_tables, run_sequential)
+
 
 # difficulty ------------------------------------------------------------------------------------
 
@@ -243,8 +250,6 @@ def difficulty_findings(df: pd.DataFrame, seq=False) -> str:
     return " ".join(parts)
 
 
-
-
 # the three ways to lose (charts.LOSS_REASONS) as they read inside a sentence
 LOSS_PHRASES = {"bag_empty": "the malfunction bag running out",
                 "four_critical": "four or more machines critical",
@@ -276,5 +281,3 @@ def loss_findings(df: pd.DataFrame) -> list[str]:
         out.append(f"With the {pol} policy the most common end of a lost game is {overall}"
                    + (f"; {', '.join(ends)}" if len(ends) > 1 else "") + ".")
     return out
-
-

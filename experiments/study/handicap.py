@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import replace
+
 import numpy as np
 import pandas as pd
+
 from arena.units import Cell
 from simcore.games import BENEVOLENT as BV
+
 from .. import charts
 from ..cells import JointCell
 from ..run.execute import execute
@@ -16,15 +19,16 @@ from ..render import Section
 from ..answers import pp_range
 from ..stats import p_is, plain_pp, rate_text
 from .spec import FRESH_SEED_OFFSET, Study
-from .common import Result, _leaves_tuple, _csv, _games, _run_checks, _skill_plan, _skill_row, _skill_show, _skill_tables, _two_arm_bootstrap
-from .seats import _config_table, _gap, _shares_table, _skill_per_players, assumed_components_note, seat_frames, seats_from_cells
+from .common import (Result, _leaves_tuple, _csv, _games, _run_checks, _skill_plan, _skill_row, _skill_show,
+                     _skill_tables, _two_arm_bootstrap)
+from .seats import (_config_table, _gap, _shares_table, _skill_per_players, assumed_components_note,
+                    seat_frames, seats_from_cells)
+
 
 def _printed(frame: pd.DataFrame) -> list[bool]:
     """For each row of a candidates frame: are its leaves the printed handicap of its player count?"""
     from simcore.benevolent.rules import DEFAULT_LEAVES
     return [_leaves_tuple(s) == DEFAULT_LEAVES[:p] for s, p in zip(frame["leaves"], frame["players"])]
-
-
 
 
 def candidates(players: int, max_leaves: int) -> list[tuple]:
@@ -189,8 +193,6 @@ def _handicap_skill(st: Study, conf: pd.DataFrame, fresh: int, threads, progress
     return rows, counts, checks
 
 
-
-
 def _handicap_sides(b, pr) -> str:
     """What a designer must know before adopting a handicap beside its gap: which seat it leaves
     weakest and strongest, and how often its games time out (no winner) against the printed one."""
@@ -291,5 +293,3 @@ def handicap_findings(cand, conf, n, o) -> str:
                 "so the search cannot tell them from it")
         parts.append(txt + ".")
     return " ".join(parts)
-
-

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 from dataclasses import replace
+
 import numpy as np
 import pandas as pd
+
 from arena.units import Cell, as_dict
 from simcore.games import BENEVOLENT as BV
+
 from .. import charts
 from ..cells import JointCell
 from ..run.execute import execute
 from ..render import Section
 from ..answers import pp_range
-from ..stats import balance, detectable_difference, mean_interval, p_is, pct, plain_pct, plain_pp, rate_text, seat_fairness, seat_intervals, seats_verdict, SEATS_ALIKE, wilson
+from ..stats import (balance, detectable_difference, mean_interval, p_is, pct, plain_pct, plain_pp, rate_text,
+                     seat_fairness, seat_intervals, seats_verdict, SEATS_ALIKE, wilson)
 from .spec import Study, _leaves_name, leaves_for
-from .common import Result, _could_find, _csv, _diff_cell, _pivot, _rate_cell, _run_checks, _seq_columns, _skill_plan, _skill_row, _skill_show, _skill_tables, run_sequential
+from .common import (Result, _could_find, _csv, _diff_cell, _pivot, _rate_cell, _run_checks, _seq_columns,
+                     _skill_plan, _skill_row, _skill_show, _skill_tables, run_sequential)
+
 
 def _seat_counts(t, players):
     d = as_dict(BV.name, t)
@@ -345,5 +351,3 @@ def seats_findings(cdf, sdf) -> str:
                      "the final counts, not adjusted for the looks.")
     parts.append(f"{int(cdf['games'].sum()):,} games in all.")
     return " ".join(parts)
-
-

@@ -4,17 +4,22 @@ game, each against the defaults on the same seeds, as a study with tables, findi
 from __future__ import annotations
 
 from dataclasses import replace
+
 import numpy as np
 import pandas as pd
+
 from arena.units import Cell
 from simcore.games import BETHEL_WOODS as BW, BENEVOLENT as BV
+
 from .. import charts
 from ..cells import JointCell
 from ..render import Section
 from ..answers import pp_range
 from ..stats import detectable_from_interval, plain_pct, plain_pp, signed, spies_label
 from .spec import Study
-from .common import Result, _csv, _diff_cell, _run_checks, _skill_plan, _skill_row, _skill_show, _skill_tables, _two_arm_bootstrap
+from .common import (Result, _csv, _diff_cell, _run_checks, _skill_plan, _skill_row, _skill_show,
+                     _skill_tables, _two_arm_bootstrap)
+
 
 # sensitivity: experiments/sensitivity.py as a study --------------------------------------------
 
@@ -236,5 +241,3 @@ def sensitivity_findings(df: pd.DataFrame) -> str:
                  f"for the {len(df)} comparisons). An interval that includes 0 bounds an effect by "
                  "its width; it does not show that the effect is 0.")
     return " ".join(parts)
-
-

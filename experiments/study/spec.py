@@ -7,12 +7,15 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+
 from arena.units import Cell, check_cell
 from simcore.errors import UserError
-from .. import charts
-from ..glossary import GAME_NAMES
 from policies import STUDY_PLAYER
 from simcore.games import BENEVOLENT as BV, BETHEL_WOODS as BW, GAMES
+
+from .. import charts
+from ..glossary import GAME_NAMES
+
 
 # The policy a study plays when it names none: the game's study player (policies.STUDY_PLAYER).
 DEFAULT_POLICY = dict(STUDY_PLAYER)
@@ -322,4 +325,3 @@ def _cells_to_check(st: Study):
 def _chars(st):
     c = st.opts.get("characters")
     return tuple(c) if c else None
-

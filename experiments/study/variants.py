@@ -5,18 +5,24 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+
 import numpy as np
 import pandas as pd
+
 from arena.units import Cell
 from simcore.games import BETHEL_WOODS as BW, BENEVOLENT as BV
+
 from .. import charts
 from ..glossary import GAME_NAMES
 from ..cells import JointCell, PairedCell, paired_unit
 from ..run.execute import execute
 from ..render import Section
-from ..stats import adjust_pvalues, detectable_from_interval, paired_difference, p_is, plain_pp, rate_text, signed, spies_label
+from ..stats import (adjust_pvalues, detectable_from_interval, paired_difference, p_is, plain_pp, rate_text,
+                     signed, spies_label)
 from .spec import Study, _leaves_name, leaves_for
-from .common import Result, _could_find, _csv, _diff_cell, _games, _rate_cell, _run_checks, _skill_plan, _skill_row, _skill_show, _skill_tables
+from .common import (Result, _could_find, _csv, _diff_cell, _games, _rate_cell, _run_checks, _skill_plan,
+                     _skill_row, _skill_show, _skill_tables)
+
 
 def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:
     from ..glossary import rules_file_title
@@ -157,5 +163,3 @@ def variants_answers(st, df, skill_df, outcome) -> list:
         out.append(Answer(st.game, f"{g['title'].iloc[0]}", f"{outcome}{where}: " + "; ".join(parts) + " pp",
                           grouped(verdicts, unit=""), st.name, skill=skills_text(skills), detect="; ".join(detect)))
     return out
-
-
