@@ -44,9 +44,9 @@ CASES = [(g, p) for g in GAMES for p in POLICIES[g] if not (g == "bethel_woods" 
 PLAYERS = [(g, p) for g, p in CASES if p not in NOT_PLAYERS[g]]
 # games of the conformance test; fewer for policies that search with rollouts
 CONFORMANCE_GAMES = {("benevolent", "search"): 4, ("bethel_woods", "search"): 4, ("bethel_woods", "clairvoyant"): 4,
-                     ("bethel_woods", "expert"): 4}
+                     ("bethel_woods", "expert"): 4, ("benevolent", "expert"): 4}
 # games of the no-peeking test (a decision on a fresh workspace plans the turn again: with rollouts for the expert)
-NO_PEEK_GAMES = {("bethel_woods", "expert"): 1}
+NO_PEEK_GAMES = {("bethel_woods", "expert"): 1, ("benevolent", "expert"): 1}
 
 
 @pytest.fixture(autouse=True)
