@@ -57,7 +57,7 @@ def count_problem(game, counts) -> str | None:
     None: the right length, no negative count, every game ending one way (Bethel Woods: won or
     lost for one of three reasons; Benevolent: a seat won or it timed out), the length histogram
     holding every game, turns in wins at most all turns, and turns squared at least turns. A
-    results store checks each unit with it (``experiments.store``); it catches a naive edit of
+    results store checks each unit with it (``experiments.run.store``); it catches a naive edit of
     one count, not one that keeps these sums (only replaying the unit catches that)."""
     g = game_of(game)
     names = FIELDS[g.name]

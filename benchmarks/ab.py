@@ -47,6 +47,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from simcore.games import BENEVOLENT as BV, BETHEL_WOODS as BW
+
 ROOT = Path(__file__).resolve().parent.parent  # the working tree under test (head)
 
 # A row fails when head's figure (the median of the pairs' ratios head/base) is below 1 - TOLERANCE in
@@ -62,16 +64,16 @@ TOLERANCE = 0.10
 
 # Per game: the CLI group and the fixed setup of its rows.
 SETUPS = {
-    "bethel_woods": ("bethel-woods", ("--players", "3", "--spies", "0")),
-    "benevolent": ("benevolent", ("--players", "4")),
+    BW.name: (BW.command, ("--players", "3", "--spies", "0")),
+    BV.name: (BV.command, ("--players", "4")),
 }
 # (game, policy, games per thread in a quick run): one row per entry of THREADS each. Size a run to
 # last about half a second on one thread of this machine (Bethel Woods random: ~300,000 games/s;
 # Benevolent random: ~16,000). Add a line here for each new policy (heuristic, search, ...).
 CASES = [
-    ("bethel_woods", "random", 150_000),
-    ("bethel_woods", "heuristic", 600),
-    ("benevolent", "random", 8_000),
+    (BW.name, "random", 150_000),
+    (BW.name, "heuristic", 600),
+    (BV.name, "random", 8_000),
 ]
 THREADS = (1, 2)
 SEED = 1

@@ -19,9 +19,10 @@ import time
 import numpy as np
 
 from arena.units import Cell, run_unit
-from experiments.cluster import dask_client, local_units, map_units, split
+from experiments.run.cluster import dask_client, local_units, map_units, split
+from simcore.games import BETHEL_WOODS as BW
 
-CELL = Cell("bethel_woods", 3, spies=1, seed=7)   # random play: the cheapest games, the hardest case for overhead
+CELL = Cell(BW.name, 3, spies=1, seed=7)   # random play: the cheapest games, the hardest case for overhead
 
 
 def _cpu(pids):
@@ -40,9 +41,9 @@ def _timed(run, pids):
 
 
 def store_rate(n: int, path, batch: int = 1) -> dict:
-    """Units recorded per second by experiments.store (one transaction and fsync per `batch`
+    """Units recorded per second by experiments.run.store (one transaction and fsync per `batch`
     units), and the file's bytes per unit."""
-    from experiments.store import Store
+    from experiments.run.store import Store
     counts = run_unit(CELL, 0, 1)
     with Store(path, fresh=True) as s:
         t = time.perf_counter()

@@ -28,6 +28,8 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from simcore.games import BENEVOLENT as BV, BETHEL_WOODS as BW
+
 from .calibration import calibrate
 
 BASELINE = Path(__file__).with_name("baseline.json")
@@ -215,17 +217,17 @@ def _search_label():
     return f"search({BUDGET_DEFAULT})"
 
 
-GAMES = [GameBench("bethel_woods", "random", _bw_simulate, _bw_reference, _bw_records, 3, _bw_time_same,
+GAMES = [GameBench(BW.name, "random", _bw_simulate, _bw_reference, _bw_records, 3, _bw_time_same,
                    cli_sig=_bw_cli_sig),
-         GameBench("benevolent", "random", _bv_simulate, _bv_reference, _bv_records, 4, _bv_time_same, scale=8,
+         GameBench(BV.name, "random", _bv_simulate, _bv_reference, _bv_records, 4, _bv_time_same, scale=8,
                    cli_sig=_bv_cli_sig),
-         GameBench("benevolent", "heuristic", _bv_heuristic_simulate, None, _bv_heuristic_records, 2, scale=40,
+         GameBench(BV.name, "heuristic", _bv_heuristic_simulate, None, _bv_heuristic_records, 2, scale=40,
                    cli_sig=_bv_cli_sig, process_rows=False),
          # the policies issue's rows: the heuristic (target 10,000 games/s on 2 threads) and the search
          # at its default budget (reported with the budget); no reference engine plays them
-         GameBench("bethel_woods", "heuristic", _bw_policy_simulate("heuristic"), None,
+         GameBench(BW.name, "heuristic", _bw_policy_simulate("heuristic"), None,
                    _bw_policy_records("heuristic"), 3, scale=50, process_rows=False),
-         GameBench("bethel_woods", _search_label(), _bw_policy_simulate("search"), None,
+         GameBench(BW.name, _search_label(), _bw_policy_simulate("search"), None,
                    _bw_policy_records("search"), 3, scale=5000, process_rows=False)]
 
 

@@ -73,9 +73,9 @@ def run(file: Annotated[Path, typer.Argument(help="A study file (TOML), e.g. exp
     many matched); `boardsim experiment verify` replays more."""
     import contextlib
 
-    from experiments.cluster import check_options, dask_client
+    from experiments.run.cluster import check_options, dask_client
     from experiments.report import _check_out, run_studies
-    from experiments.store import Store
+    from experiments.run.store import Store
     from experiments.study import load_study
     from arena.runner import check_threads
     check_options(workers, scheduler, connect_timeout=connect_timeout)
@@ -132,7 +132,7 @@ def status(file: Annotated[Path, typer.Argument(help="The study file given to `e
            allow: Allow = None):
     """How far a study is: per cell, the games recorded of the games asked so far (reads only,
     so it works while the study runs)."""
-    from experiments.runwork import study_status
+    from experiments.run.runwork import study_status
     from experiments.study import load_study
     st = load_study(file, allow=allow or ())
     out = out or Path(f"study-{st.name}")
@@ -156,7 +156,7 @@ def verify(out: Annotated[Path, typer.Option(help="The folder given to `experime
     difference means the store was changed). Names every unit that fails; exit 1 if one does."""
     from arena.runner import check_threads
 
-    from experiments.store import Store
+    from experiments.run.store import Store
     if sample == "all":
         k = None
     else:

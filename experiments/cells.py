@@ -1,6 +1,6 @@
 """The cells of a study beyond an arena cell, and how any cell's unit is played.
 
-A study plays ``arena.units.Cell`` s, and three kinds of cell built from them whose unit counts
+A study plays ``arena.units.Cell`` s, and four kinds of cell built from them whose unit counts
 are more than a game's counts (each has ``game``, ``fields``, ``seat_policies()``, ``store_dict()``,
 ``recipe()``/``from_recipe`` and ``unit_counts(start, count)``, so the executor, the results store
 and the backends treat them as they treat an arena cell):
@@ -8,9 +8,11 @@ and the backends treat them as they treat an arena cell):
 - ``LengthsCell`` (the difficulty study): the game's counts and the won games' length histogram;
 - ``PairedCell`` (the variants study): a rules variant and the defaults on the same seeds;
 - ``JointCell`` (every study's skill check): several arms on the same seeds, the joint histogram
-  of their per-game outcomes.
+  of their per-game outcomes;
+- ``StarCell`` (the sensitivity tables): a default arm and several arms each paired with it on
+  the same seeds, one table of (arm, default) outcome pairs per arm, the default played once.
 
-The executor (``experiments.execute``), the results store (``experiments.store``) and the studies
+The executor (``experiments.run.execute``), the results store (``experiments.run.store``) and the studies
 import them from here, so none of them imports another to know a cell.
 """
 from __future__ import annotations
@@ -112,13 +114,9 @@ def outcome_codes(cell, start: int, count: int, levels: int) -> np.ndarray:
     """Per-game outcome codes of games start..start+count-1 of an arena cell: with 2 levels
     Bethel Woods won (1) or lost, Benevolent seat 1 won (1) or not; with 5 levels (Benevolent) the
     winner's seat + 1, 0 for a timeout."""
-    if cell.game == "bethel_woods":
-        from arena.bethel_woods.batch import R_OUTCOME
-        from simcore.bethel_woods.actions import OUT_WIN
-        return np.concatenate([(rec[:, R_OUTCOME] == OUT_WIN).astype(np.int64) for rec, _ in records(cell, start, count)])
-    from arena.benevolent.batch import R_WINNER
-    w = np.concatenate([rec[:, R_WINNER].astype(np.int64) for rec, _ in records(cell, start, count)])
-    return (w == 0).astype(np.int64) if levels == 2 else np.where(w < 0, 0, w + 1)
+    from arena.units import arena_module
+    codes = arena_module(cell.game).outcome_codes
+    return np.concatenate([codes(rec, levels) for rec, _ in records(cell, start, count)])
 
 
 @dataclass(frozen=True)
@@ -195,7 +193,7 @@ class PairedCell:
     games_per_seed = 2   # each seed is played twice: the variant and the defaults
 
     def store_dict(self) -> dict:
-        """Its key in a results store (experiments.store): both cells' keys, rules and theta."""
+        """Its key in a results store (experiments.run.store): both cells' keys, rules and theta."""
         a, b = cell_dict(self.a), cell_dict(self.b)
         return {"pair": [a, b], "game": self.game, "rules": f"{a['rules']}|{b['rules']}",
                 "theta": f"{a['theta']}|{b['theta']}"}
@@ -210,6 +208,8 @@ class PairedCell:
         recipe: several arms) comes back as one, so a results store rebuilds both."""
         if "joint" in d:
             return JointCell.from_recipe(d)
+        if "star" in d:
+            return StarCell.from_recipe(d)
         a, b = d["pair"]
         return cls(cell_from_recipe(a), cell_from_recipe(b))
 
@@ -227,3 +227,80 @@ def paired_unit(pc: PairedCell, start: int, count: int) -> np.ndarray:
     a, b = _outcomes(pc.a, start, count), _outcomes(pc.b, start, count)
     return np.array([count, np.sum(a & b), np.sum(a & ~b), np.sum(~a & b), np.sum(~a & ~b)],
                     dtype=np.int64)
+
+
+# sensitivity: a default arm and several arms, each paired with it ---------------------------------
+
+@dataclass(frozen=True)
+class StarCell:
+    """A default arm ``base`` and ``arms`` played on the same seeds (game i of each shares the
+    chance key), each arm compared with the default only: the sensitivity tables' every reading
+    against the default rules. The default is played once a seed (a PairedCell per arm would play
+    it once per arm). Its unit counts are [games, then per arm i the levels x levels table of
+    (arm i's code, the default's code), at 1 + i * levels**2 + code_i * levels + code_default]
+    (codes as ``outcome_codes``): every paired statistic of an arm against the default that does
+    not depend on the order of the games."""
+    base: Cell
+    arms: tuple
+    levels: int = 2
+
+    @property
+    def game(self):
+        return self.base.game
+
+    @property
+    def fields(self) -> tuple:
+        return ("games",) + tuple(f"arm{i}_{a}_{b}" for i in range(len(self.arms))
+                                  for a in range(self.levels) for b in range(self.levels))
+
+    @property
+    def games_per_seed(self) -> int:
+        return 1 + len(self.arms)
+
+    label = ""
+
+    def seat_policies(self):
+        return tuple(p for c in (self.base,) + tuple(self.arms) for p in c.seat_policies())
+
+    def store_dict(self) -> dict:
+        """Its key in a results store: the default's and every arm's keys (``"pair"``, the default
+        first) and the number of levels (``"star"``)."""
+        ds = [cell_dict(c) for c in (self.base,) + tuple(self.arms)]
+        return {"pair": ds, "star": self.levels, "game": self.game,
+                "rules": "|".join(d["rules"] for d in ds), "theta": "|".join(d["theta"] for d in ds)}
+
+    def recipe(self) -> dict:
+        return {"pair": [cell_recipe(c) for c in (self.base,) + tuple(self.arms)], "star": self.levels}
+
+    @classmethod
+    def from_recipe(cls, d: dict) -> "StarCell":
+        cells = [cell_from_recipe(c) for c in d["pair"]]
+        return cls(cells[0], tuple(cells[1:]), int(d["star"]))
+
+    def unit_counts(self, start: int, count: int) -> np.ndarray:
+        return star_unit(self, start, count)
+
+    def pair_table(self, counts, i: int) -> np.ndarray:
+        """Arm i's levels x levels table of (its code, the default's code) from the cell's counts."""
+        k = self.levels * self.levels
+        return np.asarray(counts[1 + i * k: 1 + (i + 1) * k]).reshape(self.levels, self.levels)
+
+
+def star_unit(sc: StarCell, start: int, count: int) -> np.ndarray:
+    """The counts of games start..start+count-1 of a StarCell (its ``unit_counts``)."""
+    b = outcome_codes(sc.base, start, count, sc.levels)
+    out = [np.array([count], dtype=np.int64)]
+    for arm in sc.arms:
+        a = outcome_codes(arm, start, count, sc.levels)
+        out.append(np.bincount(a * sc.levels + b, minlength=sc.levels * sc.levels).astype(np.int64))
+    return np.concatenate(out)
+
+
+def pairs_from_table(table) -> tuple[np.ndarray, np.ndarray]:
+    """Per-game (arm code, default code) arrays with the pair counts of a levels x levels table,
+    in a canonical order (by arm code, then the default's): what a statistic of the paired games
+    that does not depend on their order needs."""
+    table = np.asarray(table)
+    lv = table.shape[0]
+    n = table.reshape(-1)
+    return np.repeat(np.repeat(np.arange(lv), lv), n), np.repeat(np.tile(np.arange(lv), lv), n)

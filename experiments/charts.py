@@ -20,6 +20,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from simcore.games import BETHEL_WOODS as BW
+
 from .stats import pair_table, spies_label, wilson
 
 # The rulebook's difficulty levels by spies added at setup (Bethel Woods, "Increasing the
@@ -724,7 +726,7 @@ def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
     _require(df, ["game", "variant", "kind", "players", "metric", "games", "diff", "ci_low", "ci_high",
                   "policy", "seed"], "df")
     game = str(df["game"].iloc[0])
-    facet = "spies" if game == "bethel_woods" else "players"
+    facet = "spies" if game == BW.name else "players"
     setups = sorted(df[facet].unique())
     order = (df.assign(a=df["diff"].abs()).groupby("variant")["a"].max().sort_values().index.tolist())
     # at most SENSITIVITY_COLUMNS panels a row: six spies panels side by side made a chart 1,967 px
@@ -780,9 +782,9 @@ def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
     labels = [lab for key, _, lab in legend if key in drawn]
     metric = str(df["metric"].iloc[0])
     if title is None:
-        title = ("Bethel Woods: how much each reading moves the win rate (3 players)" if game == "bethel_woods"
+        title = ("Bethel Woods: how much each reading moves the win rate (3 players)" if game == BW.name
                  else "Benevolent: how much each reading moves the largest seat gap")
-    interval = ("paired 95% intervals (Newcombe square-and-add)" if game == "bethel_woods"
+    interval = ("paired 95% intervals (Newcombe square-and-add)" if game == BW.name
                 else "paired 95% bootstrap intervals")
     per = df.groupby(facet)["games"].first()
     played = int(per.sum() * (len(order) + 1))   # every variant's arm and the defaults' once per panel

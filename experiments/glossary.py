@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from simcore.games import GAMES
+
 # each game's name as the report writes it
-GAME_NAMES = {"bethel_woods": "Bethel Woods", "benevolent": "Benevolent"}
+GAME_NAMES = {g.name: g.title for g in GAMES.values()}
 
 # name -> (short plain name for tables and charts, what it means in the rulebook's terms)
 GLOSSARY = {

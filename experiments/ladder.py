@@ -29,6 +29,8 @@ import time
 
 import numpy as np
 
+from simcore.games import BENEVOLENT as BV, BETHEL_WOODS as BW, game as game_of
+
 from .stats import paired_difference, paired_difference_by_deal, signed, wilson
 
 BW_BUDGETS = (4, 8, 16)   # the search's skill trace: each budget doubles the one before
@@ -49,22 +51,30 @@ def _diff_by_deal(a, b):
     return d.diff, [d.ci_low, d.ci_high], d.pvalue, d.only_a, d.only_b
 
 
-def bw_rungs(budgets=BW_BUDGETS):
-    """(label, policy, budget) of the Bethel Woods ladder: random, heuristic, tuned (only when a
-    confirmed tuned vector is in the package), the search at each budget, learned and expert (only
-    when a learned model is in the package), the clairvoyant bound."""
-    from policies import POLICIES
-    from policies.bethel_woods.learned import learned_available
+def rungs(game, budgets):
+    """(label, policy, budget) of a game's ladder, weakest first: random, heuristic, tuned (only
+    when a confirmed tuned vector is in the package), the search at each budget, learned and expert
+    (only when a learned model is in the package; the expert labelled with its rollouts when it has
+    a fixed budget), then what is not a player (Bethel Woods' clairvoyant bound)."""
+    import importlib
+
+    from policies import NOT_PLAYERS, POLICIES
     from policies.tuned import tuned_available
+    g = game_of(game)
     rungs = [("random", "random", None), ("heuristic", "heuristic", None)]
-    if "tuned" in POLICIES["bethel_woods"] and tuned_available("bethel_woods"):
+    if "tuned" in POLICIES[g.name] and tuned_available(g.name):
         rungs.append(("tuned", "tuned", None))
     rungs += [(f"search({b})", "search", b) for b in budgets]
-    if learned_available():
-        from policies.bethel_woods.expert import BUDGET_DEFAULT
-        rungs += [("learned", "learned", None), (f"expert({BUDGET_DEFAULT})", "expert", None)]
-    rungs.append(("clairvoyant", "clairvoyant", None))
+    if importlib.import_module(f"policies.{g.name}.learned").learned_available():
+        budget = getattr(importlib.import_module(f"policies.{g.name}.expert"), "BUDGET_DEFAULT", None)
+        rungs += [("learned", "learned", None), ("expert" if budget is None else f"expert({budget})", "expert", None)]
+    rungs += [(p, p, None) for p in NOT_PLAYERS[g.name]]
     return rungs
+
+
+def bw_rungs(budgets=BW_BUDGETS):
+    """The Bethel Woods ladder's rungs (``rungs``)."""
+    return rungs(BW, budgets)
 
 
 REFERENCE = "search(8)"   # the rung every other is also compared with (the players issue's yardstick)
@@ -95,7 +105,7 @@ def ladder_bethel_woods(players=3, spies=0, games=1000, seed=7, threads=None, bu
         won = s.records["won"].to_numpy()
         lo, hi = wilson(s.wins, s.games)
         row = {"policy": label, "name": policy, "budget": budget, "label": policy_label(policy, budget),
-               "player": policy not in NOT_PLAYERS["bethel_woods"], "theta_hash": theta_hash(s.theta),
+               "player": policy not in NOT_PLAYERS[BW.name], "theta_hash": theta_hash(s.theta),
                "games": s.games, "wins": s.wins, "win_rate": s.win_rate, "ci95": [lo, hi],
                "diff_vs_below": None, "diff_ci95": None, "p_value": None, "only_this": None, "only_below": None,
                "games_per_second": s.games_per_second, "seconds": time.perf_counter() - t0,
@@ -121,19 +131,8 @@ BV_BUDGETS = (8,)   # the Benevolent search's budgets on the ladder (its own def
 
 
 def bv_rungs(budgets=BV_BUDGETS):
-    """(label, policy, budget) of the Benevolent ladder, weakest first: random, heuristic, tuned
-    (only when a confirmed tuned vector is in the package), the search at each budget, learned and
-    expert (only when a learned model is in the package)."""
-    from policies import POLICIES
-    from policies.benevolent.learned import learned_available
-    from policies.tuned import tuned_available
-    rungs = [("random", "random", None), ("heuristic", "heuristic", None)]
-    if "tuned" in POLICIES["benevolent"] and tuned_available("benevolent"):
-        rungs.append(("tuned", "tuned", None))
-    rungs += [(f"search({b})", "search", b) for b in budgets]
-    if learned_available():
-        rungs += [("learned", "learned", None), ("expert", "expert", None)]
-    return rungs
+    """The Benevolent ladder's rungs (``rungs``)."""
+    return rungs(BV, budgets)
 
 
 def _bv_theta(policy, budget):
@@ -141,7 +140,7 @@ def _bv_theta(policy, budget):
     from policies import policy_id
     from policies.benevolent.decide import default_theta
     from policies.benevolent.search import T_BUDGET
-    th = default_theta(policy_id(policy, "benevolent"))
+    th = default_theta(policy_id(policy, BV.name))
     if budget is not None:
         th[T_BUDGET] = int(budget)
     return th
@@ -258,7 +257,7 @@ def ladder_table(rows, game):
     out = []
     for r in rows:
         name = r.get("label", r["policy"])
-        if game == "benevolent" and r.get("against"):
+        if game_of(game) is BV and r.get("against"):
             name = f"{name} vs {r['against']}"
         diff = "" if r["diff_vs_below"] is None else f"{signed(r['diff_vs_below'] * 100)} pp ({ci(r['diff_ci95'])})"
         if r["win_rate"] is None:
@@ -267,7 +266,7 @@ def ladder_table(rows, game):
             row = [name, f"{r['games']:,}", f"{r['wins']:,}", pct(r["win_rate"]),
                    f"{pct(r['ci95'][0])} to {pct(r['ci95'][1])}"]
         row += [diff, _fmt_p(r["p_value"])]
-        if game == "benevolent":
+        if game_of(game) is BV:
             ref = "" if r.get("reference_win_rate") is None else (
                 f"{pct(r['reference_win_rate'])} ({pct(r['reference_wilson95'][0])} to "
                 f"{pct(r['reference_wilson95'][1])}); {signed(r['diff_vs_reference'] * 100)} pp "
@@ -280,7 +279,7 @@ def ladder_table(rows, game):
         row.append("" if r.get("speed_vs_heuristic") is None else f"{r['speed_vs_heuristic']:.3g}")
         out.append(row)
     refname = next((r["reference"] for r in rows if r.get("reference")), None) or "reference"
-    if game == "benevolent":   # paired by (deal, seat); the deal is the unit (_diff_by_deal)
+    if game_of(game) is BV:   # paired by (deal, seat); the deal is the unit (_diff_by_deal)
         head = ["rung", "games", "wins", "win rate", "95% CI", "vs rung below (95% CI by deal)", "p (by deal)",
                 f"against {refname}: win rate; difference (95% CI by deal)", "p (by deal)", "self-play games/s",
                 "x heuristic speed"]
@@ -288,7 +287,7 @@ def ladder_table(rows, game):
         head = ["rung", "games", "wins", "win rate", "95% CI", "vs rung below (paired 95% CI)", "McNemar p",
                 f"vs {refname} (paired 95% CI)", "McNemar p", "games/s", "x heuristic speed"]
     text = tabulate(out, head, tablefmt="simple", disable_numparse=True)
-    if game == "benevolent":
+    if game_of(game) is BV:
         names = [r.get("label", r["policy"]) for r in rows]
 
         def cell(v):

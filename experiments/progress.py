@@ -65,11 +65,11 @@ class StudyProgress:
         with StudyProgress("games", total=asked, done=recorded) as bar:   # runwork.run_work
             bar.on_unit(cell, start, count, counts)
 
-    experiments.execute calls add(games, cost) with each batch of work it is given (a study may
+    experiments.run.execute calls add(games, cost) with each batch of work it is given (a study may
     hand it several: sequential looks, a search then its confirmation) and advance(games, cost)
     after each unit, whichever worker played it; on_unit(cell, start, count[, counts]) is
     advance(count) in the executor's callback form. The bar advances by cost (nominal seconds of
-    play at each cell's nominal speed, experiments.execute.speed; the games themselves when no
+    play at each cell's nominal speed, experiments.run.execute.speed; the games themselves when no
     cost is given), so "time left" stays right when a study mixes cheap and costly cells.
 
     Games recorded before a resume (``done=`` here, or resumed(games, cost)) count as done

@@ -52,7 +52,7 @@ def run_studies(studies, out, threads=None, show_progress=True, title="boardsim 
     A study's "games" in run.json are the games it holds; "played" those played in this run.
 
     replay: called once every study has played, before anything is written, with the number of
-    threads; it returns what it found (``experiments.store.Replayed``: units of the results store
+    threads; it returns what it found (``experiments.run.store.Replayed``: units of the results store
     played again and compared), which run.json ("replayed") and the report's run table state.
     A unit that replays to other counts raises a UserError there, and nothing is written.
 
@@ -202,7 +202,7 @@ def front_page(answers, studies) -> Section:
 
 def skill_players(studies) -> dict:
     """Per game: "played by X; stronger play: Y (Z games per headline cell)" from the studies."""
-    from .study import _skill_plan
+    from .study.common import _skill_plan
     out = {}
     for st in studies:
         games = [st.game]

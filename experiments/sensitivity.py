@@ -27,20 +27,29 @@ first), with the counts it rests on (wins, or seat wins and timeouts, of both ar
 signature (game, games, seed, policy, threads) is the one a study can call.
 
 Each arm is the arena's cell ``arena.units.Cell(game, players, spies, policies=(policy,),
-rules=..., seed=seed)`` (the two differ only in ``rules``); it is played through the batch
-runner with per-game records (``simulate(..., keep_records=True)``), since a paired interval needs
-the per-game outcomes, and its counts are exactly ``run_unit(cell, 0, games)``'s (tested).
+rules=..., seed=seed)`` (the arms differ only in ``rules``). The defaults and every variant of a
+setup make one ``experiments.cells.StarCell``, played in units by the executor like every study's
+cells (``experiments.run.execute``: in-process, kept in a results store and resumed, or on Dask):
+a unit's counts are, per variant, the table of (variant outcome, default outcome) pairs of its
+games, which holds every paired figure above; each arm's counts are exactly
+``run_unit(cell, 0, games)``'s (tested). The paired bootstrap resamples the games of that table;
+it lays them out in a fixed order (``cells.pairs_from_table``), not the order they were played in,
+so its interval and p differ from those of the per-game arrays (before 2026-12-05) by resampling
+noise only.
 """
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
 from simcore.errors import UserError
+from simcore.games import BETHEL_WOODS as BW, game as game_of
 
+from .cells import pairs_from_table
 from .stats import adjust_pvalues, paired_difference, signed, spies_label
 
-GAMES = ("bethel_woods", "benevolent")
 BW_PLAYERS = 3
 BW_SPIES = tuple(range(6))
 BV_PLAYERS = (2, 3, 4)
@@ -67,13 +76,7 @@ def variants(game: str) -> list[tuple[str, str, object]]:
 
 
 def _rules_module(game):
-    if game == "bethel_woods":
-        from simcore.bethel_woods import rules
-    elif game == "benevolent":
-        from simcore.benevolent import rules
-    else:
-        raise UserError(f"game {game!r} is not known; allowed: {', '.join(GAMES)}")
-    return rules
+    return game_of(game).rules_module   # UserError naming the allowed games for an unknown one
 
 
 def _check(games, seed, threads=None):
@@ -86,11 +89,13 @@ def _check(games, seed, threads=None):
 
 
 def sensitivity(game: str, games: int = 2000, seed: int = 7, policy: str | None = None,
-                threads: int | None = None, progress=None, only=None) -> pd.DataFrame:
+                threads: int | None = None, progress=None, only=None, backend=None) -> pd.DataFrame:
     """The sensitivity table (see the module doc). ``only``: a subset of variant names (for
     tests). ``progress`` (optional): a bar with add(games) and advance(games), as
     experiments.progress.StudyProgress: add() once with every arm's games before the first is
-    played, advance() after each arm."""
+    played, advance() as units finish (the executor's protocol). ``backend``: the executor's
+    store=/client=/workers=/scheduler= keywords (experiments.run.execute), as a study passes them:
+    the units are kept in a results store and replayed from it, and run on Dask."""
     _check(games, seed, threads)
     from policies import canonical_policy, check_player
     policy = canonical_policy(policy, game) if policy else strongest_policy(game)
@@ -102,44 +107,45 @@ def sensitivity(game: str, games: int = 2000, seed: int = 7, policy: str | None 
         if bad:
             raise UserError(f"variant {bad[0]!r} is not known; allowed: {', '.join(sorted(known))}")
         vs = [v for v in vs if v[0] in only]
-    setups = BW_SPIES if game == "bethel_woods" else BV_PLAYERS
-    if progress is not None:
-        progress.add(len(setups) * (len(vs) + 1) * games)
-    if game == "bethel_woods":
-        df = _bw(vs, games, seed, policy, threads, progress)
-    else:
-        df = _bv(vs, games, seed, policy, threads, progress)
+    from arena.units import Cell
+
+    from .cells import StarCell, cell_unit
+    from .run.execute import execute
+    bw = game == BW.name
+    # one StarCell per setup: the defaults and every variant on the same seeds, each variant
+    # paired with the defaults (Bethel Woods: won or lost; Benevolent: the winner's seat + 1, 0 a
+    # timeout), played as units by the executor (in-process, a results store, Dask)
+    stars = []
+    for setup in (BW_SPIES if bw else BV_PLAYERS):
+        base = (Cell(game, BW_PLAYERS, spies=setup, policies=(policy,), seed=seed) if bw
+                else Cell(game, setup, policies=(policy,), seed=seed))
+        stars.append((setup, StarCell(base, tuple(replace(base, rules=rules) for _, _, rules in vs),
+                                      2 if bw else 1 + game_of(game).max_players)))
+    totals = execute([(sc, games) for _, sc in stars], threads=threads, progress=progress, unit_fn=cell_unit,
+                     **(backend or {}))
+    rows = []
+    for (setup, sc), counts in zip(stars, totals):
+        for i, (name, kind, _) in enumerate(vs):
+            a, b = pairs_from_table(sc.pair_table(counts, i))
+            head = {"game": game_of(game).name, "variant": name, "kind": kind}
+            rows.append({**head, **(_bw_row(a, b, setup, games, policy, seed) if bw
+                                    else _bv_row(a - 1, b - 1, setup, games, policy, seed))})
+    df = pd.DataFrame(rows)
     df["p_holm"] = adjust_pvalues(df["pvalue"].to_numpy(), "holm")   # over every row of the table
     df["abs_diff"] = df["diff"].abs()
     df = df.sort_values(["abs_diff", "variant"], ascending=[False, True], kind="stable")
     return df.drop(columns="abs_diff").reset_index(drop=True)
 
 
-def _arm(simulate, progress, column, *args):
-    """One arm: the game's simulate(*args) with per-game records; its `column` per game. The bar
-    advances by the arm's games when it is done."""
-    out = simulate(*args, keep_records=True).records[column].to_numpy()
-    if progress is not None:
-        progress.advance(out.size)
-    return out
-
-
-def _bw(vs, games, seed, policy, threads, progress):
-    from arena.bethel_woods.batch import simulate
-    from simcore.bethel_woods.rules import Rules
-    rows = []
-    for spies in BW_SPIES:
-        b = _arm(simulate, progress, "won", BW_PLAYERS, spies, None, policy, games, seed, threads, Rules())
-        for name, kind, rules in vs:
-            a = _arm(simulate, progress, "won", BW_PLAYERS, spies, None, policy, games, seed, threads, rules)
-            pd_ = paired_difference(a, b)
-            rows.append({"game": "bethel_woods", "variant": name, "kind": kind, "players": BW_PLAYERS,
-                         "spies": spies, "metric": "win rate", "games": games,
-                         "default_wins": int(b.sum()), "variant_wins": int(a.sum()),
-                         "default": pd_.rate_b, "value": pd_.rate_a, "diff": pd_.diff,
-                         "ci_low": pd_.ci_low, "ci_high": pd_.ci_high, "only_variant": pd_.only_a,
-                         "only_default": pd_.only_b, "pvalue": pd_.pvalue, "policy": policy, "seed": seed})
-    return pd.DataFrame(rows)
+def _bw_row(a, b, spies, games, policy, seed):
+    """A Bethel Woods row's figures: the variant's (a) and the defaults' (b) wins on the same
+    games, their paired difference with Newcombe's interval and McNemar's p (order-free)."""
+    pd_ = paired_difference(a, b)
+    return {"players": BW_PLAYERS, "spies": spies, "metric": "win rate", "games": games,
+            "default_wins": int(b.sum()), "variant_wins": int(a.sum()),
+            "default": pd_.rate_b, "value": pd_.rate_a, "diff": pd_.diff,
+            "ci_low": pd_.ci_low, "ci_high": pd_.ci_high, "only_variant": pd_.only_a,
+            "only_default": pd_.only_b, "pvalue": pd_.pvalue, "policy": policy, "seed": seed}
 
 
 def seat_gap(winners, players: int, axis: int = -1):
@@ -174,42 +180,34 @@ def unchanged_gap_bound(games: int) -> float:
     return 2 * float(proportion_confint(0, games, alpha=0.05, method="beta")[1])
 
 
-def _bv(vs, games, seed, policy, threads, progress):
+def _bv_row(a, b, players, games, policy, seed):
+    """A Benevolent row's figures from the variant's (a) and the defaults' (b) winners on the same
+    games (seat index, -1 a timeout), in the canonical order of ``cells.pairs_from_table``: the
+    largest seat gap of each, their difference with the paired bootstrap interval and p."""
     from scipy.stats import bootstrap
 
-    from arena.benevolent.batch import simulate
-    from simcore.benevolent.rules import Rules
-    rows = []
-    for players in BV_PLAYERS:
-        b = _arm(simulate, progress, "winner", players, None, policy, games, seed, threads, Rules())
-        for name, kind, rules in vs:
-            a = _arm(simulate, progress, "winner", players, None, policy, games, seed, threads, rules)
+    def stat(x, y, axis=-1):
+        return seat_gap(x, players, axis) - seat_gap(y, players, axis)
 
-            def stat(x, y, axis=-1):
-                return seat_gap(x, players, axis) - seat_gap(y, players, axis)
-
-            diff = float(stat(a, b))
-            same = bool(np.array_equal(a, b))
-            if same:  # nothing to resample: the bound on what an unseen changed game could do
-                hi = unchanged_gap_bound(len(a))
-                lo, p = -hi, 1.0
-            else:
-                res = bootstrap((a, b), stat, paired=True, vectorized=True, n_resamples=BOOTSTRAP_RESAMPLES,
-                                batch=100, method="percentile", confidence_level=0.95,
-                                random_state=np.random.default_rng(seed))
-                lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
-                p = bootstrap_pvalue(res.bootstrap_distribution)
-            row = {"game": "benevolent", "variant": name, "kind": kind, "players": players,
-                   "metric": "largest seat gap", "games": games, "default": float(seat_gap(b, players)),
-                   "value": float(seat_gap(a, players)), "diff": diff, "ci_low": lo, "ci_high": hi,
-                   "pvalue": p, "changed_games": int((a != b).sum()), "policy": policy, "seed": seed}
-            for q in range(players):
-                row[f"default_seat{q + 1}_wins"] = int((b == q).sum())
-                row[f"variant_seat{q + 1}_wins"] = int((a == q).sum())
-            row["default_timeouts"] = int((b < 0).sum())
-            row["variant_timeouts"] = int((a < 0).sum())
-            rows.append(row)
-    return pd.DataFrame(rows)
+    diff = float(stat(a, b))
+    if np.array_equal(a, b):  # nothing to resample: the bound on what an unseen changed game could do
+        hi = unchanged_gap_bound(len(a))
+        lo, p = -hi, 1.0
+    else:
+        res = bootstrap((a, b), stat, paired=True, vectorized=True, n_resamples=BOOTSTRAP_RESAMPLES,
+                        batch=100, method="percentile", confidence_level=0.95,
+                        random_state=np.random.default_rng(seed))
+        lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
+        p = bootstrap_pvalue(res.bootstrap_distribution)
+    row = {"players": players, "metric": "largest seat gap", "games": games, "default": float(seat_gap(b, players)),
+           "value": float(seat_gap(a, players)), "diff": diff, "ci_low": lo, "ci_high": hi,
+           "pvalue": p, "changed_games": int((a != b).sum()), "policy": policy, "seed": seed}
+    for q in range(players):
+        row[f"default_seat{q + 1}_wins"] = int((b == q).sum())
+        row[f"variant_seat{q + 1}_wins"] = int((a == q).sum())
+    row["default_timeouts"] = int((b < 0).sum())
+    row["variant_timeouts"] = int((a < 0).sum())
+    return row
 
 
 def table_text(df: pd.DataFrame) -> str:
@@ -218,7 +216,7 @@ def table_text(df: pd.DataFrame) -> str:
     if df.empty:
         return "(no rows)"
     game = df["game"].iloc[0]
-    bw = game == "bethel_woods"
+    bw = game == BW.name
     if bw:
         from .stats import pct, wilson
 
@@ -277,8 +275,8 @@ def run_command(game: str, games: int, seed: int, policy: str | None, threads: i
     if json_out:
         return json.dumps({"game": game, "games": games, "seed": seed, "policy": df["policy"].iloc[0],
                            "rows": json.loads(df.to_json(orient="records"))})
-    setup = "3 players, win rate by spies" if game == "bethel_woods" else "printed leaves, largest seat gap by players"
-    head = (f"{'Bethel Woods' if game == 'bethel_woods' else 'Benevolent'} sensitivity: {setup}; policy "
+    setup = "3 players, win rate by spies" if game == BW.name else "printed leaves, largest seat gap by players"
+    head = (f"{game_of(game).title} sensitivity: {setup}; policy "
             f"{df['policy'].iloc[0]}, {games:,} games per arm and setup, seed {seed}; variant minus default, "
             f"largest effects first")
     return head + "\n" + table_text(df)

@@ -25,6 +25,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from arena.units import arena_module
+
 from .cells import JointCell, joint_unit
 from .stats import paired_difference, weighted_mean_test
 
@@ -58,7 +60,7 @@ def per_game(counts, levels: int, arms: int) -> np.ndarray:
 
 def play(checks, n: int, threads=None, progress=None, backend=None) -> list[np.ndarray]:
     """Play n seeds of every JointCell in `checks` (one execute call: one batch of the bar)."""
-    from .execute import execute
+    from .run.execute import execute
     if not checks or n <= 0:
         return []
     return execute([(jc, n) for jc in checks], threads=threads, progress=progress,
@@ -163,7 +165,7 @@ def describe_arms(jc: JointCell) -> dict:
     d = {}
     for i, a in enumerate(jc.arms):
         setup = (f"{a.players} players, {a.spies} spies" + (f", {'+'.join(a.characters)}" if a.characters else "")
-                 if a.game == "bethel_woods" else f"{a.players} players, leaves "
+                 if arena_module(a.game).HAS_SPIES else f"{a.players} players, leaves "
                  + (",".join(map(str, a.leaves)) if a.leaves is not None else "printed"))
         d[f"arm{i}"] = f"{a.seat_policies()[0]}: {setup}" + (" (variant rules)" if a.rules is not None else "")
     return d

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simcore.games import BENEVOLENT as BV, BETHEL_WOODS as BW
+
 from .stats import p_text, paired_difference, pct, signed, wilson
 
 CHUNK = 32   # self-play games per call of the labelling kernel (progress is reported between calls)
@@ -236,7 +238,7 @@ def train_bethel_woods(configs, games=2000, iterations=2, reps=4, seed=1, thread
     say(f"pooled: {signed(cpool.diff * 100)} pp (95% CI {signed(cpool.ci_low * 100)} to {signed(cpool.ci_high * 100)}), "
         f"McNemar p {p_text(cpool.pvalue)}: " + ("confirmed" if confirmed else "NOT confirmed"))
     record = {
-        "game": "bethel_woods", "policy": "learned",
+        "game": BW.name, "policy": "learned",
         "setups": [{"players": pl, "spies": sp} for pl, sp in configs],
         "seed": seed, "iterations": iterations, "games_per_round": games, "reps": reps,
         "candidates": int(theta[L.T_K]), "ktop": int(theta[L.T_KTOP]), "hidden": hidden, "alpha": alpha,
@@ -347,7 +349,7 @@ def train_benevolent(players_list, games=5000, iterations=2, reps=4, seed=1, thr
             f"timeouts {r['timeouts']}")
     say("confirmed" if confirmed else "NOT confirmed (some player count's interval reaches its fair share)")
     record = {
-        "game": "benevolent", "policy": "learned", "players": list(players_list), "leaves": "printed",
+        "game": BV.name, "policy": "learned", "players": list(players_list), "leaves": "printed",
         "seed": seed, "iterations": iterations, "games_per_round": games, "reps": reps,
         "candidates": int(theta[L.T_K]), "repetition_term": float(theta[L.T_LAM]), "hidden": hidden, "alpha": alpha,
         "exploration": eps, "label_prob": label_prob, "features": list(FEATURE_NAMES),

@@ -39,6 +39,8 @@ import time
 
 import numpy as np
 
+from simcore.games import BENEVOLENT as BV, BETHEL_WOODS as BW
+
 from .stats import paired_difference, paired_difference_by_deal, p_text, pct, signed, wilson
 
 
@@ -132,7 +134,7 @@ def tune_bethel_woods(players=3, spies=0, budget_games=100_000, games_per_candid
     d = paired_difference(a.records["won"].to_numpy(), b.records["won"].to_numpy())
     confirmed = d.ci_low > 0
     rec = {
-        "game": "bethel_woods", "policy": "heuristic", "players": players, "spies": spies,
+        "game": BW.name, "policy": "heuristic", "players": players, "spies": spies,
         "method": _method(pop, sigma0),
         "seed": seed, "generations": gens, "games_per_candidate": games_per_candidate,
         "tuning_games": played, "tuning_seconds": secs,
@@ -231,7 +233,7 @@ def tune_benevolent(players=2, budget_games=100_000, games_per_candidate=1000, p
     confirmed = d.ci_low > 0
     ta, tb, n = int(a.sum()), int(b.sum()), int(a.size)
     rec = {
-        "game": "benevolent", "policy": "heuristic", "players": players,
+        "game": BV.name, "policy": "heuristic", "players": players,
         "opponents": "the default heuristic in every other seat; the candidate plays every seat once on each deal",
         "method": _method(pop, sigma0),
         "seed": seed, "generations": gens, "games_per_candidate": games_per_candidate,

@@ -76,6 +76,12 @@ class Game:
         """Rules data from a TOML rules file (None: the defaults)."""
         return self.rules_module.load_rules(path)
 
+    def new_state(self, players: int, *args, **kwargs):
+        """A game in progress, set up and driven from Python (OpenSpiel's ``new_initial_state``):
+        the game's ``face.State`` (its other arguments are the game's own setup: Bethel Woods'
+        spies and characters, Benevolent's leaves; then seed, game_index, rules)."""
+        return self.face.State(players, *args, **kwargs)
+
     def check_players(self, n: int) -> None:
         if not self.min_players <= n <= self.max_players:
             raise UserError(f"players {n} is not allowed; {self.title} takes {self.min_players} to {self.max_players}")

@@ -99,9 +99,9 @@ def scenario(players=2, hexes=None, me=None, others=None, current=0, phase="move
     current player's / the others' leaves, gifts ({name: n}), footsteps (hexes), dream, single_use,
     permanent, tile. The supply and the gift pool are recomputed so that the 64 leaves and the gift
     tokens stay conserved (pool: override per gift)."""
-    from simcore.benevolent.face import Game
+    from simcore.benevolent.face import State
     from simcore.benevolent.rules import GIFTS, POOL, TOTAL_LEAVES
-    g = Game(players, None, seed=3, rules=rules)
+    g = State(players, None, seed=3, rules=rules)
     d = g.to_dict()
     if hexes is not None:
         for h, (t, gray) in enumerate(hexes):
@@ -143,9 +143,9 @@ class Both:
     """Both engines at one position, driven together and compared after every step."""
 
     def __init__(self, position, rules=None):
-        from simcore.benevolent.face import Game
+        from simcore.benevolent.face import State
         self.rules = rules or Rules()
-        self.g = Game.from_position(position, self.rules)
+        self.g = State.from_position(position, self.rules)
         self.ref = ReferenceGame.from_dict(position, self.rules)
         self.d_fix = None
         self.check()

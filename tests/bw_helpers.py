@@ -248,11 +248,11 @@ def scenario(players=2, characters=("Fenn", "Nova"), current=0, workers=None, ma
     tiles: six critical effect names (or None: not seen yet) for machines 1-6 (default: the
     rulebook's order, all seen)
     orphanage: six worker names or None"""
-    from simcore.bethel_woods.face import Game
+    from simcore.bethel_woods.face import State
     from simcore.bethel_woods.rules import CRITICAL_EFFECTS
     from simcore.bethel_woods.actions import kind_name
     assert tiles is None or len(set(x for x in tiles if x)) == len([x for x in tiles if x]), "an effect twice"
-    g = Game(players, 0, list(characters), seed=1)
+    g = State(players, 0, list(characters), seed=1)
     d = g.to_dict()
     rules = Rules()
     total = {kind_name(k): rules.malfunction_counts[k // 4][k % 4] for k in range(24)}
@@ -295,9 +295,9 @@ class Both:
     checks that they still agree."""
 
     def __init__(self, position, rules=None):
-        from simcore.bethel_woods.face import Game
+        from simcore.bethel_woods.face import State
         self.rules = rules or Rules()
-        self.g = Game.from_position(position, self.rules)
+        self.g = State.from_position(position, self.rules)
         self.ref = ReferenceGame.from_dict(position, self.rules)
         self.check()
 

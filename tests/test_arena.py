@@ -44,9 +44,9 @@ CASES = [(g, p) for g in GAMES for p in POLICIES[g] if not (g == "bethel_woods" 
 PLAYERS = [(g, p) for g, p in CASES if p not in NOT_PLAYERS[g]]
 # games of the conformance test; fewer for policies that search with rollouts
 CONFORMANCE_GAMES = {("benevolent", "search"): 4, ("bethel_woods", "search"): 4, ("bethel_woods", "clairvoyant"): 4,
-                     ("bethel_woods", "expert"): 4}
+                     ("bethel_woods", "expert"): 4, ("benevolent", "expert"): 4}
 # games of the no-peeking test (a decision on a fresh workspace plans the turn again: with rollouts for the expert)
-NO_PEEK_GAMES = {("bethel_woods", "expert"): 1}
+NO_PEEK_GAMES = {("bethel_woods", "expert"): 1, ("benevolent", "expert"): 1}
 
 
 @pytest.fixture(autouse=True)
@@ -68,7 +68,7 @@ def positions(game, trace):
     action) at every decision, checking the engine API on the way."""
     G = GAMES[game]
     face = G["face"]
-    g = face.Game.from_position(trace[0]["position"], rules=None)
+    g = face.State.from_position(trace[0]["position"], rules=None)
     for line in trace[1:]:
         if line["type"] == "chance":
             assert g.current_player() == PLAYER_CHANCE
@@ -91,7 +91,7 @@ def test_conformance(game, policy):
     n = CONFORMANCE_GAMES.get((game, policy), 12)
     rec = G["simulate"](policy, 9, n)
     for gi in range(0, n, 3):
-        trace = G["record"](policy, 9, gi)  # every action is applied through the checked Game.apply
+        trace = G["record"](policy, 9, gi)  # every action is applied through the checked State.apply
         assert trace == G["record"](policy, 9, gi), "same seed, same game"
         assert sum(1 for _ in positions(game, trace)) == sum(1 for x in trace if x["type"] == "decision")
         assert G["trace_end"](trace[-1]) == G["end"](rec.iloc[gi]), "the batch record is the traced game"
@@ -105,7 +105,7 @@ def test_no_peeking(game, policy):
     G = GAMES[game]
     face, dec = G["face"], G["decide"]
     pid = policy_id(policy, game)
-    p = face.Game(3).params if game == "benevolent" else face.Game(3, 2).params
+    p = face.State(3).params if game == "benevolent" else face.State(3, 2).params
     theta = dec.default_theta(pid)
     key = np.uint64(12345)
     acts = np.zeros(256, np.int32)

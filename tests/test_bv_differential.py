@@ -37,7 +37,7 @@ def test_skilled_play(policies):
     from arena.benevolent.batch import parse_policies
     from arena.benevolent.trace import _play_logged
     from policies.benevolent.search import T_BUDGET
-    from simcore.benevolent.face import Game, to_dict
+    from simcore.benevolent.face import State, to_dict
     games = 4 if "search" in policies else 24
     winners = set()
     for g in range(games):
@@ -47,7 +47,7 @@ def test_skilled_play(policies):
         for q in range(n):
             if names[q] == "search":
                 thetas[q, T_BUDGET] = 4
-        log, s = _play_logged(Game(n, None, 32, g, None), 32, g, pols, thetas)
+        log, s = _play_logged(State(n, None, 32, g, None), 32, g, pols, thetas)
         _, end = H.lockstep(32, g, n, log=log)
         assert end == to_dict(s), "the arena's final position is the engines' final position"
         winners.add(end.get("winner"))
@@ -112,9 +112,9 @@ def test_following_a_log_catches_a_changed_or_cut_log():
     import numpy as np
     from arena.benevolent.batch import parse_policies
     from arena.benevolent.trace import _play_logged
-    from simcore.benevolent.face import Game
+    from simcore.benevolent.face import State
     _, pols, thetas = parse_policies(None, ["heuristic"] * 3, 3)
-    log, _ = _play_logged(Game(3, None, 32, 1, None), 32, 1, pols, thetas)
+    log, _ = _play_logged(State(3, None, 32, 1, None), 32, 1, pols, thetas)
     H.lockstep(32, 1, 3, log=log)                              # the log as played passes
     changed = log.copy()
     changed[len(log) // 2, 2] += 1

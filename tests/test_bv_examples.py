@@ -7,7 +7,7 @@ The 2-player forest has 8 hexes; their neighbours (default layout):
 import pytest
 
 from bv_helpers import Both, scenario
-from simcore.benevolent.face import Game
+from simcore.benevolent.face import State
 from simcore.benevolent.rules import POOL, rules_from_mapping
 
 PLAIN = [("Meadow", False)] * 8
@@ -27,7 +27,7 @@ GIFTS0 = {"Clover": 1}
 # ---- setup ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_setup(players):
-    d = Game(players, seed=5).to_dict()
+    d = State(players, seed=5).to_dict()
     assert [p["leaves"] for p in d["player_state"]] == [1, 3, 4, 5][:players]
     assert all(p["gifts"] == {"Clover": 1, "Feather": 0, "Crystal": 0, "Amber": 0, "Figurine": 0}
                for p in d["player_state"])
@@ -43,7 +43,7 @@ def test_setup(players):
 
 
 def test_leaves_are_a_per_seat_parameter():
-    d = Game(3, leaves="0,7,2", seed=1).to_dict()
+    d = State(3, leaves="0,7,2", seed=1).to_dict()
     assert [p["leaves"] for p in d["player_state"]] == [0, 7, 2] and d["supply"] == 55
 
 

@@ -8,7 +8,7 @@ from policies.benevolent import heuristic as H
 from policies.benevolent import search as S
 from simcore.benevolent import engine as E
 from simcore.benevolent.actions import A_BUY, A_PLACE, N_ACTIONS, OUT_WIN, PH_MOVE, PH_TERMINAL
-from simcore.benevolent.face import Game
+from simcore.benevolent.face import State
 from simcore.benevolent.rules import ALTAR, NEST, POND
 
 
@@ -24,7 +24,7 @@ def test_theta_is_named_with_defaults_within_bounds(mod, pid):
 
 def _position(seed, want):
     """A 2-player position from the setup of game `seed`, if its forest fits want(g); else None."""
-    g = Game(2, None, seed, 0)
+    g = State(2, None, seed, 0)
     return g if want(g.state) else None
 
 

@@ -33,10 +33,10 @@ def test_invariants_hold_under_skilled_play(args, pairing):
     played again here."""
     from arena.benevolent.batch import parse_policies
     from arena.benevolent.trace import _play_logged
-    from simcore.benevolent.face import Game
+    from simcore.benevolent.face import State
     seed, game, n, _, leaves = args
     _, pols, thetas = parse_policies(None, [pairing[q % 2] for q in range(n)], n)
-    log, end = _play_logged(Game(n, leaves[:n], seed, game, None), seed, game, pols, thetas)
+    log, end = _play_logged(State(n, leaves[:n], seed, game, None), seed, game, pols, thetas)
     s = check_game(seed, game, n, leaves[:n], None, log=log)
     assert (s == end).all()
 

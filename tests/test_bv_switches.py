@@ -84,11 +84,11 @@ def test_empty_gift_same_when_the_gift_can_be_had():
 # ---- alternative data and rules files -------------------------------------------------------------------------
 def test_secret_pairs_decide_the_back_of_a_tile():
     # the same seed deals the same tiles and sides; a permanent side shows the paired Secret
-    from simcore.benevolent.face import Game
+    from simcore.benevolent.face import State
     from simcore.benevolent.rules import PERMANENT
     r = load_rules("secrets-reversed")
-    a = Game(2, None, seed=5).to_dict()["triangle"]
-    b = Game(2, None, seed=5, rules=r).to_dict()["triangle"]
+    a = State(2, None, seed=5).to_dict()["triangle"]
+    b = State(2, None, seed=5, rules=r).to_dict()["triangle"]
     sides = [t["side"] for t in a]
     assert sides == [t["side"] for t in b] and "permanent" in sides
     for x, y in zip(a, b):

@@ -518,9 +518,9 @@ def test_abilities_only_on_your_own_turn_and_once():
 
 @pytest.mark.parametrize("spies", range(6))
 def test_setup_spies_are_the_top_of_the_stack(spies):
-    from simcore.bethel_woods.face import Game
+    from simcore.bethel_woods.face import State
     for seed in range(20):
-        g = Game(3, spies, None, seed=seed)
+        g = State(3, spies, None, seed=seed)
         d = g.to_dict()
         on = [m["machine"] for m in d["machines"] if m["spy"]]
         assert len(on) == spies and d["spy_stack"]["unseen"] == 6 - spies

@@ -8,7 +8,7 @@ from arena.bethel_woods.batch import simulate
 from arena.bethel_woods.pairing import shared_draws
 from bw_helpers import Both, kind, scenario
 from simcore.bethel_woods import engine as E
-from simcore.bethel_woods.face import Game
+from simcore.bethel_woods.face import State
 from simcore.bethel_woods.reference import ReferenceGame
 from simcore.bethel_woods.rules import Rules
 from simcore.rng import STREAM_CHANCE, stream_key
@@ -67,7 +67,7 @@ def test_once_no_spy_is_unseen_the_returned_ones_come_out_in_order():
 
 def test_positions_show_only_what_is_known():
     for seed in range(30):
-        g = Game(3, 2, None, seed=seed)
+        g = State(3, 2, None, seed=seed)
         d = g.to_dict()
         assert all(m["critical_tile"] is None for m in d["machines"])
         assert d["spy_stack"] == {"unseen": 4, "returned": [], "revealed_after_setup": 0}

@@ -10,7 +10,7 @@ from policies.bethel_woods import search as S
 from policies.bethel_woods.decide import SEARCH, WS_SIZE, decide, default_theta, reset
 from simcore.bethel_woods import engine as E
 from simcore.bethel_woods.actions import N_ACTIONS
-from simcore.bethel_woods.face import Game
+from simcore.bethel_woods.face import State
 from simcore.errors import UserError
 
 
@@ -23,7 +23,7 @@ def test_budget_zero_is_the_heuristic():
 
 def test_candidates_are_distinct_plans_best_first():
     """The planner's kept plans end in distinct positions, and the best of them is the heuristic's plan."""
-    g = Game(3, 0, None, 5, 0)
+    g = State(3, 0, None, 5, 0)
     s = g.state.copy()
     ws = np.zeros(H.WS_SIZE, np.int32)
     H.heuristic_reset(ws)
@@ -49,7 +49,7 @@ def test_candidates_are_distinct_plans_best_first():
 def test_search_decision_depends_on_its_own_key_only():
     """The search samples the unknowns from its decision key: the same key gives the same decision,
     and over many keys a contested first decision is not always the same (it really samples)."""
-    g = Game(3, 0, None, 2, 3)
+    g = State(3, 0, None, 2, 3)
     s, p = g.state.copy(), g.params
     acts = np.zeros(N_ACTIONS, np.int32)
     n = E.legal_actions(s, p, acts)

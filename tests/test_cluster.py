@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from arena.units import Cell, run_unit
-from experiments import cluster
-from experiments.cluster import EngineMismatch, dask_client, map_units, split
-from experiments.runwork import run_work
-from experiments.store import Store
+from experiments.run import cluster
+from experiments.run.cluster import EngineMismatch, dask_client, map_units, split
+from experiments.run.runwork import run_work
+from experiments.run.store import Store
 from simcore.errors import UserError
 
 BW = Cell("bethel_woods", 3, spies=2, seed=21)
@@ -98,7 +98,7 @@ def test_a_killed_study_resumes_on_the_cluster_to_the_same_counts(client, tmp_pa
 
 
 def test_execute_units_on_the_cluster_equals_the_local_run(client, tmp_path):
-    from experiments.runwork import aligned, execute_units
+    from experiments.run.runwork import aligned, execute_units
     work = [(BW, 5000), (BW, 2000, 4500), (BV, 300, 50)]
     local = execute_units(work, plan=aligned(1000))
     with Store(tmp_path / "s.sqlite") as s:

@@ -202,7 +202,7 @@ def test_the_variants_study_records_its_paired_units_and_a_rerun_replays_none(tm
 
 def test_a_paired_cell_in_the_store_is_kept_apart_from_its_cells(tmp_path):
     from arena.units import Cell
-    from experiments.store import Store
+    from experiments.run.store import Store
     from experiments.cells import PairedCell, paired_unit
     a = Cell("bethel_woods", 2, spies=1, seed=3)
     pc = PairedCell(a, a)

@@ -45,6 +45,17 @@ def test_lookup_by_what_a_user_types(typed, name):
     assert game(GAMES[name]) is GAMES[name]
 
 
+@pytest.mark.parametrize("name", ["bethel_woods", "benevolent"])
+def test_new_state_is_the_games_face_state_at_its_setup(name):
+    """The game object makes a game in progress (its face's State, the position at setup), the same
+    as the face makes from the same seed; a game of another player count is another position."""
+    g = GAMES[name]
+    st = g.new_state(3, seed=4)
+    assert isinstance(st, g.face.State) and st.state.shape == (g.state_size,)
+    assert np.array_equal(st.state, g.face.State(3, seed=4).state)
+    assert not np.array_equal(st.state, g.new_state(2, seed=4).state)
+
+
 def test_unknown_game_is_a_one_line_error_naming_the_allowed():
     with pytest.raises(UserError) as e:
         game("chess")
@@ -80,7 +91,7 @@ def _game_name_literals(path):
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in names and id(n) not in docs]
 
 
-@pytest.mark.parametrize("layer", ["policies", "arena"])
+@pytest.mark.parametrize("layer", ["policies", "arena", "experiments", "benchmarks"])
 def test_layers_above_the_engines_name_no_game_by_string(layer):
     found = [hit for f in sorted((ROOT / layer).rglob("*.py")) for hit in _game_name_literals(f)]
     assert found == []

@@ -45,6 +45,25 @@ def test_layout_has_no_overlap_and_no_gap(E, F, page):
     assert sorted(cfg) == list(range(E.CFG_SIZE)) and all(len(n) == 1 for n in cfg.values())
 
 
+
+@pytest.mark.parametrize("game", ["bethel_woods", "benevolent"])
+def test_rules_params_layout_has_no_overlap_and_no_gap(game):
+    """The rules data array (rules.PARAMS, read by the compiled engine through the P_* offsets):
+    every index in exactly one field, the module constants the table's offsets, N_PARAMS its size;
+    and every default and alternative rules set fills an array of that size (Bethel Woods' spare
+    entry P_UNUSED stays 0)."""
+    from simcore.games import GAMES
+    R = GAMES[game].rules_module
+    own = covered(R, R.PARAMS)
+    assert sorted(own) == list(range(R.N_PARAMS)), "an index of the params outside every field, or past N_PARAMS"
+    assert all(len(names) == 1 for names in own.values()), {i: n for i, n in own.items() if len(n) > 1}
+    assert R.N_PARAMS == R.PARAMS.size and all(f.name.startswith("P_") for f in R.PARAMS.fields)
+    for rules in [R.Rules()] + [R.load_rules(name) for name in R.ALTERNATIVES]:
+        p = rules.params
+        assert p.shape == (R.N_PARAMS,)
+        if hasattr(R, "P_UNUSED"):
+            assert p[R.P_UNUSED] == 0
+
 def test_benevolent_player_block():
     assert VE.PS == VE.PLAYER.size and VE.STATE.fields[-1].name == "PL"
     assert VE.S_SIZE == VE.PL + VE.MAX_PLAYERS * VE.PS
@@ -75,8 +94,11 @@ def test_docs_state_layout_section(E, F, page):
     assert sizes == [E.S_SIZE], f"{page}: the section gives S_SIZE {sizes}, the code {E.S_SIZE}"
     # every field named in the section (as `NAME`) is a field of the table
     fields = {g.name for f in E.STATE.fields for g in ([f] + (f.block.fields if f.block else []))}
-    named = set(re.findall(r"`([A-Z][A-Z0-9_]+)`", section)) - {"S_SIZE", "PS", "CFG_SIZE"}
-    assert named and named <= fields, named - fields
+    named = set(re.findall(r"`([A-Z][A-Z0-9_]+)`", section)) - {"S_SIZE", "PS", "CFG_SIZE", "N_PARAMS"}
+    R = __import__(E.__name__.rsplit(".", 1)[0] + ".rules", fromlist=["PARAMS"])   # the rules data's table, which the section may name
+    assert named and named <= fields | {f.name for f in R.PARAMS.fields}, named - fields
+    for name, value in re.findall(r"`(P_[A-Z0-9_]+)` = (\d+)", section):   # offsets the section quotes are the code's
+        assert getattr(R, name) == int(value), name
 
 
 def test_codecs_round_trip():

@@ -135,7 +135,7 @@ def _edit_unit(db, careful):
     """Add 100 wins to the second unit and take 100 from its commonest loss: the games still add
     up. careful: also recompute its checksum and its cell's totals, and (a difficulty cell counts
     its won games' lengths after the game's counts) give the 100 wins a length, as an editor who
-    read experiments/store.py would."""
+    read experiments/run/store.py would."""
     from arena.units import FIELDS
     con = sqlite3.connect(db)
     cid, start, count, blob, key = con.execute(
@@ -151,7 +151,7 @@ def _edit_unit(db, careful):
     v[won_at] += 100
     new = v.astype("<i8").tobytes()
     if careful:
-        from experiments.store import digest
+        from experiments.run.store import digest
         con.execute("UPDATE units SET counts=?, digest=? WHERE cell_id=? AND start=?",
                     (new, digest(key, start, count, new), cid, start))
         tot = np.frombuffer(con.execute("SELECT counts FROM cells WHERE id=?", (cid,)).fetchone()[0], "<i8").copy()

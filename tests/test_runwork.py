@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from arena.units import Cell, run_unit
-from experiments.runwork import Planner, run_work, study_status
-from experiments.store import Store
+from experiments.run.runwork import Planner, run_work, study_status
+from experiments.run.store import Store
 from simcore.errors import UserError
 
 BW = Cell("bethel_woods", 2, spies=0, seed=3, label="bw2")
@@ -68,8 +68,8 @@ def test_run_work_without_a_store_and_bad_work():
 SCRIPT = textwrap.dedent("""
     import sys
     from arena.units import Cell
-    from experiments.runwork import run_work
-    from experiments.store import Store
+    from experiments.run.runwork import run_work
+    from experiments.run.store import Store
     work = [(Cell("bethel_woods", 2, spies=0, seed=3), 40_000), (Cell("benevolent", 2, seed=5), 1_500)]
     if __name__ == "__main__":
         with Store(sys.argv[1]) as s:
@@ -113,9 +113,9 @@ def test_a_study_killed_midway_resumes_to_the_uninterrupted_totals(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# execute_units: experiments.execute's interface with a store and a backend
+# execute_units: experiments.run.execute's interface with a store and a backend
 
-from experiments.runwork import aligned, execute_units   # noqa: E402
+from experiments.run.runwork import aligned, execute_units   # noqa: E402
 
 
 def test_plans_are_aligned_and_items_get_their_own_ranges():

@@ -124,8 +124,9 @@ def test_bad_input_on_the_command_line_is_one_line_before_any_play(capsys):
 
 
 def test_progress_counts_every_arm_before_the_first_is_played():
-    """The bar is told the whole run's games once, before any arm plays, then advanced by each
-    arm's games as it finishes: (variants + the defaults) x setups arms of `games` games."""
+    """The bar is told the whole run's games once, before any game is played, then advanced as
+    each unit finishes (the executor's protocol): (variants + the defaults) x setups arms of
+    `games` games, a setup's arms in one unit here."""
     calls = []
 
     class Bar:
@@ -138,7 +139,7 @@ def test_progress_counts_every_arm_before_the_first_is_played():
     S.sensitivity("benevolent", games=6, seed=1, only=["empty_gift=offered", "gather_tile=optional"],
                   progress=Bar())
     arms = len(S.BV_PLAYERS) * (2 + 1)
-    assert calls == [("add", arms * 6)] + [("advance", 6)] * arms
+    assert calls == [("add", arms * 6)] + [("advance", 3 * 6)] * len(S.BV_PLAYERS)
 
 
 def test_policy_in_any_case_as_for_simulate():
@@ -177,3 +178,55 @@ def test_command_json_and_errors(capsys, tmp_path):
     code = main(["bethel-woods", "sensitivity", "--chart", str(tmp_path / "no" / "c.png")])
     _, err = capsys.readouterr()
     assert code == 2 and "does not exist" in err
+
+
+def test_star_cell_pairs_each_arm_with_the_default_once_and_resumes_from_a_store(tmp_path):
+    """A StarCell's unit holds, per arm, the (arm, default) outcome table of its games: the
+    default's row sums are its own counts and each arm's column sums the arm's, as arena units
+    give them; a results store keeps its units (no problem found), replays them from their recipe
+    to the same counts, and a second run plays nothing."""
+    from experiments.cells import StarCell, cell_unit, pairs_from_table, star_unit
+    from experiments.run.execute import execute
+    from experiments.run.store import Store, from_recipe, key_of, recipe_of, replay
+    base = Cell("benevolent", 3, seed=4)
+    arms = (Cell("benevolent", 3, seed=4, rules=bv_rules("empty_gift=offered")),
+            Cell("benevolent", 3, seed=4, rules=bv_rules("dream-d")))
+    sc = StarCell(base, arms, 5)
+    c = star_unit(sc, 0, 90)
+    assert c[0] == 90 and len(c) == len(sc.fields) == 1 + 2 * 25
+    own = {cell: run_unit(cell, 0, 90) for cell in (base,) + arms}
+    for i, arm in enumerate(arms):
+        t = sc.pair_table(c, i)
+        assert t.sum() == 90
+        for q in range(3):   # code q + 1: seat q won; 0: a timeout
+            assert t[:, q + 1].sum() == own[base][field_index("benevolent", f"seat{q}_wins")]
+            assert t[q + 1, :].sum() == own[arm][field_index("benevolent", f"seat{q}_wins")]
+        a, b = pairs_from_table(t)
+        assert a.size == b.size == 90 and np.bincount(a * 5 + b, minlength=25).tolist() == t.reshape(-1).tolist()
+    assert not np.array_equal(sc.pair_table(c, 0), sc.pair_table(c, 1))   # the arms are told apart
+    back = from_recipe(recipe_of(sc))   # (rules rebuilt from their mapping: the same key, the same counts)
+    assert isinstance(back, StarCell) and key_of(back) == key_of(sc) and np.array_equal(replay(back, 0, 90), c)
+    with Store(tmp_path / "s.sqlite") as s:
+        first = execute([(sc, 200)], threads=1, unit_fn=cell_unit, store=s)
+        assert list(s._problems()) == []
+        played = []
+        again = execute([(sc, 200)], threads=1, store=s, unit_fn=cell_unit,
+                        on_unit=lambda *a: played.append(a))
+    assert played == [] and np.array_equal(first[0], again[0]) and np.array_equal(first[0], c + star_unit(sc, 90, 110))
+
+
+def test_sensitivity_through_a_store_resumes(tmp_path):
+    """The sensitivity tables play through the executor: with a results store, a second run plays
+    no game and gives the same table."""
+    import pandas as pd
+
+    from experiments.run.store import Store
+    with Store(tmp_path / "s.sqlite") as s:
+        one = S.sensitivity("bethel_woods", games=30, seed=2, policy="random", only=["four_critical=immediate"],
+                            backend={"store": s})
+        n = len(s.played)
+        two = S.sensitivity("bethel_woods", games=30, seed=2, policy="random", only=["four_critical=immediate"],
+                            backend={"store": s})
+        assert n == 6 and len(s.played) == n          # a unit per difficulty, none played again
+    pd.testing.assert_frame_equal(one, two)
+    assert len(one) == 6

@@ -34,8 +34,8 @@ def test_joint_cell_counts_agree_with_each_arms_own_counts():
 def test_joint_and_lengths_cells_resume_through_a_results_store(tmp_path):
     """A store records their units, rebuilds them from their recipes (field by field against their
     keys) and finds no problem in them: they resume as the variants study's pairs do."""
-    from experiments.execute import execute
-    from experiments.store import Store, from_recipe, recipe_of
+    from experiments.run.execute import execute
+    from experiments.run.store import Store, from_recipe, recipe_of
     from experiments.cells import LengthsCell, cell_unit
     jc = JointCell((BV, BV.__class__(**{**BV.__dict__, "policies": ("random",)})), 5)
     lc = LengthsCell(BW)
@@ -113,7 +113,8 @@ def test_robustness_words():
 
 def test_a_study_names_its_stronger_player_and_refuses_its_own(tmp_path, capsys):
     from cli import main
-    from experiments.study import _skill_plan, load_study
+    from experiments.study.common import _skill_plan
+    from experiments.study import load_study
     from policies import BEST_PLAYER, STUDY_PLAYER
     f = tmp_path / "d.toml"
     f.write_text('kind = "difficulty"\nplayers = [2]\nskill_games = 10\n')

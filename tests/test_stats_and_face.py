@@ -2,8 +2,8 @@
 import pytest
 
 from experiments.stats import wilson
-from simcore.benevolent.face import Game as BVGame
-from simcore.bethel_woods.face import Game as BWGame
+from simcore.benevolent.face import State as BVState
+from simcore.bethel_woods.face import State as BWState
 
 
 def test_wilson_known_values():
@@ -18,7 +18,7 @@ def test_wilson_known_values():
     assert hi - lo == pytest.approx(2 * 1.959964 * 0.0005, rel=1e-3)
 
 
-@pytest.mark.parametrize("game", [BWGame(3, 1, seed=2), BVGame(3, seed=2)])
+@pytest.mark.parametrize("game", [BWState(3, 1, seed=2), BVState(3, seed=2)])
 def test_illegal_action_is_named_and_changes_nothing(game):
     before = game.to_dict()
     legal = game.legal_actions()
@@ -27,7 +27,7 @@ def test_illegal_action_is_named_and_changes_nothing(game):
         game.apply(illegal)
     from simcore.bethel_woods.actions import ACTION_NAMES as BW
     from simcore.benevolent.actions import ACTION_NAMES as BV
-    names = BW if isinstance(game, BWGame) else BV
+    names = BW if isinstance(game, BWState) else BV
     assert repr(names[illegal]) in str(e.value)
     assert game.to_dict() == before
     game.apply(legal[0])
@@ -36,7 +36,7 @@ def test_illegal_action_is_named_and_changes_nothing(game):
 
 def test_unknown_action_name():
     with pytest.raises(ValueError, match="unknown action name"):
-        BWGame(2, 0, seed=1).apply("dance")
+        BWState(2, 0, seed=1).apply("dance")
 
 
 def test_pct_never_hides_a_small_bound():

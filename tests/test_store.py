@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from arena.units import FIELDS, Cell, run_unit
-from experiments.store import CellStatus, DeterminismError, OverlapError, Store, format_status, store_path_for
+from experiments.run.store import CellStatus, DeterminismError, OverlapError, Store, format_status, store_path_for
 from simcore.errors import UserError
 
 BW = Cell("bethel_woods", 3, spies=1, seed=11, label="bw3")
@@ -159,7 +159,7 @@ def test_a_reader_reads_while_a_writer_holds_the_lock(tmp_path):
 CRASH_SCRIPT = textwrap.dedent("""
     import sys
     from arena.units import Cell, run_unit
-    from experiments.store import Store
+    from experiments.run.store import Store
     cell = Cell("bethel_woods", 3, spies=1, seed=11)
     s = Store(sys.argv[1])
     for start, count in s.missing(cell, int(sys.argv[2])):

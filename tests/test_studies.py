@@ -8,11 +8,14 @@ import pytest
 
 from arena.units import FIELDS, Cell, run_unit
 from cli import main
-from experiments.execute import FIRST_UNIT, execute, unit_cap, units
+from experiments.run.execute import FIRST_UNIT, execute, unit_cap, units
 from experiments.progress import StudyProgress
 from experiments.report import STANDARD, STUDIES_DIR, run_studies
-from experiments.study import (candidates, character_effects, fixed_games, leaves_for,
-                               leaves_order, load_study)
+from experiments.study.handicap import candidates
+from experiments.study.characters import character_effects
+from experiments.study.common import fixed_games, leaves_order
+from experiments.study.spec import leaves_for
+from experiments.study import load_study
 from experiments.stats import pct, rate_text, wilson
 from simcore.errors import UserError
 from test_browser import chromium  # noqa: F401  (a fixture)
@@ -131,7 +134,8 @@ def test_bad_study_files_are_one_line_exit_2_nothing_written(tmp_path, capsys, b
 
 def test_study_character_names_are_matched_without_case(tmp_path):
     """'nova' in a study file is Nova: the same cell (key, table label) as the rulebook's spelling."""
-    from experiments.study import _chars, load_study
+    from experiments.study.spec import _chars
+    from experiments.study import load_study
     body = 'kind = "difficulty"\nplayers = [3]\ncharacters = [%s]\n'
     low = load_study(write(tmp_path, "low.toml", body % '"nova", "HARRIS", "Fenn"'))
     std = load_study(write(tmp_path, "std.toml", body % '"Nova", "Harris", "Fenn"'))
@@ -301,7 +305,7 @@ def test_report_folder_contents(tiny_report):
         cell = seats[(seats.players == r.players) & (seats.leaves.astype(str) == str(r.leaves))].iloc[0]
         assert 1 <= r.seat <= r.players and r.wins == cell[f"seat{r.seat}_wins"]
     # the report prints each seat's share with its simultaneous interval and the counts in one cell
-    from experiments.study import _rate_cell
+    from experiments.study.common import _rate_cell
     for r in sw.itertuples():
         assert _rate_cell(r.wins, r.decided, r.ci_low, r.ci_high).replace("\n", "<br>") in md
 
@@ -362,7 +366,7 @@ def test_report_folder_contents(tiny_report):
 
 
 def test_assumed_components_note_names_what_is_still_assumed():
-    from experiments.study import assumed_components_note
+    from experiments.study.seats import assumed_components_note
     from simcore.benevolent.rules import ALTERNATIVES, Rules, load_rules, rules_from_mapping
     note = assumed_components_note(None)
     assert all(w in note for w in ("segment sides", "gray Footsteps", "forest layouts", "Dream Path",
@@ -441,7 +445,7 @@ def test_sequential_stops_at_the_target(tmp_path):
         assert (r.seq_ci_low, r.seq_ci_high) == plan.interval(int(r.wins), int(r.decided), int(r.look))
     caption, shares = res.section.tables[1][:2]
     assert "sequential 95% interval per seat" in caption
-    from experiments.study import _rate_cell
+    from experiments.study.common import _rate_cell
     for r in res.tables["seats"].itertuples():
         assert shares[f"seat {r.seat}"].iloc[0] == _rate_cell(r.wins, r.decided, r.seq_ci_low, r.seq_ci_high)
     # the findings quote the seats' sequential intervals, not the Goodman ones
@@ -454,7 +458,7 @@ def test_sequential_stops_at_the_target(tmp_path):
 
 def test_sequential_difficulty_findings_quote_the_sequential_interval():
     from experiments.stats import independent_difference, sequential_plan
-    from experiments.study import difficulty_findings
+    from experiments.study.difficulty import difficulty_findings
     plan = sequential_plan(0.05, n0=500)
     df = pd.DataFrame([
         {"policy": "heuristic", "players": 3, "spies": 0, "difficulty": "Normal", "games": 1000, "wins": 270,
@@ -510,7 +514,7 @@ def test_notebooks_run_on_the_report_tables(tiny_report, tmp_path, monkeypatch, 
     t = out / "tables"
     md = (out / "report.md").read_text()
     if name == "bethel_woods_balance":
-        from experiments.study import pick_sets
+        from experiments.study.characters import pick_sets
         sets = pd.read_csv(t / "characters_sets.csv")
         picks = pick_sets(sets)
         for which in ("weakest", "strongest"):
@@ -682,7 +686,7 @@ def test_sensitivity_study_benevolent_counts(tmp_path):
 
 
 def test_loss_findings_are_per_policy_not_pooled():
-    from experiments.study import loss_findings
+    from experiments.study.difficulty import loss_findings
     # random play loses 90 games to four critical machines, the heuristic 60 to the empty bag:
     # pooled, "four critical" would lead, but for the heuristic it is the bag
     df = pd.DataFrame([
@@ -709,7 +713,7 @@ def test_sensitivity_findings_separate_holm_from_chance():
     """A reading moves the answer when a row of it survives Holm's correction; one whose interval
     excludes 0 without that is listed as possibly chance. The same rule for both games (Benevolent's
     p-values are the paired bootstrap's)."""
-    from experiments.study import sensitivity_findings
+    from experiments.study.sensitivity import sensitivity_findings
     rows = [("real", 0, -0.05, -0.06, -0.04, 1e-9), ("lucky", 2, 0.02, 0.001, 0.04, 0.6),
             ("flat", 1, 0.0, -0.01, 0.01, 1.0)]
     df = pd.DataFrame([{"game": "bethel_woods", "variant": v, "spies": sp, "players": 3, "diff": d,
@@ -753,7 +757,7 @@ def test_leaves_sort_by_their_numbers():
 def test_sensitivity_findings_quote_a_significant_row():
     """When a reading has a Holm-significant row, the effect quoted is that row's, even if a larger
     row of the same reading only has its interval exclude 0."""
-    from experiments.study import sensitivity_findings
+    from experiments.study.sensitivity import sensitivity_findings
     rows = [("mixed", 2, 0.08, 0.01, 0.15, 0.4), ("mixed", 3, 0.05, 0.04, 0.06, 1e-6)]
     df = pd.DataFrame([{"game": "benevolent", "variant": v, "players": pl, "diff": d, "ci_low": lo,
                         "ci_high": hi, "p_holm": ph, "games": 500, "seed": 7, "policy": "heuristic"}
@@ -766,7 +770,7 @@ def test_sensitivity_findings_quote_a_significant_row():
 def test_character_findings_say_when_the_order_is_not_clear():
     """The weakest character is named with the runner-up whose estimate lies inside its interval
     (Fare 0.79 and Harris 0.80 read as a clear order otherwise); a clear gap adds nothing."""
-    from experiments.study import characters_findings
+    from experiments.study.characters import characters_findings
     sets = pd.DataFrame({c: [] for c in ("policy", "players", "spies", "characters", "games", "wins",
                                           "win_rate", "ci_low", "ci_high", "vs_rest", "p_holm", "significant")})
 
@@ -783,7 +787,7 @@ def test_character_findings_say_when_the_order_is_not_clear():
 def test_first_turn_losses_are_named_where_they_are_common():
     """A cell where 10% of the games or more end on the first turn is named with its interval (a
     mean game length hides it); below 10% nothing is said."""
-    from experiments.study import first_turn_findings
+    from experiments.study.difficulty import first_turn_findings
     rows = [("heuristic", 3, 5, 1, 185), ("heuristic", 3, 5, 20, 415),     # 185 of 600 on turn 1
             ("heuristic", 3, 0, 1, 59), ("heuristic", 3, 0, 25, 541),      # 59 of 600: under 10%
             ("random", 2, 5, 1, 367), ("random", 2, 5, 3, 233)]

@@ -43,13 +43,13 @@ def benevolent(name, players, seed, game_index, rounds=None):
     from simcore.benevolent.rules import rules_from_mapping
     from arena.benevolent.batch import parse_policies
     from arena.benevolent.trace import _play_logged
-    from simcore.benevolent.face import Game
+    from simcore.benevolent.face import State
     names = [name] * (players - 1) + ["heuristic"]
     _, pols, thetas = parse_policies(None, names, players)
     for i, v in _small()["benevolent"].get(name, {}).items():
         thetas[:players - 1, i] = v
     rules = rules_from_mapping({"timeout_rounds": rounds}) if rounds else None
-    log, s = _play_logged(Game(players, None, seed, game_index, rules), seed, game_index, pols, thetas)
+    log, s = _play_logged(State(players, None, seed, game_index, rules), seed, game_index, pols, thetas)
     return log.tolist(), s.tolist()
 
 

@@ -233,6 +233,13 @@ def cell_setup(cell):
     return (cell.rules or Rules()).params, setup_config(cell.players, lv), pols, thetas
 
 
+def outcome_codes(rec, levels: int = 2) -> np.ndarray:
+    """Each game's outcome as a code (a study's paired and joint checks): with 2 levels seat 1 won
+    (1) or not (0); with 5 the winner's seat + 1, 0 for a timeout."""
+    w = rec[:, R_WINNER].astype(np.int64)
+    return (w == 0).astype(np.int64) if levels == 2 else np.where(w < 0, 0, w + 1)
+
+
 def add_counts(rec, players, out):
     """Add a chunk's records (one row a game) to the count vector out (COUNT_FIELDS)."""
     w = rec[:, R_WINNER]

@@ -13,7 +13,7 @@ import numpy as np
 
 from simcore.benevolent import GAME, engine as E
 from simcore.benevolent.actions import ACTION_NAMES, N_ACTIONS
-from simcore.benevolent.face import Game, check_players, setup_config
+from simcore.benevolent.face import State, check_players, setup_config
 from simcore.benevolent.rules import parse_leaves, rules_from_mapping
 from simcore.errors import UserError
 
@@ -37,7 +37,7 @@ def _play_logged(g, seed, game_index, pols, thetas):
 
 
 def record_game(players=4, leaves=None, policy="random", seed=0, game_index=0, rules=None, policies=None):
-    g = Game(players, leaves, seed, game_index, rules)
+    g = State(players, leaves, seed, game_index, rules)
     names, pols, thetas = parse_policies(policy, policies, players)
     log, s = _play_logged(g, seed, game_index, pols, thetas)
     n = len(log)
@@ -175,7 +175,7 @@ def _replay_setup(line):
     start = [p.get("starting_leaves") if isinstance(p, dict) else None for p in seats]
     if start != leaves:
         raise line.error(f"setup: leaves {leaves} differ from the starting leaves in the position, {start}")
-    g = Game(players, leaves, seed, gi, rules)
+    g = State(players, leaves, seed, gi, rules)
     diff = first_difference(pos, g.to_dict())
     if diff:
         raise line.error(f"the setup position is not the one seed {seed}, game {gi} sets up with {players} players "

@@ -156,6 +156,12 @@ def cell_setup(cell):
     return (cell.rules or Rules()).params, setup_config(cell.players, cell.spies, chars), pols, thetas
 
 
+def outcome_codes(rec, levels: int = 2) -> np.ndarray:
+    """Each game's outcome as a code (a study's paired and joint checks): 1 won, 0 lost. Bethel
+    Woods has the two levels only."""
+    return (rec[:, R_OUTCOME] == OUT_WIN).astype(np.int64)
+
+
 def add_counts(rec, players, out):
     """Add a chunk's records (one row a game) to the count vector out (COUNT_FIELDS)."""
     o = rec[:, R_OUTCOME]

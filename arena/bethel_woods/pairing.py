@@ -12,7 +12,7 @@ from collections import Counter
 
 from simcore.bethel_woods import engine as E
 from simcore.bethel_woods.actions import PH_CHANCE_MALF, PH_CHANCE_SPY, PH_CHANCE_TILE
-from simcore.bethel_woods.face import Game
+from simcore.bethel_woods.face import State
 from simcore.bethel_woods.rules import Rules
 
 from .batch import LOG_CHANCE
@@ -24,7 +24,7 @@ KINDS = {PH_CHANCE_MALF: "malfunction", PH_CHANCE_TILE: "tile", PH_CHANCE_SPY: "
 def chance_events(players, spies, policy, seed, game, policy_seed, rules=None):
     """{(kind, n): (what the draw draws from, outcome)} for every chance event of one game."""
     rules = rules or Rules()
-    g = Game(players, spies, None, seed, game, rules)
+    g = State(players, spies, None, seed, game, rules)
     steps, _ = play_logged(players, spies, None, policy, seed, game, rules, policy_seed)
     seen, events = Counter(), {}
     for kind, _, a in steps.tolist():

@@ -30,7 +30,7 @@ from simcore.bethel_woods.actions import (
     A_DROP, A_ENTER, A_FIX, A_PAY, A_PICK, A_SELECT, ACTION_NAMES, N_ACTIONS, PH_CHANCE_MALF, PH_CHANCE_TILE,
     PHASES, chance_name, kind_name,
 )
-from simcore.bethel_woods.face import Game, check_setup_args, setup_config
+from simcore.bethel_woods.face import State, check_setup_args, setup_config
 from simcore.bethel_woods.rules import CHARACTERS, MAX_PLAYERS, TYPES, WORKERS, rules_from_mapping
 from simcore.errors import UserError
 
@@ -58,7 +58,7 @@ def play_logged(players, spies, chars, policy, seed, game_index, rules, policy_s
 def record_game(players=3, spies=0, characters=None, policy="random", seed=0, game_index=0, rules=None,
                 budget=None):
     """Play one game; return its trace as a list of dicts (budget: the search's rollouts per decision)."""
-    g = Game(players, spies, characters, seed, game_index, rules)
+    g = State(players, spies, characters, seed, game_index, rules)
     chars = [int(c) for c in g.state[E.CHAR:E.CHAR + players]] if characters is not None else None
     steps, final = play_logged(players, spies, chars, policy, seed, game_index, g.rules, budget=budget)
     from ..units import theta_hash
@@ -239,7 +239,7 @@ def _replay_setup(line):
     if bad or len(set(chars)) != len(chars):
         raise line.error(f"setup: characters {', '.join(chars)}: each must be one of {', '.join(CHARACTERS)}, "
                          f"dealt once")
-    g = Game(players, spies, [CHARACTERS.index(c) for c in chars], seed, gi, rules)
+    g = State(players, spies, [CHARACTERS.index(c) for c in chars], seed, gi, rules)
     diff = first_difference(pos, g.to_dict())
     if diff:
         raise line.error(f"the setup position is not the one seed {seed}, game {gi} sets up with {players} players "

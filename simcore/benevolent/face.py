@@ -99,7 +99,7 @@ def _from_dict(d):
     return s
 
 
-class Game:
+class State:
     """One Benevolent game driven from Python."""
 
     def __init__(self, players=4, leaves=None, seed=0, game_index=0, rules: Rules | None = None):

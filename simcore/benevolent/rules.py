@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import UserError
+from ..layout import Layout
 from ..rulesfile import RulesError, is_whole, parse_switches, rules_from_file, spec_mapping, toml_repr
 
 GIFTS = ("Clover", "Feather", "Crystal", "Amber", "Figurine")
@@ -84,23 +85,29 @@ DEFAULT_SECRET_PAIRS = PERMANENT
 DEFAULT_TIMEOUT_ROUNDS = 200       # ASSUMPTION: a game not won after 200 rounds is a timeout
 
 # ---- the params array ------------------------------------------------------------------------------
-P_SIDE_TYPE = 0        # 30: side j, hex i -> type
-P_SIDE_GRAY = 30       # 30
-P_ARROWS = 60          # 8 x 3: from, to, gift (-1 none)
-P_N_ARROWS = 84
-P_EXCH = 85            # 3 x 3: give a, give b, get
-P_POOL = 94            # 3 x 5: pool for 2, 3, 4 players
-P_VALUES = 109         # 5
-P_TIMEOUT = 114
-P_LAYOUT = 115         # per player count (2, 3, 4): 43 ints each:
-#   [0] n_hexes, [1 + h] source slot of hex h (which placed segment shows it), [15 + h] shape index,
-#   [29 + h] neighbour bitmask of hex h
+# One table, in array order (simcore/layout.py, as the engine's state): offsets computed at import
+# and bound as plain module ints (P_ARROWS = 60, ...), compile-time constants for numba;
+# tests/test_layout.py checks it has no overlap or gap.
+# P_LAYOUT holds 43 ints per player count (2, 3, 4): [0] n_hexes, [1 + h] source slot of hex h
+# (which placed segment shows it), [15 + h] shape index, [29 + h] neighbour bitmask of hex h.
 LAYOUT_STRIDE = 43
-P_N_SEGS = P_LAYOUT + 3 * LAYOUT_STRIDE   # 3: segments placed for 2, 3, 4 players
-P_SW_GATHER = P_N_SEGS + 3   # switch gather_tile: 0 compulsory, 1 optional
-P_SW_EMPTY = P_N_SEGS + 4    # switch empty_gift: 0 not_offered, 1 offered
-P_PAIRS = P_N_SEGS + 5       # 9: the permanent Secret on the back of tile k
-N_PARAMS = P_PAIRS + 9
+PARAMS = Layout(
+    ("P_SIDE_TYPE", (6, 5), None, "side j, hex i -> type"),
+    ("P_SIDE_GRAY", (6, 5), None, "side j, hex i -> gray Footsteps"),
+    ("P_ARROWS", (8, 3), None, "arrow k: from, to, gift (-1 none)"),
+    ("P_N_ARROWS", 1, None, "arrows in use"),
+    ("P_EXCH", (3, 3), None, "exchange tile k: give a, give b, get"),
+    ("P_POOL", (3, 5), None, "the gift pool for 2, 3, 4 players"),
+    ("P_VALUES", 5, None, "the value of each gift"),
+    ("P_TIMEOUT", 1, None, "rounds before a timeout"),
+    ("P_LAYOUT", (3, LAYOUT_STRIDE), None, "the forest layout for 2, 3, 4 players (above)"),
+    ("P_N_SEGS", 3, None, "segments placed for 2, 3, 4 players"),
+    ("P_SW_GATHER", 1, None, "switch gather_tile: 0 compulsory, 1 optional"),
+    ("P_SW_EMPTY", 1, None, "switch empty_gift: 0 not_offered, 1 offered"),
+    ("P_PAIRS", 9, None, "the permanent Secret on the back of tile k"),
+)
+globals().update(PARAMS.offsets)   # P_SIDE_TYPE = 0, P_SIDE_GRAY = 30, ..., P_PAIRS = 247
+N_PARAMS = PARAMS.size             # 256
 
 # ---- SWITCHES: readings of ambiguous rulebook sentences (docs/benevolent.md#switches) ---------------
 # name -> the allowed values, the default (the reading we think the designers meant) first.

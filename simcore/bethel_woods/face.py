@@ -1,6 +1,6 @@
 """Bethel Woods: the Python face of the compiled engine.
 
-``Game`` wraps one position (the int32 array of engine.py) with readable action names, a checked
+``State`` wraps one position (the int32 array of engine.py) with readable action names, a checked
 ``apply`` and the JSON position format (``to_dict``/``from_dict``) documented in
 docs/bethel_woods.md. The reference engine produces positions in the same format, which is what
 the differential tests compare.
@@ -161,7 +161,7 @@ def _from_dict(d):
     return s
 
 
-class Game:
+class State:
     """One Bethel Woods game driven from Python (tests, traces, the CLI's play command).
 
     Chance events are drawn from the run's chance stream, or supplied with ``apply_chance``."""
@@ -255,5 +255,5 @@ class Game:
         return outcome, name
 
 
-__all__ = ["Game", "to_dict", "from_dict", "canonical_characters", "parse_characters", "check_setup_args", "setup_config",
+__all__ = ["State", "to_dict", "from_dict", "canonical_characters", "parse_characters", "check_setup_args", "setup_config",
            "PH_CHANCE_MALF", "PH_CHANCE_SPY"]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..layout import Layout
 from ..rulesfile import RulesError, is_whole, parse_switches, rules_from_file, spec_mapping, toml_repr
 
 TYPES = ("Mechanical", "Structural", "Digital", "Electrical")
@@ -80,21 +81,28 @@ DEFAULT_OPENING_MALFUNCTIONS = 6     # rulebook setup step 7
 VIOLET_REDUCTION = 2                 # rulebook: "place 2 fewer Malfunctions"
 
 # ---- the params array read by the compiled engine --------------------------------------------
-P_MACHINE_TYPES = 0      # 12: machine m -> types at [2m], [2m+1]
-P_SECTION_TYPES = 12     # 12: section i -> accepted types at [2i], [2i+1]
-P_MALF_COUNTS = 24       # 24: malfunctions of each kind in the game
-P_LIMIT = 48
-P_CRIT_LIMIT = 49
-P_PER_TURN = 50
-P_CRIT_ABOVE = 51
-P_OPENING = 52
-P_MALF_TOTAL = 53        # malfunctions in the game (the sum of P_MALF_COUNTS)
-P_SW_RONE = 54           # switch rone_redirect: 0 discard, 1 place
-P_SW_FOUR = 55           # switch four_critical: 0 end_of_turn, 1 immediate
-P_SW_WINDOW = 56         # switch ability_window: 0 any_time, 1 before_after
-P_SW_WRAP = 57           # switch long_group: 0 passes, 1 stops
-P_SW_RONE_COST = 58      # switch rone_cost: 0 different_types, 1 any_two
-N_PARAMS = 60
+# One table, in array order (simcore/layout.py, as the engine's state): each field's offset is the
+# sum of the sizes above it, computed at import and bound as a plain module int (P_LIMIT = 48, ...),
+# which numba reads as a compile-time constant. tests/test_layout.py checks it has no overlap or gap.
+PARAMS = Layout(
+    ("P_MACHINE_TYPES", (N_MACHINES, 2), None, "machine m -> its two worker types at [2m], [2m+1]"),
+    ("P_SECTION_TYPES", (N_MACHINES, 2), None, "Orphanage section i -> the two types it accepts"),
+    ("P_MALF_COUNTS", (N_MACHINES, N_TYPES), None, "malfunctions of each kind (machine, type) in the game"),
+    ("P_LIMIT", 1, None, "the knowledge limit"),
+    ("P_CRIT_LIMIT", 1, None, "the limit while the knowledge_limit_6 effect is active"),
+    ("P_PER_TURN", 1, None, "malfunctions drawn a placement"),
+    ("P_CRIT_ABOVE", 1, None, "a machine is critical above this many malfunctions + spies"),
+    ("P_OPENING", 1, None, "malfunctions placed at setup"),
+    ("P_MALF_TOTAL", 1, None, "malfunctions in the game (the sum of P_MALF_COUNTS)"),
+    ("P_SW_RONE", 1, None, "switch rone_redirect: 0 discard, 1 place"),
+    ("P_SW_FOUR", 1, None, "switch four_critical: 0 end_of_turn, 1 immediate"),
+    ("P_SW_WINDOW", 1, None, "switch ability_window: 0 any_time, 1 before_after"),
+    ("P_SW_WRAP", 1, None, "switch long_group: 0 passes, 1 stops"),
+    ("P_SW_RONE_COST", 1, None, "switch rone_cost: 0 different_types, 1 any_two"),
+    ("P_UNUSED", 1, None, "always 0 (a spare entry, kept so that N_PARAMS stays 60)"),
+)
+globals().update(PARAMS.offsets)   # P_MACHINE_TYPES = 0, P_SECTION_TYPES = 12, ..., P_UNUSED = 59
+N_PARAMS = PARAMS.size             # 60
 
 # ---- SWITCHES: readings of ambiguous rulebook sentences (docs/bethel_woods.md#switches) -------------
 # name -> the allowed values, the default (the reading we think the designers meant) first. Each

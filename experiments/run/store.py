@@ -63,7 +63,7 @@ import numpy as np
 from arena.units import FIELDS, Cell, cell_dict, cell_from_recipe, cell_key, cell_recipe, count_problem, engine_hash
 from simcore.errors import UserError
 
-from .cells import WON_LENGTH_BINS, LengthsCell, PairedCell, cell_unit
+from ..cells import WON_LENGTH_BINS, LengthsCell, PairedCell, cell_unit
 
 SCHEMA_VERSION = 2          # 1: main 5d46606 and before (no checksums, no recipes, no asks); refused, --fresh
 APPLICATION_ID = 0x62735253  # 'bsRS': SQLite's application_id of a boardsim results store (header bytes 68-71)
@@ -158,7 +158,8 @@ def recipe_of(cell) -> dict:
 
 def from_recipe(recipe: dict):
     """The cell a recipe describes: an ``arena.units.Cell``, the variants study's PairedCell, a skill
-    check's JointCell (``"joint"``) or the difficulty study's LengthsCell (``"won_lengths"``)."""
+    check's JointCell (``"joint"``), the sensitivity tables' StarCell (``"star"``) or the difficulty
+    study's LengthsCell (``"won_lengths"``)."""
     if "pair" in recipe:
         return PairedCell.from_recipe(recipe)
     if recipe.get("won_lengths"):
@@ -220,6 +221,8 @@ def _rebuild(key: str, recipe: str):
 def _width(d: dict) -> int | None:
     """The length of a cell's count vector from its key's fields (None: a game not known)."""
     if "pair" in d:   # a skill check's JointCell: the games and one count per outcome pattern
+        if "star" in d:   # a StarCell: the games and a pair table per arm (the default is the first cell)
+            return 1 + (len(d["pair"]) - 1) * int(d["star"]) ** 2
         return 1 + int(d["joint"]) ** len(d["pair"]) if "joint" in d else 5
     if d.get("won_lengths") and d.get("game") in FIELDS:   # LengthsCell: + the won games' lengths
         return len(FIELDS[d["game"]]) + WON_LENGTH_BINS
@@ -529,7 +532,9 @@ class Store:
         if v[0] != count:
             return f"its counts say {int(v[0]):,} games in a unit of {count:,}"
         if "pair" in d:
-            if (v < 0).any() or int(v[1:].sum()) != count:
+            arms = len(d["pair"]) - 1 if "star" in d else 1   # a StarCell: a pair table per arm
+            k = (v.size - 1) // arms
+            if (v < 0).any() or any(int(v[1 + i * k:1 + (i + 1) * k].sum()) != count for i in range(arms)):
                 return "its paired counts do not add up to its games"
             return None
         if d.get("won_lengths"):   # LengthsCell: the game's counts, then the won games' length histogram
@@ -859,7 +864,7 @@ def _games_per_seed(key) -> int:
 
 def _short(key) -> str:
     d = json.loads(key) if isinstance(key, str) else key
-    if "pair" in d and "joint" in d:   # a skill check: every arm
+    if "pair" in d and ("joint" in d or "star" in d):   # a skill check or a StarCell: every arm
         return " | ".join(_short(a) for a in d["pair"])
     if "pair" in d:
         a, b = d["pair"]

@@ -27,7 +27,9 @@ import numpy as np
 
 from arena.units import FIELDS, run_unit
 
-from .cells import games_per_seed
+from simcore.games import BENEVOLENT as BV, BETHEL_WOODS as BW
+
+from ..cells import games_per_seed
 
 FIRST_UNIT = 256   # games in a cell's first unit; later units double up to the cap
 # Nominal games per second on 2 threads of the project machine (README, docs/policies.md), by
@@ -35,15 +37,15 @@ FIRST_UNIT = 256   # games in a cell's first unit; later units double up to the 
 # time estimate when cells of cheap and costly policies are mixed. A policy not named here is
 # taken as slow (small units: more progress, more rows, never a unit of minutes).
 NOMINAL_SPEED = {
-    ("bethel_woods", "random"): 150_000.0,
-    ("bethel_woods", "heuristic"): 1_500.0,
-    ("benevolent", "random"): 12_000.0,
-    ("benevolent", "heuristic"): 1_500.0,
-    ("bethel_woods", "tuned"): 1_500.0,
-    ("benevolent", "tuned"): 1_500.0,
-    ("bethel_woods", "search"): 10.0,        # budget 8 (docs/policies.md); a unit of a few minutes
-    ("bethel_woods", "clairvoyant"): 10.0,
-    ("benevolent", "search"): 4.0,
+    (BW.name, "random"): 150_000.0,
+    (BW.name, "heuristic"): 1_500.0,
+    (BV.name, "random"): 12_000.0,
+    (BV.name, "heuristic"): 1_500.0,
+    (BW.name, "tuned"): 1_500.0,
+    (BV.name, "tuned"): 1_500.0,
+    (BW.name, "search"): 10.0,        # budget 8 (docs/policies.md); a unit of a few minutes
+    (BW.name, "clairvoyant"): 10.0,
+    (BV.name, "search"): 4.0,
 }
 SLOW_SPEED = 500.0
 UNIT_SECONDS = 3.0
@@ -101,12 +103,12 @@ def execute(work: Sequence[tuple], threads: int | None = None, progress=None,
 
     Units run one after another, each on all `threads` (numba's parallel blocks inside the
     unit). With a results store or a backend, the same plan (``units``) goes through
-    ``experiments.runwork.execute_units`` instead (docs/scaling.md), same result:
-    store: an ``experiments.store.Store``; units it holds are not played again, every unit played
+    ``experiments.run.runwork.execute_units`` instead (docs/scaling.md), same result:
+    store: an ``experiments.run.store.Store``; units it holds are not played again, every unit played
     is recorded there, and the totals are read back from it (a finished study replays nothing).
     workers=N (a new LocalCluster), scheduler="tcp://HOST:PORT" or an open Dask client: where
     units are played; `threads` is then numba's threads per unit on a worker. A study opens one
-    client for all its execute calls (``experiments.cluster.dask_client``) and passes client=.
+    client for all its execute calls (``experiments.run.cluster.dask_client``) and passes client=.
     """
     if store is not None or workers is not None or scheduler is not None or client is not None:
         from .runwork import execute_units

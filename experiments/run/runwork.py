@@ -1,5 +1,5 @@
 """Run a study's work through a backend into the results store: the glue between the studies
-executor (``experiments/execute.py``), ``experiments.store`` and ``experiments.cluster``.
+executor (``experiments/run/execute.py``), ``experiments.run.store`` and ``experiments.run.cluster``.
 
 ``run_work(work, store=..., workers=... | scheduler=...)`` takes ``work`` as (cell, games) pairs,
 plays every game of every cell that the store does not hold yet, in units sized by time, records
@@ -23,9 +23,9 @@ from arena.units import FIELDS, Cell, check_cell
 from simcore.errors import UserError
 
 from .cluster import map_units
-from .cells import games_per_seed
+from ..cells import games_per_seed
 from .store import Store, cut, format_status
-from .progress import StudyProgress
+from ..progress import StudyProgress
 
 UNIT_SECONDS = 5.0     # aim for units of about this much worker time (docs/scaling.md: overhead < 1%)
 FIRST_UNIT = 16        # games in a cell's first units, before anything is known of their cost
@@ -132,14 +132,14 @@ def aligned(size: int):
 def execute_units(work, threads: int | None = None, progress=None, on_unit: Callable | None = None,
                   unit_fn=None, *, plan=None, store: Store | None = None, workers: int | None = None,
                   scheduler: str | None = None, client=None, speed: Callable | None = None) -> list[np.ndarray]:
-    """``experiments.execute.execute`` with a results store and any backend: the same arguments
+    """``experiments.run.execute.execute`` with a results store and any backend: the same arguments
     and result (one summed count vector per work item, in order), plus
 
     - ``plan(cell, games, start) -> [(start, count), ...]``: how a range is cut into units
-      (``experiments.execute.units``; default ``aligned(4096)``);
+      (``experiments.run.execute.units``; default ``aligned(4096)``);
     - ``store``: units it holds are not played again; every unit played is recorded there before
       ``on_unit`` sees it; the totals are read back from it;
-    - ``workers`` / ``scheduler`` / ``client``: the backend (``experiments.cluster.map_units``),
+    - ``workers`` / ``scheduler`` / ``client``: the backend (``experiments.run.cluster.map_units``),
       ``threads``: numba threads per unit (locally: this process's; on a cluster: per worker);
     - ``progress``: an object with ``add(games, cost)`` and ``advance(games, cost)``
       (``experiments.progress.StudyProgress``); cost is games / ``speed(cell)`` when ``speed`` is
@@ -151,7 +151,7 @@ def execute_units(work, threads: int | None = None, progress=None, on_unit: Call
     of every other item of the same cell too, so each unit lies inside or outside each item."""
     if store is not None and unit_fn is not None and not all(hasattr(w[0], "store_dict") for w in work):
         raise ValueError("a results store keys units by arena.units.Cell or a cell with store_dict() "
-                         "(experiments.store): run a unit_fn on other cells without a store")
+                         "(experiments.run.store): run a unit_fn on other cells without a store")
     plan = plan or aligned(4096)
     items = [(w[0], int(w[1]), int(w[2]) if len(w) > 2 else 0) for w in work]
     by_cell: dict = {}

@@ -1,0 +1,327 @@
+"""The study file: its keys and their checks (one-line UserErrors naming the bad key or value),
+the defaults of each kind, and the checked ``Study`` that a kind's runner plays (docs/studies.md,
+"The study file"). Which kind belongs to which game is ``KINDS``; the runners are registered in
+``experiments.study.RUNNERS``."""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.units import Cell, check_cell
+from simcore.errors import UserError
+from policies import STUDY_PLAYER
+from simcore.games import BENEVOLENT as BV, BETHEL_WOODS as BW, GAMES
+
+from .. import charts
+from ..glossary import GAME_NAMES
+
+
+# The policy a study plays when it names none: the game's study player (policies.STUDY_PLAYER).
+DEFAULT_POLICY = dict(STUDY_PLAYER)
+# Each kind of study and the game it is of (None: the file's ``game`` key names it); the runners
+# are in the kind's own module (experiments/study/<kind>.py), registered in experiments.study.RUNNERS.
+KINDS = {"difficulty": BW.name, "characters": BW.name, "seats": BV.name,
+         "handicap": BV.name, "variants": None, "sensitivity": None}
+# The rulebook's "Increasing the Difficulty" table: Hard 1-2 spies, Insane 3-4, Impossible 5;
+# it names no level for 0 spies (the base game), which we call Normal.
+DIFFICULTY = charts.DIFFICULTY
+FRESH_SEED_OFFSET = 1_000_003   # confirmation seeds: seed + this (never a search seed)
+
+
+# ---------------------------------------------------------------------------------------------
+# the study file
+
+def _int(lo, hi):
+    def check(key, v):
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise UserError(f"{key} = {v!r}: expected a whole number from {lo} to {hi}")
+        return v
+    return check
+
+
+def _ints(lo, hi, allowed_text=None):
+    def check(key, v):
+        if not isinstance(v, list) or not v:
+            raise UserError(f"{key} = {v!r}: expected a non-empty list of whole numbers "
+                            f"from {lo} to {hi}")
+        for x in v:
+            if isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi:
+                raise UserError(f"{key} = {v!r}: {x!r} is not allowed; "
+                                f"{allowed_text or f'whole numbers from {lo} to {hi}'}")
+        if len(set(v)) != len(v):
+            raise UserError(f"{key} = {v!r}: a value is repeated")
+        return list(v)
+    return check
+
+
+def _float(lo, hi):
+    def check(key, v):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo < v < hi:
+            raise UserError(f"{key} = {v!r}: expected a number between {lo} and {hi}")
+        return float(v)
+    return check
+
+
+def _str(key, v):
+    if not isinstance(v, str) or not v.strip():
+        raise UserError(f"{key} = {v!r}: expected a non-empty string")
+    return v
+
+
+def _strs(key, v):
+    if isinstance(v, str):
+        v = [v]
+    if not isinstance(v, list) or not v or not all(isinstance(x, str) and x for x in v):
+        raise UserError(f"{key} = {v!r}: expected a string or a non-empty list of strings")
+    return list(v)
+
+
+def _leaves_spec(key, v):
+    allowed = "'printed', 'equal' or a list of leaves per seat like [1, 3, 4, 5]"
+    if not isinstance(v, list) or not v:
+        raise UserError(f"{key} = {v!r}: expected a non-empty list; each entry {allowed}")
+    for x in v:
+        if not (x in ("printed", "equal") or (isinstance(x, list) and all(
+                isinstance(y, int) and not isinstance(y, bool) and y >= 0 for y in x))):
+            raise UserError(f"{key}: {x!r} is not allowed; each entry {allowed}")
+    return list(v)
+
+
+COMMON = {
+    "kind": _str, "title": _str, "policy": _strs, "players": _ints(2, 4, "players 2 to 4"),
+    "games": _int(1, 10 ** 9), "seed": _int(0, 2 ** 63 - 1), "rules": _str,
+    "target_halfwidth": _float(0.0, 0.5), "sequential_n0": _int(10, 10 ** 9),
+    # skill robustness (experiments/skill.py): games per headline cell of the stronger player (0:
+    # no check) and who plays them (default policies.BEST_PLAYER[game])
+    "skill_games": _int(0, 10 ** 7), "skill_policy": _str,
+}
+KEYS = {
+    "difficulty": {**COMMON, "spies": _ints(0, 5, "spies 0 to 5"), "characters": _strs},
+    "characters": {**COMMON, "spies": _ints(0, 5, "spies 0 to 5")},
+    "seats": {**COMMON, "leaves": _leaves_spec},
+    "handicap": {**COMMON, "max_leaves": _int(1, 16), "confirm_top": _int(1, 20),
+                 "confirm_games": _int(1, 10 ** 9)},
+    "variants": {**COMMON, "game": _str, "spies": _ints(0, 5, "spies 0 to 5"),
+                 "variants": _strs, "leaves": _leaves_spec},
+    "sensitivity": {"kind": _str, "title": _str, "game": _str, "policy": _strs,
+                    "games": _int(2, 10 ** 9), "seed": _int(0, 2 ** 63 - 1), "only": _strs,
+                    "skill_games": _int(0, 10 ** 7), "skill_policy": _str},
+}
+DEFAULTS = {
+    "difficulty": {"players": [2, 3, 4], "spies": [0, 1, 2, 3, 4, 5], "games": 10_000},
+    "characters": {"players": [2, 3, 4], "spies": [0, 2], "games": 1_000},
+    "seats": {"players": [2, 3, 4], "leaves": ["printed", "equal"], "games": 100_000},
+    "handicap": {"players": [2, 3, 4], "max_leaves": 6, "games": 4_000, "confirm_top": 3,
+                 "confirm_games": 100_000},
+    "variants": {"game": BW.name, "players": [3], "spies": [0, 2], "games": 10_000,
+                 "leaves": ["printed"]},
+    "sensitivity": {"game": BW.name, "games": 2_000},
+}
+
+
+@dataclass
+class Study:
+    """A checked study file: `kind`, `game`, the settings (`opts`, quick overrides applied) and
+    the loaded rules objects."""
+    kind: str
+    game: str
+    name: str
+    title: str
+    opts: dict
+    path: Path | None = None
+    rules: object = None                       # the study's rules (None: defaults)
+    variants: list = field(default_factory=list)   # (name, Rules) for the variants study
+    files: list = field(default_factory=list)      # the rules and variants files it read (Paths)
+
+    @property
+    def policies(self) -> list[str]:
+        return self.opts["policy"]
+
+
+def _check_table(where: str, table: dict, kind: str) -> dict:
+    allowed = KEYS[kind]
+    out = {}
+    for key, v in table.items():
+        if key == "quick":
+            continue
+        if key not in allowed:
+            raise UserError(f"{where}: key {key!r} is not known for a {kind} study; allowed: "
+                            f"{', '.join(sorted(allowed))}, quick")
+        try:
+            out[key] = allowed[key](key, v)
+        except UserError as e:
+            raise UserError(f"{where}: {e}") from None
+    return out
+
+
+def load_study(path, quick: bool = False, seed: int | None = None, allow=()) -> Study:
+    """Read and check a study file (UserError with one line naming the bad key or value).
+
+    The files it names (rules, variants) are found relative to the study file and must lie inside
+    its folder once links are followed, or inside a file or folder of `allow` (``--allow`` on the
+    command line): a study file from elsewhere cannot make boardsim read any file on the machine."""
+    from simcore.limits import parse_nested, read_regular
+    path = Path(path)
+    what = f"study file {str(path)!r}"
+    try:
+        raw = parse_nested(lambda b: tomllib.loads(b.decode("utf-8")), read_regular(path, what), what)
+    except FileNotFoundError:
+        raise UserError(f"{what} does not exist") from None
+    except UserError:
+        raise                  # a folder, a device or pipe, too large or too deeply nested
+    except UnicodeDecodeError:
+        raise UserError(f"{what} cannot be read: it is not UTF-8 text (TOML must be)") from None
+    except OSError as e:
+        raise UserError(f"{what} cannot be read: {e.strerror or e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise UserError(f"{what} is not valid TOML: {e}") from None
+    return study_from_dict(raw, path.stem, base=path.parent, quick=quick, seed=seed,
+                           where=str(path), confine=True, allow=allow)
+
+
+def study_path(base, value: str, key: str, where: str, confine: bool = True, allow=()) -> Path:
+    """The file a study file names (``rules = ...``, ``variants = [...]``): relative to the study
+    file's folder `base`. With `confine`, the file (links followed) must be inside `base` or inside
+    a path of `allow`; else a UserError naming the key, the value and what to do."""
+    p = Path(base) / value
+    if not confine:
+        return p
+    real = p.resolve()
+    inside = [Path(base).resolve(), *(Path(a).resolve() for a in allow)]
+    if any(real == d or real.is_relative_to(d) for d in inside):
+        return p
+    raise UserError(f"{where}: {key} = {value!r} leads outside the study file's folder ({real}); put the file "
+                    "beside the study file, or name it (or its folder) with --allow")
+
+
+def study_from_dict(raw: dict, name: str, base=None, quick=False, seed=None,
+                    where="study", confine: bool = False, allow=()) -> Study:
+    kind = raw.get("kind")
+    if kind is None:
+        raise UserError(f"{where}: no kind = \"...\" line; allowed kinds: {', '.join(KINDS)}")
+    if kind not in KINDS:
+        raise UserError(f"{where}: kind = {kind!r} is not known; allowed: {', '.join(KINDS)}")
+    opts = dict(DEFAULTS[kind])
+    opts.update(_check_table(where, raw, kind))
+    q = raw.get("quick", {})
+    if not isinstance(q, dict):
+        raise UserError(f"{where}: quick must be a table of overrides, got {q!r}")
+    if quick:
+        opts.update(_check_table(f"{where} [quick]", q, kind))
+    else:
+        _check_table(f"{where} [quick]", q, kind)
+    if seed is not None:
+        opts["seed"] = _int(0, 2 ** 63 - 1)("seed", seed)
+    opts.setdefault("seed", 1)
+    game = KINDS[kind] or opts["game"]
+    if game not in GAME_NAMES:
+        raise UserError(f"{where}: game = {game!r} is not known; allowed: {', '.join(GAME_NAMES)}")
+    from policies import check_player
+    opts["policy"] = opts.get("policy") or [DEFAULT_POLICY[game]]
+    for p in opts["policy"]:
+        check_player(p, game, f"{where}: policy", GAME_NAMES[game])
+    if "skill_policy" in opts:
+        from policies import canonical_policy
+        opts["skill_policy"] = canonical_policy(opts["skill_policy"], game)
+        check_player(opts["skill_policy"], game, f"{where}: skill_policy", GAME_NAMES[game])
+        if opts["skill_policy"] == opts["policy"][0]:
+            raise UserError(f"{where}: skill_policy = {opts['skill_policy']!r} is the study's own player; "
+                            "name a stronger one (default: the game's best player, policies.BEST_PLAYER)")
+    base = Path(base) if base is not None else Path(".")
+    st = Study(kind, game, name, opts.get("title") or _default_title(kind, game), opts,
+               path=None)
+    if "rules" in opts:
+        st.files.append(study_path(base, opts["rules"], "rules", where, confine, allow))
+        st.rules = _load_rules(game, st.files[-1])
+    if kind == "variants":
+        if "variants" not in opts:
+            raise UserError(f"{where}: a variants study needs variants = [\"rules.toml\", ...]")
+        for v in opts["variants"]:
+            st.files.append(study_path(base, v, "variants", where, confine, allow))
+            st.variants.append((Path(v).stem, _load_rules(game, st.files[-1])))
+    if kind in ("seats", "variants") and game == BV.name:   # leaves are a Benevolent setup
+        for pl in opts["players"]:
+            for spec in opts["leaves"]:
+                leaves_for(spec, pl)
+    if kind == "variants" and game == BV.name and "spies" in raw:
+        raise UserError(f"{where}: key 'spies' is for Bethel Woods; a Benevolent variants study "
+                        "takes players and leaves")
+    if kind == "sensitivity":
+        if len(opts["policy"]) != 1:
+            raise UserError(f"{where}: policy = {opts['policy']!r}: a sensitivity study plays one "
+                            "policy; name exactly one")
+        if "only" in opts:
+            from ..sensitivity import variants as sens_variants
+            known = [v[0] for v in sens_variants(game)]
+            for v in opts["only"]:
+                if v not in known:
+                    raise UserError(f"{where}: only: variant {v!r} is not known for "
+                                    f"{GAME_NAMES[game]}; allowed: {', '.join(known)}")
+        return st
+    if "characters" in opts:
+        from simcore.bethel_woods.face import canonical_characters
+        opts["characters"] = canonical_characters(opts["characters"])  # 'nova' is Nova (one cell key)
+    if "characters" in opts and len(opts["players"]) != 1:
+        raise UserError(f"{where}: characters = {opts['characters']!r} needs exactly one player "
+                        f"count in players, got {opts['players']}")
+    # every cell checked before anything is played or written
+    for cell in _cells_to_check(st):
+        check_cell(cell)
+    return st
+
+
+def _load_rules(game, path):
+    if Path(path).is_dir():
+        raise UserError(f"rules file {str(path)!r} is a folder; give a .toml file")
+    if not Path(path).exists():
+        raise UserError(f"rules file {str(path)!r} does not exist")
+    return GAMES[game].load_rules(path)
+
+
+def _default_title(kind, game):
+    return {"difficulty": "Bethel Woods: win rate by difficulty",
+            "characters": "Bethel Woods: characters and character sets",
+            "seats": "Benevolent: seat order",
+            "handicap": "Benevolent: the fairest starting-leaves handicap",
+            "variants": f"{GAME_NAMES[game]}: rule variants against the defaults",
+            "sensitivity": f"{GAME_NAMES[game]}: which readings and assumed data move the answers"}[kind]
+
+
+def leaves_for(spec, players) -> tuple:
+    """'printed' -> the rulebook's 1,3,4,5 cut to the players; 'equal' -> every seat the printed
+    mean rounded (2 players 2,2; 3 players 3,3,3; 4 players 3,3,3,3); a list -> itself."""
+    from simcore.benevolent.rules import DEFAULT_LEAVES, parse_leaves
+    if spec == "printed":
+        return tuple(DEFAULT_LEAVES[:players])
+    if spec == "equal":
+        m = int(round(sum(DEFAULT_LEAVES[:players]) / players))
+        return (m,) * players
+    if len(spec) != players:
+        raise UserError(f"leaves {spec!r} has {len(spec)} seats; a {players}-player entry needs "
+                        f"{players}")
+    return tuple(parse_leaves(list(spec), players))
+
+
+def _leaves_name(spec, leaves) -> str:
+    return spec if isinstance(spec, str) else ",".join(map(str, leaves))
+
+
+def _cells_to_check(st: Study):
+    o = st.opts
+    for pol in o["policy"]:
+        for pl in o["players"]:
+            if st.game == BW.name:
+                yield Cell(BW.name, pl, spies=o.get("spies", [0])[0], policies=(pol,),
+                           characters=_chars(st), rules=st.rules, seed=o["seed"])
+            else:
+                specs = o.get("leaves", ["printed"])
+                ok = [s for s in specs if not isinstance(s, list) or len(s) == pl]
+                for spec in ok[:1]:
+                    yield Cell(st.game, pl, leaves=leaves_for(spec, pl), policies=(pol,),
+                               rules=st.rules, seed=o["seed"])
+
+
+def _chars(st):
+    c = st.opts.get("characters")
+    return tuple(c) if c else None
