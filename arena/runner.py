@@ -71,11 +71,11 @@ def next_chunk(done_count, seconds, previous, target=TARGET_SECONDS, max_chunk=M
     return int(max(1, min(max_chunk, previous * 4, want)))
 
 
-def run_chunks(n_games, play_chunk, on_chunk, chunk=None, threads=None, progress=None):
-    """Call play_chunk(start, count) for consecutive chunks and on_chunk(start, count, result).
+def run_chunks(n_games, play_range, on_chunk, chunk=None, threads=None, progress=None):
+    """Call play_range(start, count) for consecutive chunks and on_chunk(start, count, result).
 
     chunk=None sizes chunks by time (see the module docstring); an integer fixes the size (the
-    tests use it to show that results do not depend on it). play_chunk(0, 0) is called first,
+    tests use it to show that results do not depend on it). play_range(0, 0) is called first,
     untimed, so that compiling (first run only: the code is then cached) is not counted as play.
     progress(done, total, elapsed) is called after each chunk, and progress.close(), if it has
     one, when the run ends, also by an error. Returns the wall time of the play
@@ -84,7 +84,7 @@ def run_chunks(n_games, play_chunk, on_chunk, chunk=None, threads=None, progress
     old = numba.get_num_threads()
     numba.set_num_threads(threads)
     t_compile = time.perf_counter()
-    play_chunk(0, 0)
+    play_range(0, 0)
     t_compile = time.perf_counter() - t_compile
     if t_compile > 1.0 and progress is not None:
         sys.stderr.write(f"compiled the engine in {t_compile:.1f} s (cached for later runs)\n")
@@ -95,7 +95,7 @@ def run_chunks(n_games, play_chunk, on_chunk, chunk=None, threads=None, progress
         while done < n_games:
             count = min(size, n_games - done)
             t1 = time.perf_counter()
-            result = play_chunk(done, count)
+            result = play_range(done, count)
             dt = time.perf_counter() - t1
             on_chunk(done, count, result)
             done += count

@@ -91,7 +91,11 @@ def count_problem(game, counts) -> str | None:
 class Cell:
     """One configuration of play. ``policies`` is one name per seat (a single name: every seat);
     ``theta`` one parameter vector for every seat of a non-default-parameter policy (None: each
-    policy's defaults); ``rules`` a game's Rules object (None: the defaults)."""
+    policy's defaults); ``seat_thetas`` one vector per seat laid over that (None, or a None entry:
+    the seat keeps it; Benevolent's tune puts a candidate in one seat); ``budget`` the search
+    policies' rollouts per decision (None: their default); ``rules`` a game's Rules object (None:
+    the defaults). ``seat_thetas`` and ``budget`` enter a cell's key only when set, so the keys
+    of cells without them are the keys a results store already holds."""
     game: str
     players: int
     spies: int = 0                      # Bethel Woods
@@ -103,6 +107,8 @@ class Cell:
     seed: int = 0
     policy_seed: int | None = None
     label: str = field(default="", compare=False)   # a name for reports; not part of the key
+    seat_thetas: tuple | None = None    # one vector (a tuple) or None per seat
+    budget: int | None = None           # the search policies' rollouts per decision
 
     def seat_policies(self) -> tuple:
         return self.policies * self.players if len(self.policies) == 1 else tuple(self.policies)
@@ -135,7 +141,18 @@ def cell_dict(cell: Cell) -> dict:
             "leaves": list(cell.leaves) if cell.leaves is not None else None,
             "policies": list(cell.seat_policies()), "theta": theta_hash(cell.theta),
             "rules": rules_hash(cell.rules), "seed": cell.seed,
-            "policy_seed": cell.seed if cell.policy_seed is None else cell.policy_seed}
+            "policy_seed": cell.seed if cell.policy_seed is None else cell.policy_seed, **_extras(cell, theta_hash)}
+
+
+def _extras(cell: Cell, theta_form) -> dict:
+    """The optional fields that are set, for a key or a recipe (unset ones are left out, so the
+    keys of the cells without them do not change)."""
+    d = {}
+    if cell.seat_thetas is not None:
+        d["seat_thetas"] = [None if t is None else theta_form(t) for t in cell.seat_thetas]
+    if cell.budget is not None:
+        d["budget"] = int(cell.budget)
+    return d
 
 
 def cell_recipe(cell: Cell) -> dict:
@@ -147,7 +164,8 @@ def cell_recipe(cell: Cell) -> dict:
             "leaves": list(cell.leaves) if cell.leaves is not None else None,
             "policies": list(cell.policies), "theta": None if cell.theta is None else [float(x) for x in cell.theta],
             "rules": None if cell.rules is None else cell.rules.to_dict(), "seed": cell.seed,
-            "policy_seed": cell.policy_seed, "label": cell.label}
+            "policy_seed": cell.policy_seed, "label": cell.label,
+            **_extras(cell, lambda t: [float(x) for x in t])}
 
 
 def cell_from_recipe(d: dict) -> Cell:
@@ -160,7 +178,9 @@ def cell_from_recipe(d: dict) -> Cell:
     tup = lambda v: None if v is None else tuple(v)   # noqa: E731
     return Cell(d["game"], d["players"], spies=d["spies"], characters=tup(d["characters"]), leaves=tup(d["leaves"]),
                 policies=tuple(d["policies"]), theta=tup(d["theta"]), rules=rules, seed=d["seed"],
-                policy_seed=d["policy_seed"], label=d.get("label", ""))
+                policy_seed=d["policy_seed"], label=d.get("label", ""),
+                seat_thetas=None if d.get("seat_thetas") is None else tuple(tup(t) for t in d["seat_thetas"]),
+                budget=d.get("budget"))
 
 
 def cell_key(cell: Cell) -> str:
@@ -181,36 +201,56 @@ SUB_CHUNK = 1 << 15   # games per compiled call inside a unit (bounds the record
 
 
 @functools.lru_cache(maxsize=256)
-def _prepared(cell: Cell):
-    """(play_chunk, p, cfg, pols, thetas, n_rec, reduce) for a cell, validated (UserError)."""
+def prepared(cell: Cell):
+    """(p, cfg, pols, thetas) of a cell, validated (UserError): the rules array, the setup
+    config, and each seat's policy id and parameter row as the compiled loop takes them (the
+    game's arena module's ``cell_setup``, then ``seat_thetas`` laid over the rows). Cached; do
+    not write to the arrays."""
     if cell.game not in FIELDS:
         raise UserError(f"game {cell.game!r} is not known; allowed: {', '.join(GAME_NAMES)}")
-    arena = arena_module(cell.game)
-    p, cfg, pols, thetas = arena.cell_setup(cell)
-    return arena.play_chunk, p, cfg, pols, thetas, arena.N_REC, arena.add_counts
+    p, cfg, pols, thetas = arena_module(cell.game).cell_setup(cell)
+    for q, t in enumerate(cell.seat_thetas or ()):
+        if t is None:
+            continue
+        t = np.asarray(t, dtype=np.float64).ravel()
+        if q >= min(cell.players, thetas.shape[0]) or len(t) > thetas.shape[1]:
+            raise UserError(f"theta of seat {q + 1}: {len(t)} values; allowed at most {thetas.shape[1]} per seat, "
+                            f"{cell.players} seats")
+        thetas[q, :len(t)] = t
+    return p, cfg, pols, thetas
 
 
 def check_cell(cell: Cell) -> None:
     """Validate a cell (UserError naming the bad value)."""
-    _prepared(cell)
+    prepared(cell)
+
+
+def play_records(cell: Cell, start: int, count: int, out: np.ndarray, block: int | None = None) -> np.ndarray:
+    """Play games start..start+count-1 of the cell into out[:count] (one int32 record a game:
+    the game's arena record columns) and return that view. THE one place where games are played
+    in batches: units and the executor (``unit_records``), ``simulate`` of each game's arena
+    module (so the CLI, the ladder, tune and train), and the benchmarks all come here.
+
+    Played on numba's current thread count in parallel blocks of ``block`` games (None: sized
+    from the count and the threads); the records depend on nothing but the cell and the range."""
+    import numba
+
+    from .runner import block_size
+    p, cfg, pols, thetas = prepared(cell)
+    rec = out[:count]
+    pseed = cell.seed if cell.policy_seed is None else cell.policy_seed
+    arena_module(cell.game).play_chunk(p, cfg, np.uint64(cell.seed), np.uint64(pseed), start, count, pols, thetas,
+                                       block or block_size(count, numba.get_num_threads()), rec)
+    return rec
 
 
 def unit_records(cell: Cell, start: int, count: int, block: int | None = None):
     """The per-game records of games start..start+count-1 of the cell (the game's arena record
     columns), yielded in chunks of at most SUB_CHUNK games (the buffer is reused: copy a chunk to
     keep it). Played on numba's current thread count; depends on nothing but the arguments."""
-    import numba
-
-    from .runner import block_size
-    play_chunk, p, cfg, pols, thetas, n_rec, _ = _prepared(cell)
-    seed = np.uint64(cell.seed)
-    pseed = np.uint64(cell.seed if cell.policy_seed is None else cell.policy_seed)
-    buf = np.zeros((min(count, SUB_CHUNK), n_rec), dtype=np.int32)
+    buf = np.zeros((min(count, SUB_CHUNK), arena_module(cell.game).N_REC), dtype=np.int32)
     for a in range(start, start + count, SUB_CHUNK):
-        k = min(SUB_CHUNK, start + count - a)
-        rec = buf[:k]
-        play_chunk(p, cfg, seed, pseed, a, k, pols, thetas, block or block_size(k, numba.get_num_threads()), rec)
-        yield rec
+        yield play_records(cell, a, min(SUB_CHUNK, start + count - a), buf, block)
 
 
 def run_unit(cell: Cell, start: int, count: int, block: int | None = None) -> np.ndarray:

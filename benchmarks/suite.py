@@ -82,20 +82,22 @@ def _bv_cli_sig(cli_json, sig):
     return {"seat_wins": list(src["seat_wins"])[:4], "timeouts": src["timeouts"]}
 
 
-def _time_same(play_chunk, n_rec, p, cfg, pols, thetas, games, seed):
-    """Seconds for a compiled kernel (one thread, no Python in the loop) to play games 0..games-1
-    of `seed` once: the median over repeats lasting about a second in all."""
-    out = np.zeros((games, n_rec), np.int32)
+def _time_same(game, players, games, seed):
+    """Seconds for the compiled kernel (one thread, no Python in the loop) to play games
+    0..games-1 of `seed` once, random play with the default setup (arena.units.play_records, the
+    one way games are played): the median over repeats lasting about a second in all."""
+    from arena.units import Cell, arena_module, play_records
+    cell = Cell(game.name, players, policies=("random",), seed=seed)
+    out = np.zeros((games, arena_module(game).N_REC), np.int32)
     old = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
-        args = (p, cfg, np.uint64(seed), np.uint64(seed), 0, games, pols, thetas, 256, out)
-        play_chunk(*args)
+        play_records(cell, 0, games, out, 256)
         times = []
         t_end = time.perf_counter() + 1.0
         while time.perf_counter() < t_end or len(times) < 5:
             t0 = time.perf_counter()
-            play_chunk(*args)
+            play_records(cell, 0, games, out, 256)
             times.append(time.perf_counter() - t0)
         return float(np.median(times))
     finally:
@@ -103,11 +105,7 @@ def _time_same(play_chunk, n_rec, p, cfg, pols, thetas, games, seed):
 
 
 def _bw_time_same(games, seed):
-    from arena.bethel_woods.batch import N_REC, play_chunk, seat_policies
-    from simcore.bethel_woods.face import setup_config
-    from simcore.bethel_woods.rules import Rules
-    pols, thetas = seat_policies("random", 3)
-    return _time_same(play_chunk, N_REC, Rules().params, setup_config(3, 0), pols, thetas, games, seed)
+    return _time_same(BW, 3, games, seed)
 
 
 def _reference_random(legal, key, d):
@@ -172,11 +170,7 @@ def _bv_reference(games, seed):
 
 
 def _bv_time_same(games, seed):
-    from arena.benevolent.batch import N_REC, parse_policies, play_chunk
-    from simcore.benevolent.face import setup_config
-    from simcore.benevolent.rules import DEFAULT_LEAVES, Rules
-    _, pols, thetas = parse_policies("random", None, 4)
-    return _time_same(play_chunk, N_REC, Rules().params, setup_config(4, DEFAULT_LEAVES), pols, thetas, games, seed)
+    return _time_same(BV, 4, games, seed)
 
 
 def _bv_heuristic_simulate(games, seed, threads):

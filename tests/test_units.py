@@ -50,3 +50,66 @@ def test_bad_cells_are_user_errors():
         check_cell(Cell("benevolent", 2, policies=("smart",)))
     with pytest.raises(UserError, match="game 'chess'"):
         check_cell(Cell("chess", 2))
+
+
+def test_budget_and_seat_thetas_enter_the_key_only_when_set():
+    from arena.units import cell_dict, cell_from_recipe, cell_recipe
+    a = Cell("bethel_woods", 2, spies=1, seed=5, policies=("search",))
+    assert not {"budget", "seat_thetas"} & set(cell_dict(a))   # the keys results stores hold are unchanged
+    b = Cell("bethel_woods", 2, spies=1, seed=5, policies=("search",), budget=2)
+    assert cell_dict(b)["budget"] == 2 and cell_key(b) != cell_key(a)
+    h = Cell("benevolent", 2, policies=("heuristic",), seed=5)
+    c = Cell("benevolent", 2, policies=("heuristic",), seed=5, seat_thetas=((0.5, 0.25), None))
+    assert cell_key(c) != cell_key(h)
+    assert cell_key(c) != cell_key(Cell("benevolent", 2, policies=("heuristic",), seed=5, seat_thetas=(None, (0.5, 0.25))))
+    for x in (b, c):
+        assert cell_from_recipe(cell_recipe(x)) == x
+    with pytest.raises(UserError, match="budget 3: Benevolent"):
+        check_cell(Cell("benevolent", 2, budget=3))
+    with pytest.raises(UserError, match="budget is for policies"):
+        check_cell(Cell("bethel_woods", 2, budget=3))
+    with pytest.raises(UserError, match="theta of seat 3"):
+        check_cell(Cell("benevolent", 2, seat_thetas=(None, None, (1.0,))))
+
+
+def _records(cell, games):
+    from arena.units import unit_records
+    return np.concatenate([r.copy() for r in unit_records(cell, 0, games)])
+
+
+def test_simulate_plays_the_cell_with_its_budget_and_seat_thetas():
+    """simulate is a cell played by arena.units.play_records: the same records as the cell's
+    units, the budget and each seat's vector taking effect."""
+    from arena.bethel_woods.batch import R_DECISIONS, simulate
+    from arena.benevolent.batch import simulate as bv_simulate
+    from policies.benevolent.decide import THETA_SIZE
+    s = simulate(2, 1, policy="search", budget=1, games=3, seed=5, threads=1, keep_records=True)
+    one = _records(Cell("bethel_woods", 2, spies=1, seed=5, policies=("search",), budget=1), 3)
+    assert np.array_equal(s.records["decisions"].to_numpy(), one[:, R_DECISIONS])
+    assert s.records["turns"].sum() == s.turns
+    weak = tuple(np.linspace(-1.0, 1.0, THETA_SIZE))
+    t = bv_simulate(2, None, games=20, seed=4, threads=1, policies=["heuristic"] * 2, thetas=[weak, None],
+                    keep_records=True)
+    cell = Cell("benevolent", 2, policies=("heuristic",), seed=4, seat_thetas=(weak, None))
+    assert np.array_equal(t.records["winner"].to_numpy(), _records(cell, 20)[:, 0])
+    assert np.allclose(t.thetas[0], weak)
+    plain = _records(Cell("benevolent", 2, policies=("heuristic",), seed=4), 20)[:, 0]
+    assert not np.array_equal(plain, t.records["winner"].to_numpy())   # the seat's vector was played
+
+
+def test_only_the_units_module_calls_the_compiled_batch_loop():
+    """One function plays batches of games for every caller: arena.units.play_records. Nothing
+    else in the package calls a game's play_chunk."""
+    import ast
+    import pathlib
+    root = pathlib.Path(__file__).resolve().parent.parent
+    callers = []
+    for layer in ("simcore", "policies", "arena", "experiments", "benchmarks", "cli"):
+        for f in (root / layer).rglob("*.py"):
+            for node in ast.walk(ast.parse(f.read_text())):
+                if isinstance(node, ast.Call):
+                    fn = node.func
+                    name = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", None)
+                    if name == "play_chunk":
+                        callers.append(str(f.relative_to(root)))
+    assert callers == ["arena/units.py"]

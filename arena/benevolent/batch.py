@@ -162,40 +162,29 @@ def parse_policies(policy, policies, n):
     return names, pols, thetas
 
 
-def set_thetas(thetas, seat_thetas):
-    """Put the parameter vectors `seat_thetas` (one per seat, None: the policy's own) into the
-    arena's theta rows (a vector shorter than a row leaves the rest as it was)."""
-    for q, t in enumerate(seat_thetas or ()):
-        if t is None:
-            continue
-        t = np.asarray(t, dtype=np.float64).ravel()
-        if q >= thetas.shape[0] or len(t) > thetas.shape[1]:
-            raise UserError(f"theta of seat {q + 1}: {len(t)} values; allowed at most {thetas.shape[1]} per seat, "
-                            f"{thetas.shape[0]} seats")
-        thetas[q, :len(t)] = t
-
-
 def simulate(players=4, leaves=None, policy="random", games=1000, seed=0, threads=None, rules=None,
              policies=None, keep_records=False, chunk=None, progress=None, policy_seed=None,
              thetas=None) -> Summary:
     """Play `games` games (games 0..games-1 of `seed`). `thetas`: one parameter vector per seat
-    (None: the seat's policy's own), e.g. a candidate's weights for the heuristic in one seat."""
+    (None: the seat's policy's own), e.g. a candidate's weights for the heuristic in one seat.
+    The games are the cell's (arena.units.Cell) and are played by arena.units.play_records, as a
+    unit's are: this adds the time-sized chunks, the progress, the Summary and the records."""
+    from ..units import Cell, play_records, prepared
     check_players(players)
     lv = parse_leaves(leaves, players)
-    names, pols, seat_thetas = parse_policies(policy, policies, players)
-    set_thetas(seat_thetas, thetas)
-    thetas = seat_thetas
+    names, _, _ = parse_policies(policy, policies, players)
+    seat_thetas = None if thetas is None else tuple(
+        None if t is None else tuple(float(x) for x in np.ravel(t)) for t in thetas)
+    cell = Cell(GAME.name, players, leaves=tuple(lv), policies=tuple(names), seat_thetas=seat_thetas,
+                rules=rules, seed=seed, policy_seed=policy_seed)
+    _, _, _, played = prepared(cell)   # the policies and the seats' vectors, checked
     threads = check_threads(threads)
     check_run(games, seed)
-    pseed = seed if policy_seed is None else policy_seed
-    check_run(1, pseed)
-    rules = rules or Rules()
-    p = rules.params
-    cfg = setup_config(players, lv)
-    summary = Summary(players, lv, names, seed, threads, thetas=thetas[:players].copy())
+    check_run(1, seed if policy_seed is None else policy_seed)
+    summary = Summary(players, lv, names, seed, threads, thetas=played[:players].copy())
 
     def kernel(start, count, block, out):
-        play_chunk(p, cfg, np.uint64(seed), np.uint64(pseed), start, count, pols, thetas, block, out)
+        play_records(cell, start, count, out, block)
 
     summary.seconds, summary.records = run_batch(
         games, kernel, N_REC, summary, (lambda rec, start: records_frame(rec, start, players)) if keep_records else None,
@@ -225,6 +214,8 @@ def count_problem(d) -> str | None:
 def cell_setup(cell):
     """(p, cfg, pols, thetas) of a cell (arena.units.Cell), validated (UserError)."""
     check_players(cell.players)
+    if cell.budget is not None:
+        raise UserError(f"budget {cell.budget}: Benevolent's policies take no budget; leave it out")
     lv = parse_leaves(list(cell.leaves) if cell.leaves is not None else None, cell.players)
     _, pols, thetas = parse_policies(None, list(cell.seat_policies()), cell.players)
     if cell.theta is not None:

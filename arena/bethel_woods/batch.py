@@ -152,7 +152,7 @@ def cell_setup(cell):
         # Bethel Woods is cooperative: per-seat policies would work in the arena but no study
         # needs them yet, and one name keeps the key simple
         raise UserError(f"policies {','.join(names)}: Bethel Woods cells play one policy at every seat")
-    pols, thetas = seat_policies(names[0], cell.players, cell.theta)
+    pols, thetas = seat_policies(names[0], cell.players, cell.theta, cell.budget)
     return (cell.rules or Rules()).params, setup_config(cell.players, cell.spies, chars), pols, thetas
 
 
@@ -294,22 +294,24 @@ def simulate(players=3, spies=0, characters=None, policy="random", games=1000, s
 
     policy_seed (default: seed) keys the policies' streams apart from the chance stream, so two
     runs can face the same chance with differently seeded policies; theta (default: the policy's
-    own) sets the policy's parameters; budget (search policies only) the rollouts per decision."""
+    own) sets the policy's parameters; budget (search policies only) the rollouts per decision.
+    The games are the cell's (arena.units.Cell) and are played by arena.units.play_records, as a
+    unit's are: this adds the time-sized chunks, the progress, the Summary and the records."""
+    from ..units import Cell, play_records, prepared
     check_setup_args(players, spies)
     chars = parse_characters(characters, players)
-    pols, thetas = seat_policies(policy, players, theta, budget)
+    cell = Cell(GAME.name, players, spies, characters=chars and tuple(CHARACTERS[c] for c in chars),
+                policies=(policy,), theta=None if theta is None else tuple(float(x) for x in np.ravel(theta)),
+                rules=rules, seed=seed, policy_seed=policy_seed, budget=budget)
+    _, _, _, thetas = prepared(cell)   # the policy and the budget, checked
     threads = check_threads(threads)
     check_run(games, seed)
-    pseed = seed if policy_seed is None else policy_seed
-    check_run(1, pseed)
-    rules = rules or Rules()
-    p = rules.params
-    cfg = setup_config(players, spies, chars)
+    check_run(1, seed if policy_seed is None else policy_seed)
     summary = Summary(players, spies, chars and [CHARACTERS[c] for c in chars], policy, seed, threads)
     summary.theta = thetas[0].copy()
 
     def kernel(start, count, block, out):
-        play_chunk(p, cfg, np.uint64(seed), np.uint64(pseed), start, count, pols, thetas, block, out)
+        play_records(cell, start, count, out, block)
 
     summary.seconds, summary.records = run_batch(
         games, kernel, N_REC, summary, (lambda rec, start: records_frame(rec, start, players)) if keep_records else None,
