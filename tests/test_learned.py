@@ -200,7 +200,7 @@ def test_train_is_reproducible_from_its_seed_and_refuses_bad_values(tmp_path):
     from cli import app
 
     def run(seed, name, *more):
-        args = ["train", "bethel-woods", "--players", "3", "--spies", "1", "--games", "24", "--iterations", "2",
+        args = ["train", "bethel-woods", "--players", "3", "--spies", "1", "--games", "12", "--iterations", "2",
                 "--reps", "2", "--validate-games", "20", "--confirm-games", "20", "--seed", str(seed), "--threads", "2",
                 "--no-install", "--record", str(tmp_path / f"{name}.json"), "--model", str(tmp_path / f"{name}.model.json"),
                 *more]

@@ -164,13 +164,20 @@ def test_standard_study_files_are_valid():
 # --------------------------------------------------------------------------------- a tiny report
 
 TINY = {
-    # the skill checks are small: a few games of the best player per headline cell
+    # the skill checks are small: a few games of the stronger player per headline cell. The
+    # variants study plays the default study player (policies.STUDY_PLAYER); the others play the
+    # heuristic and check it against the search (skill_policy), the quickest pair: what these
+    # tests test is the study, not the player (tests/test_skill.py: the default pair, and the
+    # CI's `report --quick` plays it)
     "difficulty": 'kind = "difficulty"\npolicy = ["heuristic", "random"]\nplayers = [3]\n'
-                  'spies = [0, 3]\ngames = 150\nseed = 11\nskill_games = 6\n',
-    "characters": 'kind = "characters"\nplayers = [2]\nspies = [0]\ngames = 40\nseed = 12\nskill_games = 6\n',
-    "seats": 'kind = "seats"\nplayers = [2, 3]\ngames = 400\nseed = 13\nskill_games = 4\n',
+                  'spies = [0, 3]\ngames = 150\nseed = 11\nskill_games = 6\nskill_policy = "search"\n',
+    "characters": 'kind = "characters"\npolicy = ["heuristic"]\nplayers = [2]\nspies = [0]\ngames = 40\nseed = 12\n'
+                  'skill_games = 6\nskill_policy = "search"\n',
+    "seats": 'kind = "seats"\npolicy = ["heuristic"]\nplayers = [2, 3]\ngames = 400\nseed = 13\nskill_games = 4\n'
+             'skill_policy = "search"\n',
     "handicap": 'kind = "handicap"\nplayers = [2]\nmax_leaves = 2\ngames = 200\n'
-                'confirm_top = 1\nconfirm_games = 300\nseed = 14\nskill_games = 4\n',
+                'confirm_top = 1\nconfirm_games = 300\nseed = 14\nskill_games = 4\npolicy = ["heuristic"]\n'
+                'skill_policy = "search"\n',
     "variants": 'kind = "variants"\nvariants = ["k6.toml"]\nplayers = [3]\nspies = [0]\n'
                 'games = 150\nseed = 15\n',
 }
@@ -245,9 +252,9 @@ def test_report_folder_contents(tiny_report):
         assert (r.built_low, r.built_high) == pytest.approx(bounded_mean_interval(r.built_in_losses, r.games - r.wins, 0, 6))
     skill = pd.read_csv(t / "difficulty_skill.csv")
     # one row per headline cell of the study player and one per player count (every level); the
-    # stronger player is policies.BEST_PLAYER's, the study player the file's first
-    from policies import BEST_PLAYER
-    assert len(skill) == 3 and set(skill["best_policy"]) == {BEST_PLAYER["bethel_woods"]}
+    # stronger player is the file's skill_policy (by default policies.BEST_PLAYER's), the study
+    # player the file's first
+    assert len(skill) == 3 and set(skill["best_policy"]) == {"search"}
     assert set(skill["study_policy"]) == {"heuristic"} and set(skill["games"]) == {6, 12}
     pats = pd.read_csv(t / "difficulty_skill_patterns.csv")
     for i, r in skill.iterrows():   # the table's wins are the patterns' (arm0: stronger, arm1: study player)
