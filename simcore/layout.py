@@ -25,6 +25,12 @@ class Codec:
     def show(self, a):
         raise NotImplementedError
 
+    def code(self, at, width, const):
+        """Python source for ``show`` of the field's entries in the list ``v`` (``shower``
+        compiles it in place of a call): ``at(i)`` is the source of entry i's index, ``const(x)``
+        the name of a constant bound to x. By default a call of ``show`` on the slice."""
+        return f"{const(self)}.show(v[{at(0)}:{at(width)}])"
+
     def read(self, x, a):
         raise NotImplementedError
 
@@ -34,6 +40,9 @@ class Int(Codec):
     def show(self, a):
         return int(a[0])
 
+    def code(self, at, width, const):
+        return f"v[{at(0)}]"
+
     def read(self, x, a):
         a[0] = x
 
@@ -42,6 +51,9 @@ class Bool(Codec):
     """0 or 1 shown as false or true."""
     def show(self, a):
         return bool(a[0])
+
+    def code(self, at, width, const):
+        return f"(v[{at(0)}] != 0)"
 
     def read(self, x, a):
         a[0] = int(x)
@@ -57,6 +69,10 @@ class Opt(Codec):
     def show(self, a):
         return None if a[0] < 0 else int(a[0]) + self.add
 
+    def code(self, at, width, const):
+        x = f"v[{at(0)}]"
+        return f"(None if {x} < 0 else {x} + {self.add})" if self.add else f"(None if {x} < 0 else {x})"
+
     def read(self, x, a):
         a[0] = -1 if x is None else x - self.add
 
@@ -70,6 +86,10 @@ class Name(Codec):
 
     def show(self, a):
         return None if a[0] < 0 else self.names[a[0]]
+
+    def code(self, at, width, const):
+        x = f"v[{at(0)}]"
+        return f"(None if {x} < 0 else {const(self.names)}[{x}])"
 
     def read(self, x, a):
         a[0] = -1 if x is None else self.names.index(x)
@@ -85,6 +105,9 @@ class Choice(Codec):
     def show(self, a):
         return self.labels[int(a[0])]
 
+    def code(self, at, width, const):
+        return f"{const(self.labels)}[v[{at(0)}]]"
+
     def read(self, x, a):
         a[0] = self.values[x]
 
@@ -96,6 +119,9 @@ class PerName(Codec):
 
     def show(self, a):
         return {n: int(a[i]) for i, n in enumerate(self.names)}
+
+    def code(self, at, width, const):
+        return "{" + ", ".join(f"{n!r}: v[{at(i)}]" for i, n in enumerate(self.names)) + "}"
 
     def read(self, x, a):
         for i, n in enumerate(self.names):
@@ -109,6 +135,9 @@ class Counts(Codec):
 
     def show(self, a):
         return {n: int(a[i]) for i, n in enumerate(self.names) if a[i]}
+
+    def code(self, at, width, const):
+        return f"{{n: x for n, x in zip({const(self.names)}, v[{at(0)}:{at(width)}]) if x}}"
 
     def read(self, x, a):
         a[:] = 0
@@ -124,6 +153,9 @@ class Flags(Codec):
     def show(self, a):
         return [n for i, n in enumerate(self.names) if a[i]]
 
+    def code(self, at, width, const):
+        return f"[n for n, x in zip({const(self.names)}, v[{at(0)}:{at(width)}]) if x]"
+
     def read(self, x, a):
         for n in x:
             a[self.names.index(n)] = 1
@@ -138,6 +170,9 @@ class Bits(Codec):
         v = int(a[0])
         return [j for j in range(self.n) if (v >> j) & 1]
 
+    def code(self, at, width, const):   # each mask's list worked out once (a copy shown each time)
+        return f"{const(_Memo(lambda v: self.show([v])))}[v[{at(0)}]][:]"
+
     def read(self, x, a):
         a[0] = sum(1 << j for j in x)
 
@@ -149,9 +184,22 @@ class Sorted(Codec):
     def show(self, a):
         return sorted(int(v) for v in a if v >= 0)
 
+    def code(self, at, width, const):
+        return f"sorted([x for x in v[{at(0)}:{at(width)}] if x >= 0])"
+
     def read(self, x, a):
         a[:] = -1
         a[:len(x)] = x
+
+
+class _Memo(dict):
+    """f(x), computed the first time x is asked for."""
+    def __init__(self, f):
+        self.f = f
+
+    def __missing__(self, x):
+        y = self[x] = self.f(x)
+        return y
 
 
 # ---- the table ----------------------------------------------------------------------------------------
@@ -279,52 +327,62 @@ class Missing:
 
 
 def shower(layout, sk):
-    """A function s -> the JSON value of skeleton ``sk`` on array ``s``. The skeleton is turned into
-    closures once, and the fields are read from ``s.tolist()`` (plain ints: no numpy scalar per
-    entry), so this is as fast as the hand-written code it replaces."""
-    f = _shower(layout, sk)
-    return lambda s: f(s.tolist(), s, None)
+    """A function s -> the JSON value of skeleton ``sk`` on array ``s``. The skeleton is compiled
+    once into the source of one Python function: a field is an expression on ``v = s.tolist()``
+    (plain ints: no numpy scalar per entry) at its offset, a dict or a list a literal, ``Rows`` a
+    comprehension, so a position costs no call per field (the differential tests show a
+    position at every step)."""
+    consts = {}
+
+    def const(x):
+        name = f"_c{len(consts)}"
+        consts[name] = x
+        return name
+
+    src = f"def show(s):\n    v = s.tolist()\n    return {_code(layout, sk, None, const)}\n"
+    ns = dict(consts)
+    exec(compile(src, "<layout.shower>", "exec"), ns)
+    show = ns["show"]
+    show.source = src
+    return show
 
 
-def _shower(layout, sk):
-    # each closure takes (v: s as a list, s: the array, for Derived, row: the Rows row or None)
+def _code(layout, sk, row, const):
+    # the source of skeleton sk's value; row: the name of the enclosing Rows' row variable, or None
+    def again(x, r=row):
+        return _code(layout, x, r, const)
     if isinstance(sk, str):
         start, stride, width, rows, codec = layout.where(sk)
-        cshow = codec.show
         if rows > 1:
-            return lambda v, s, row: cshow(v[start + stride * row: start + stride * row + width])
-        return lambda v, s, row: cshow(v[start: start + width])
+            if row is None:
+                raise ValueError(f"field {sk} has {rows} rows: show it in Rows")
+            step = row if stride == 1 else f"{stride} * {row}"
+            return codec.code(lambda i: f"{start + i} + {step}", width, const)
+        return codec.code(lambda i: f"{start + i}", width, const)
     if isinstance(sk, dict):
-        items = [(k, _shower(layout, x)) for k, x in sk.items()]
-        return lambda v, s, row: {k: f(v, s, row) for k, f in items}
+        return "{" + ", ".join(f"{k!r}: {again(x)}" for k, x in sk.items()) + "}"
     if isinstance(sk, list):
-        fs = [_shower(layout, x) for x in sk]
-        return lambda v, s, row: [f(v, s, row) for f in fs]
+        return "[" + ", ".join(again(x) for x in sk) + "]"
     if isinstance(sk, Rows):
-        item = _shower(layout, sk.item)
+        r = "r0" if row is None else f"r{int(row[1:]) + 1}"   # a nested Rows has a row of its own
+        item = again(sk.item, r)
         if sk.keep is not None:
             kstart, kstride = layout.where(sk.keep)[:2]
-            n = sk.n
-            return lambda v, s, row: [item(v, s, r) for r in range(n) if v[kstart + kstride * r] >= 0]
-        if isinstance(sk.n, int):
-            n = sk.n
-            return lambda v, s, row: [item(v, s, r) for r in range(n)]
-        at = layout.where(sk.n)[0]
-        return lambda v, s, row: [item(v, s, r) for r in range(v[at])]
+            return f"[{item} for {r} in range({sk.n}) if v[{kstart} + {kstride} * {r}] >= 0]"
+        n = sk.n if isinstance(sk.n, int) else f"v[{layout.where(sk.n)[0]}]"
+        return f"[{item} for {r} in range({n})]"
     if isinstance(sk, When):
-        item, test = _shower(layout, sk.item), sk.test
-        return lambda v, s, row: item(v, s, row) if test(s) else None
+        return f"({again(sk.item)} if {const(sk.test)}(s) else None)"
     if isinstance(sk, Derived):
-        dshow = sk.show
-        return lambda v, s, row: dshow(s, row)
+        return f"{const(sk.show)}(s, {row})"
     if isinstance(sk, Index):
-        add = sk.add
-        return lambda v, s, row: row + add
+        if row is None:
+            raise ValueError("Index outside Rows: there is no row number to show")
+        return f"({row} + {sk.add})" if sk.add else row
     if isinstance(sk, Const):
-        value = sk.value
-        return lambda v, s, row: value
+        return const(sk.value)
     if isinstance(sk, Missing):
-        return _shower(layout, sk.item)
+        return again(sk.item)
     raise TypeError(f"not a skeleton: {sk!r}")
 
 

@@ -113,3 +113,11 @@ def test_codecs_round_trip():
         a = np.full(width, codec.empty, dtype=np.int32)
         codec.read(value, a)
         assert codec.show(a) == value and codec.show(a.tolist()) == value, (codec, value)
+        # the shower's compiled form of the codec (layout.Codec.code) shows the same, also as the
+        # second row of a field with rows, after another field
+        one = L.Layout(("PAD", 2, L.Int(), ""), ("X", (2, width), codec, ""))
+        s = one.empty()
+        s[2 + width: 2 + 2 * width] = a
+        shown = L.shower(one, {"x": L.Rows(2, "X")})(s)["x"]
+        assert shown[1] == value and shown[0] == codec.show(one.empty()[2: 2 + width]), (codec, shown)
+        assert L.shower(one, L.Rows(2, "X"))(s) == shown

@@ -809,8 +809,10 @@ class ReferenceGame:
 
     # ---- the position format (face.to_dict) -------------------------------------------------------
     def to_dict(self):
-        def counts(c):
-            return {kind_name(k): c[k] for k in range(24) if c[k]}
+        names = [kind_name(k) for k in range(24)]
+
+        def counts(c):   # a Counter by kind: its non-zero counts in kind order
+            return {names[k]: c[k] for k in sorted(c) if c[k]}
 
         pay = None
         if self.payment is not None:
