@@ -188,7 +188,7 @@ def test_train_benevolent_is_reproducible_from_its_seed_and_refuses_bad_values(t
     from cli import app
 
     def run(seed, name, *more):
-        args = ["train", "benevolent", "--games", "12", "--iterations", "2", "--reps", "2", "--validate-games", "4",
+        args = ["train", "benevolent", "--games", "6", "--iterations", "2", "--reps", "2", "--validate-games", "4",
                 "--confirm-games", "4", "--seed", str(seed), "--threads", "2", "--no-install",
                 "--record", str(tmp_path / f"{name}.json"), "--model", str(tmp_path / f"{name}.model.json"), *more]
         return CliRunner().invoke(app, args)

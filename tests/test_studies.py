@@ -401,11 +401,16 @@ def test_same_seed_same_tables(tiny_studies, tiny_report, tmp_path):
         (out / "tables" / "seats_cells.csv").read_bytes()
 
 
-def test_a_stopped_report_leaves_its_folder_as_it_was(tiny_studies, tmp_path, monkeypatch):
+def test_a_stopped_report_leaves_its_folder_as_it_was(tmp_path, monkeypatch):
     """Ctrl-C (or an error) in the second study: the first study's tables and charts, already made,
     are not moved in: a new folder is not left behind, and an old one keeps its files unchanged."""
     import experiments.report as R
-    studies = [load_study(tiny_studies[n]) for n in ("difficulty", "seats")]
+    # what is tested is the folder, not the study: two small studies (the first runs three times)
+    small = {"difficulty": 'kind = "difficulty"\npolicy = ["heuristic"]\nplayers = [2]\nspies = [0]\n'
+                           'games = 30\nseed = 11\nskill_games = 0\n',
+             "seats": 'kind = "seats"\npolicy = ["heuristic"]\nplayers = [2]\ngames = 30\nseed = 13\n'
+                      'skill_games = 0\n'}
+    studies = [load_study(write(tmp_path, f"{n}.toml", body)) for n, body in small.items()]
     real = R.run_study
 
     def stop_in_the_second(st, **kw):
