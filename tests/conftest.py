@@ -32,7 +32,7 @@ def pytest_collection_modifyitems(session, config, items):
 
 def pytest_sessionfinish(session, exitstatus):
     """The bounds-checked process never outlives the session: killed (if it still runs, as after
-    -x, a deselection or an interrupt) and reaped, its cache removed."""
+    -x, a deselection or an interrupt) and reaped."""
     mod = sys.modules.get("test_boundscheck")
     if mod is not None:
         mod.stop()

@@ -2,28 +2,26 @@
 every policy of both games (policies.POLICIES) and the play loops is checked while a few hundred
 random games and a game or a few of every other policy are played (the slow searches at small
 budgets: the index arithmetic is the same at any budget).
-It runs in a fresh process with NUMBA_BOUNDSCHECK=1 and its own numba cache (cached code compiled
-without the checks must not be reused), so it costs one compile of both games. It compiles at
-NUMBA_OPT=0: the checks are put into the code before LLVM optimises it, so they are the same at any
-level, and the compile takes about 150 s of a core instead of 210 (measured alone, 2026-12-05); and
-it runs at a lower priority (nice 10), so that the suite's own processes come first. It starts right
-after collection (when this test is selected and the run is not --collect-only) and runs beside
-the rest of the suite (conftest.py), and this test, moved to the end, collects its result. The
-session's end kills it if it is still running (the test deselected by -x, interrupted) and
-removes its cache (stop)."""
+It runs in a fresh process with NUMBA_BOUNDSCHECK=1 and a numba cache of its own: code compiled
+without the checks must never be loaded there, and code compiled with them never anywhere else.
+That cache is kept, like the suite's own (simcore/numbacache.py: a directory per hash of the
+sources), under <cache home>/boardsim-boundscheck (``checked_cache_home``): the first run after a
+change to the compiled layers compiles both games with the checks (about 185 s of a core,
+measured 2026-12-05), and every later run loads them and plays in about 2 s. It runs at a lower
+priority (nice 10), so that the suite's own processes come first. It starts right after
+collection (when this test is selected and the run is not --collect-only) and runs beside the
+rest of the suite (conftest.py), and this test, moved to the end, collects its result. The
+session's end kills it if it is still running (the test deselected by -x, interrupted: stop)."""
 import atexit
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 CODE = """
 import json
-import warnings
-# at NUMBA_OPT=0 numba cannot cache functions that read global arrays: the cache is thrown away anyway
-warnings.filterwarnings("ignore", message="Cannot cache compiled function")
 import numpy as np
 from numba import njit
 from policies import POLICIES
@@ -96,14 +94,28 @@ def _die_with_parent():
         ctypes.CDLL(None).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
 
 
+def checked_cache_home() -> Path:
+    """Where the checked process keeps its numba cache: <cache home>/boardsim-boundscheck (the cache
+    home: XDG_CACHE_HOME or ~/.cache; the temporary folder when that cannot be written). Inside it,
+    simcore/numbacache.py keys a directory by the sources, as for the suite's own cache."""
+    home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "boardsim-boundscheck"
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        home = Path(tempfile.gettempdir()) / f"boardsim-boundscheck-{os.getuid()}"
+        home.mkdir(parents=True, exist_ok=True)
+    return home
+
+
 def start():
     """Start the checked process (once): conftest.py starts it right after collection, so its
-    compile (one core, minutes on a cold cache) overlaps the rest of the suite."""
+    compile (one core, minutes when the sources changed) overlaps the rest of the suite."""
     if "proc" not in _RUN:
-        d = tempfile.mkdtemp(prefix="boardsim-boundscheck-")
-        _RUN["dir"] = d
-        env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_OPT="0", NUMBA_CACHE_DIR=os.path.join(d, "cache"))
-        env.pop("NUMBA_DISABLE_JIT", None)   # the checks are on compiled code
+        env = dict(os.environ, NUMBA_BOUNDSCHECK="1", XDG_CACHE_HOME=str(checked_cache_home()))
+        # the checks are on compiled code, cached only in the checked process's own place (never
+        # in a NUMBA_CACHE_DIR inherited from this process or from the user)
+        for name in ("NUMBA_DISABLE_JIT", "NUMBA_CACHE_DIR", "BOARDSIM_NUMBA_CACHE_DIR"):
+            env.pop(name, None)
         _RUN["proc"] = subprocess.Popen([sys.executable, "-c", CODE], env=env, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, text=True, preexec_fn=_die_with_parent)
         atexit.register(stop)   # in case the session's end (conftest.py) is never reached
@@ -111,14 +123,13 @@ def start():
 
 
 def stop():
-    """Kill the checked process if it is still running, reap it and remove its cache: called at
-    the session's end (conftest.py), whether or not the test ran."""
+    """Kill the checked process if it is still running and reap it: called at the session's end
+    (conftest.py), whether or not the test ran. (numba writes each cache file whole, by a rename: a
+    process killed while compiling leaves no broken entry.)"""
     proc = _RUN.get("proc")
     if proc is not None and proc.returncode is None:   # not yet collected by the test
         proc.kill()
         proc.communicate()   # reaps it and closes its pipes
-    if _RUN.get("dir"):
-        shutil.rmtree(_RUN.pop("dir"), ignore_errors=True)
 
 
 def test_games_play_with_bounds_checking():
