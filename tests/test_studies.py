@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from arena.units import FIELDS, Cell, run_unit
+from arena.units import Cell, run_unit
 from cli import main
 from experiments.run.execute import FIRST_UNIT, execute, unit_cap, units
 from experiments.progress import StudyProgress
@@ -17,7 +17,6 @@ from experiments.study.common import fixed_games, leaves_order
 from experiments.study.spec import leaves_for
 from experiments.study import load_study
 from experiments.stats import pct, rate_text, wilson
-from simcore.errors import UserError
 from test_browser import chromium  # noqa: F401  (a fixture)
 
 BW = Cell("bethel_woods", 3, spies=2, seed=5)
