@@ -239,10 +239,16 @@ class StarCell:
     it once per arm). Its unit counts are [games, then per arm i the levels x levels table of
     (arm i's code, the default's code), at 1 + i * levels**2 + code_i * levels + code_default]
     (codes as ``outcome_codes``): every paired statistic of an arm against the default that does
-    not depend on the order of the games."""
+    not depend on the order of the games.
+
+    With ``counts=True`` (the handicap study's confirmation) the pair tables are followed by every
+    cell's own counts (``arena.units.FIELDS``), the default's first, from the same play of the
+    games: the descriptive tables (seat wins, timeouts, turns) and the paired figures come from
+    one play. Its key and recipe then carry ``"counts": true``; without it they are as before."""
     base: Cell
     arms: tuple
     levels: int = 2
+    counts: bool = False
 
     @property
     def game(self):
@@ -250,8 +256,11 @@ class StarCell:
 
     @property
     def fields(self) -> tuple:
-        return ("games",) + tuple(f"arm{i}_{a}_{b}" for i in range(len(self.arms))
-                                  for a in range(self.levels) for b in range(self.levels))
+        pairs = tuple(f"arm{i}_{a}_{b}" for i in range(len(self.arms))
+                      for a in range(self.levels) for b in range(self.levels))
+        own = tuple(f"{who}_{f}" for who in ["default"] + [f"arm{i}" for i in range(len(self.arms))]
+                    for f in FIELDS[self.game]) if self.counts else ()
+        return ("games",) + pairs + own
 
     @property
     def games_per_seed(self) -> int:
@@ -267,15 +276,17 @@ class StarCell:
         first) and the number of levels (``"star"``)."""
         ds = [cell_dict(c) for c in (self.base,) + tuple(self.arms)]
         return {"pair": ds, "star": self.levels, "game": self.game,
-                "rules": "|".join(d["rules"] for d in ds), "theta": "|".join(d["theta"] for d in ds)}
+                "rules": "|".join(d["rules"] for d in ds), "theta": "|".join(d["theta"] for d in ds),
+                **({"counts": True} if self.counts else {})}
 
     def recipe(self) -> dict:
-        return {"pair": [cell_recipe(c) for c in (self.base,) + tuple(self.arms)], "star": self.levels}
+        return {"pair": [cell_recipe(c) for c in (self.base,) + tuple(self.arms)], "star": self.levels,
+                **({"counts": True} if self.counts else {})}
 
     @classmethod
     def from_recipe(cls, d: dict) -> "StarCell":
         cells = [cell_from_recipe(c) for c in d["pair"]]
-        return cls(cells[0], tuple(cells[1:]), int(d["star"]))
+        return cls(cells[0], tuple(cells[1:]), int(d["star"]), bool(d.get("counts", False)))
 
     def unit_counts(self, start: int, count: int) -> np.ndarray:
         return star_unit(self, start, count)
@@ -285,15 +296,38 @@ class StarCell:
         k = self.levels * self.levels
         return np.asarray(counts[1 + i * k: 1 + (i + 1) * k]).reshape(self.levels, self.levels)
 
+    def cell_counts(self, counts, i: int) -> np.ndarray:
+        """With ``counts=True``: cell i's own counts (``arena.units.FIELDS``; 0 the default, 1 + j
+        arm j) from the cell's counts."""
+        if not self.counts:
+            raise ValueError("this StarCell keeps no counts of its cells (counts=False)")
+        nf = len(FIELDS[self.game])
+        at = 1 + len(self.arms) * self.levels * self.levels + i * nf
+        return np.asarray(counts[at:at + nf], dtype=np.int64)
+
+
+def _codes_and_counts(cell, start: int, count: int, levels: int, keep: bool):
+    """A cell's per-game outcome codes of games start..start+count-1 and, when keep, its counts
+    (FIELDS) reduced from the same records."""
+    from arena.units import arena_module
+    codes, total = [], np.zeros(len(FIELDS[cell.game]), dtype=np.int64)
+    code = arena_module(cell.game).outcome_codes
+    for rec, reduce in records(cell, start, count):
+        codes.append(code(rec, levels))
+        if keep:
+            reduce(rec, cell.players, total)
+    return np.concatenate(codes), total
+
 
 def star_unit(sc: StarCell, start: int, count: int) -> np.ndarray:
     """The counts of games start..start+count-1 of a StarCell (its ``unit_counts``)."""
-    b = outcome_codes(sc.base, start, count, sc.levels)
-    out = [np.array([count], dtype=np.int64)]
+    b, own_b = _codes_and_counts(sc.base, start, count, sc.levels, sc.counts)
+    out, own = [np.array([count], dtype=np.int64)], [own_b]
     for arm in sc.arms:
-        a = outcome_codes(arm, start, count, sc.levels)
+        a, own_a = _codes_and_counts(arm, start, count, sc.levels, sc.counts)
         out.append(np.bincount(a * sc.levels + b, minlength=sc.levels * sc.levels).astype(np.int64))
-    return np.concatenate(out)
+        own.append(own_a)
+    return np.concatenate(out + (own if sc.counts else []))
 
 
 def pairs_from_table(table) -> tuple[np.ndarray, np.ndarray]:

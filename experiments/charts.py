@@ -649,16 +649,17 @@ def handicap_dose(seats: pd.DataFrame, out, *, policy: str | None = None,
 @_styled
 def handicap_confirmed(seats: pd.DataFrame, out, *, policy: str | None = None,
                        title: str = "Benevolent: the confirmed handicaps on fresh games"):
-    """The handicaps played again on fresh seeds (the search's fairest few and the printed one):
-    per candidate, each seat's share of the decided games with its simultaneous 95% interval, the
-    fair share, and the games that timed out; one panel per player count, the candidates named
-    (the search's fairest first, the printed one marked).
+    """The handicaps played again on fresh seeds (the printed one, the search's fairest few and
+    the smallest change to the printed one): per candidate, each seat's share of the decided games
+    with its simultaneous 95% interval, the fair share, and the games that timed out; one panel per
+    player count, the printed handicap first, each candidate named with its role.
 
     seats: the confirmation's seat rows: players, leaves, seat, wins, decided, games, timeouts,
-    ci_low, ci_high (fractions of the decided games), printed, best (bool), policy (or policy=).
+    ci_low, ci_high (fractions of the decided games), printed (bool), role (text: "printed",
+    "search's fairest", "runner-up", "smallest change"), policy (or policy=).
     """
     _require(seats, ["players", "leaves", "seat", "wins", "decided", "games", "timeouts", "ci_low", "ci_high",
-                     "printed", "best"], "seats")
+                     "printed", "role"], "seats")
     if policy is None and "policy" in seats.columns:
         policy = ", ".join(sorted(seats["policy"].astype(str).unique()))
     if policy is None:
@@ -669,7 +670,7 @@ def handicap_confirmed(seats: pd.DataFrame, out, *, policy: str | None = None,
     fig, axes = _grid(len(panels), 1, 6.2, 0.5 * n_rows + 1.2, sharex=True)
     for ax, (pl, g) in zip(axes, panels):
         cands = g.drop_duplicates("leaves").copy()
-        cands["_o"] = [0 if b else (2 if p else 1) for b, p in zip(cands["best"], cands["printed"])]
+        cands["_o"] = [0 if p else 1 for p in cands["printed"]]
         cands = cands.sort_values(["_o", "leaves"], key=lambda c: c if c.name != "leaves" else c.map(
             lambda v: tuple(int(x) for x in str(v).split(","))))
         labels = []
@@ -681,10 +682,7 @@ def handicap_confirmed(seats: pd.DataFrame, out, *, policy: str | None = None,
                 ax.errorbar(share, y, xerr=[[share - 100 * x.ci_low], [100 * x.ci_high - share]], fmt=MARKERS[(q - 1) % 4],
                             color=PALETTE[(q - 1) % len(PALETTE)], ms=5, elinewidth=1.3, capsize=2,
                             label=f"seat {q}")
-            role = "fairest found" if r.best else ("printed" if r.printed else "runner-up")
-            if r.best and r.printed:
-                role = "printed = fairest"
-            labels.append(f"{r.leaves}\n{role}; timeouts {100 * r.timeouts / r.games:.1f}%")
+            labels.append(f"{r.leaves}\n{r.role}; timeouts {100 * r.timeouts / r.games:.1f}%")
         ax.axvline(100 / pl, color="#333333", ls="--", lw=1)
         ax.set_yticks(range(len(labels)))
         ax.set_yticklabels(labels, fontsize=9)
@@ -702,6 +700,63 @@ def handicap_confirmed(seats: pd.DataFrame, out, *, policy: str | None = None,
     note = (f"Policy: {policy}. {_games_phrase(per, 'handicap')} on fresh seeds (not the search's). Error bars: "
             "simultaneous 95% Goodman intervals. A timed-out game is won by no seat: it is in no share.")
     return _finish(fig, out, title, note, legend=(handles, labs, min(6, len(labs))))
+
+
+@_styled
+def handicap_decision(conf: pd.DataFrame, hold: pd.DataFrame, out, *,
+                      title: str = "Benevolent: is any handicap fairer than the printed one?"):
+    """How the handicap study decides, one panel per player count: each confirmed candidate's
+    largest seat gap minus the printed handicap's on the confirmation games, paired game by game
+    (open markers: these games choose the challenger, so the chosen one's figure is flattered),
+    and the challenger's on the holdout games (a filled marker: games that chose nothing, the
+    only ones that decide). Left of the dashed line at 0 is fairer than the printed handicap. The
+    panel's title says the decision.
+
+    conf: players, leaves, printed, role, chosen, vs_printed_diff, vs_printed_diff_low,
+    vs_printed_diff_high, games, policy (fractions). hold: the same columns for the holdout rows,
+    plus challenger (bool) and decision ("adopt" or "keep the printed")."""
+    cols = ["players", "leaves", "printed", "vs_printed_diff", "vs_printed_diff_low", "vs_printed_diff_high",
+            "games", "policy"]
+    _require(conf, cols + ["role", "chosen"], "conf")
+    _require(hold, cols + ["challenger", "decision"], "hold")
+    panels = list(conf.groupby("players", sort=True))
+    n_rows = max(int((~g["printed"]).sum()) + 1 for _, g in panels)
+    fig, axes = _grid(len(panels), 1, 6.4, 0.42 * n_rows + 1.3, sharex=True)
+    conf_colour, hold_colour = PALETTE[0], PALETTE[5]
+    for ax, (pl, g) in zip(axes, panels):
+        h = hold[hold["players"] == pl]
+        ch = h[h["challenger"]].iloc[0]
+        rows = g[~g["printed"]].sort_values("vs_printed_diff")
+        labels, y = [], 0
+        # the holdout first: the figure that decides
+        lo, hi, d = (100 * ch.vs_printed_diff_low, 100 * ch.vs_printed_diff_high, 100 * ch.vs_printed_diff)
+        ax.errorbar(d, y, xerr=[[d - lo], [hi - d]] if np.isfinite(lo) else None, fmt="D", ms=7, color=hold_colour,
+                    elinewidth=2, capsize=3, label="challenger, holdout games (decides)")
+        labels.append(f"{ch.leaves} on the holdout games")
+        for r in rows.itertuples():
+            y += 1
+            lo, hi, d = 100 * r.vs_printed_diff_low, 100 * r.vs_printed_diff_high, 100 * r.vs_printed_diff
+            ax.errorbar(d, y, xerr=[[d - lo], [hi - d]] if np.isfinite(lo) else None, fmt="o", mfc="white", ms=6,
+                        color=conf_colour, elinewidth=1.3, capsize=2, label="candidate, confirmation games (choose)")
+            labels.append(f"{r.leaves}: {r.role}" + (" (chosen)" if r.chosen else ""))
+        ax.axvline(0, color="#333333", ls="--", lw=1)
+        ax.axhline(0.5, color="#BBBBBB", lw=0.8)
+        ax.set_yticks(range(len(labels)))
+        ax.set_yticklabels(labels, fontsize=9)
+        ax.set_ylim(len(labels) - 0.5, -0.6)
+        printed = g[g["printed"]].iloc[0].leaves
+        verdict = (f"adopt {ch.leaves}" if ch.decision == "adopt" else f"keep the printed {printed}")
+        ax.set_title(f"{pl} players: {verdict}", loc="left")
+        ax.tick_params(labelbottom=True)
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:+g}" if v else "0"))
+        ax.grid(axis="y", visible=False)
+    axes[-1].set_xlabel("Largest seat gap minus the printed handicap's (points; left of 0 is fairer than printed)")
+    handles, labs = _legend_entries(axes)
+    note = (f"{_policy_phrase(conf['policy'])}. Confirmation: {_games_phrase(conf.groupby('players')['games'].max(), 'player count')}"
+            f"; holdout: {_games_phrase(hold.groupby('players')['games'].max(), 'player count')}, other fresh seeds. "
+            "Error bars: paired 95% bootstrap intervals (each candidate and the printed handicap on the same games). "
+            "A challenger is adopted only when its holdout interval lies left of 0.")
+    return _finish(fig, out, title, note, legend=(handles, labs, 2))
 
 
 SENSITIVITY_COLUMNS = 3

@@ -117,18 +117,48 @@ def confirmed_seats(games=5000, seed=6):
     from experiments.stats import seat_intervals
     rng = np.random.default_rng(seed)
     rows = []
-    for players, cands in ((2, [("0,2", True, False), ("1,2", False, False), ("1,3", False, True)]),
-                           (3, [("1,2,3", True, False), ("1,3,4", False, True)])):
-        for lv, best, printed in cands:
+    for players, cands in ((2, [("0,2", "search's fairest", False), ("1,2", "smallest change", False),
+                                ("1,3", "printed", True)]),
+                           (3, [("1,2,3", "search's fairest", False), ("1,3,4", "printed", True)])):
+        for lv, role, printed in cands:
             timeouts = int(rng.integers(10, 200))
             counts = rng.multinomial(games - timeouts, np.ones(players) / players)
             ci = seat_intervals(counts)
             for q in range(players):
                 rows.append({"players": players, "leaves": lv, "seat": q + 1, "wins": int(counts[q]),
                              "decided": games - timeouts, "games": games, "timeouts": timeouts,
-                             "ci_low": ci[q, 0], "ci_high": ci[q, 1], "printed": printed, "best": best,
+                             "ci_low": ci[q, 0], "ci_high": ci[q, 1], "printed": printed, "role": role,
                              "policy": "random"})
     return pd.DataFrame(rows)
+
+
+def decision_frames(adopt3=True):
+    """The handicap study's confirmation and holdout rows as the decision chart takes them: at 2
+    players the candidates all less fair than printed (keep it), at 3 one fairer on the holdout
+    games (adopt it) unless adopt3 is False."""
+    conf = pd.DataFrame([
+        {"players": 2, "leaves": "1,3", "printed": True, "role": "printed", "chosen": True, "vs_printed_diff": 0.0,
+         "vs_printed_diff_low": 0.0, "vs_printed_diff_high": 0.0},
+        {"players": 2, "leaves": "0,2", "printed": False, "role": "search's fairest", "chosen": False,
+         "vs_printed_diff": 0.061, "vs_printed_diff_low": 0.025, "vs_printed_diff_high": 0.092},
+        {"players": 2, "leaves": "1,2", "printed": False, "role": "smallest change", "chosen": False,
+         "vs_printed_diff": 0.012, "vs_printed_diff_low": -0.01, "vs_printed_diff_high": 0.035},
+        {"players": 3, "leaves": "1,3,4", "printed": True, "role": "printed", "chosen": False, "vs_printed_diff": 0.0,
+         "vs_printed_diff_low": 0.0, "vs_printed_diff_high": 0.0},
+        {"players": 3, "leaves": "1,2,4", "printed": False, "role": "search's fairest", "chosen": True,
+         "vs_printed_diff": -0.04, "vs_printed_diff_low": -0.06, "vs_printed_diff_high": -0.02}])
+    conf["games"], conf["policy"] = 3000, "random"
+    hold = pd.DataFrame([
+        {"players": 2, "leaves": "1,3", "printed": True, "challenger": False},
+        {"players": 2, "leaves": "1,2", "printed": False, "challenger": True, "vs_printed_diff": 0.008,
+         "vs_printed_diff_low": -0.012, "vs_printed_diff_high": 0.027},
+        {"players": 3, "leaves": "1,3,4", "printed": True, "challenger": False},
+        {"players": 3, "leaves": "1,2,4", "printed": False, "challenger": True, "vs_printed_diff": -0.031,
+         "vs_printed_diff_low": -0.05 if adopt3 else -0.06, "vs_printed_diff_high": -0.011 if adopt3 else 0.004}])
+    hold = hold.fillna({"vs_printed_diff": 0.0, "vs_printed_diff_low": 0.0, "vs_printed_diff_high": 0.0})
+    hold["decision"] = ["adopt" if (adopt3 and pl == 3) else "keep the printed" for pl in hold["players"]]
+    hold["games"], hold["policy"] = 4000, "random"
+    return conf, hold
 
 
 def sensitivity_rows(game="benevolent", sig=False, timeouts=False):
@@ -159,6 +189,7 @@ def all_charts(folder):
         "seats": charts.seat_bars(seats_frame(), folder / "seats"),
         "dose": charts.handicap_dose(handicap_seats(), folder / "dose"),
         "confirmed": charts.handicap_confirmed(confirmed_seats(), folder / "confirmed"),
+        "decision": charts.handicap_decision(*decision_frames(), folder / "decision"),
         "sensitivity": charts.sensitivity_forest(sensitivity_rows(timeouts=True), folder / "sensitivity"),
     }
 
@@ -183,7 +214,12 @@ MUST_SAY = {
     "dose": ["what a leaf is worth", "Leaves above the table's mean", "Share of the decided games (%)",
              "Policy: random", "1,000 games per candidate", "printed 1,3", "printed 1,3,4", "seat 3"],
     "confirmed": ["confirmed handicaps on fresh games", "Share of the decided games (%)", "Policy: random",
-                  "5,000 games per handicap", "fairest found", "printed", "timeouts", "1,2,3"],
+                  "5,000 games per handicap", "search's fairest", "smallest change", "printed", "timeouts",
+                  "1,2,3"],
+    "decision": ["fairer than the printed one", "Largest seat gap minus the printed handicap's", "Policy: random",
+                 "2 players: keep the printed 1,3", "3 players: adopt 1,2,4", "holdout games (decides)",
+                 "confirmation games (choose)", "3,000 games per", "4,000 games per",
+                 "1,2: smallest change", "1,2,4: search's fairest (chosen)"],
     "sensitivity": ["moves the largest seat gap", "common hex types on every side",
                     "lose at once on the 4th critical machine", "Policy: random", "timeouts differ",
                     "102 of 200"],
@@ -459,6 +495,27 @@ def test_handicap_confirmed_names_candidates_and_timeouts(tmp_path):
     text = svg.read_text()
     for r in c.drop_duplicates(["players", "leaves"]).itertuples():
         assert f"timeouts {100 * r.timeouts / r.games:.1f}%" in text and r.leaves in text
+
+
+def test_handicap_decision_draws_each_paired_difference_and_says_the_decision(monkeypatch, tmp_path):
+    """One panel per player count: its title is the holdout's decision (keep the printed handicap
+    unless the challenger's holdout interval lies below 0), the holdout's difference is drawn first
+    (filled) and every confirmed candidate's below it (open), each at its paired difference in
+    points with its interval."""
+    for adopt in (True, False):
+        conf, hold = decision_frames(adopt)
+        seen = _drawn(monkeypatch, charts.handicap_decision, conf, hold, tmp_path / f"d{adopt}")
+        axes = [a for a in seen["fig"].axes if a.get_visible()]
+        assert [a.get_title(loc="left") for a in axes] == [
+            "2 players: keep the printed 1,3", "3 players: adopt 1,2,4" if adopt else "3 players: keep the printed 1,3,4"]
+        for ax, pl in zip(axes, (2, 3)):
+            ch = hold[(hold["players"] == pl) & hold["challenger"]].iloc[0]
+            rows = conf[(conf["players"] == pl) & ~conf["printed"]].sort_values("vs_printed_diff")
+            want = [100 * ch.vs_printed_diff] + list(100 * rows["vs_printed_diff"])
+            got = [ln.get_xdata()[0] for ln in ax.get_lines() if ln.get_marker() in ("D", "o")]
+            assert got == pytest.approx(want)
+            ticks = [t.get_text() for t in ax.get_yticklabels()]
+            assert ticks[0] == f"{ch.leaves} on the holdout games" and len(ticks) == 1 + len(rows)
 
 
 def test_sensitivity_legend_lists_only_markers_drawn(monkeypatch, tmp_path):

@@ -329,20 +329,46 @@ def test_report_folder_contents(tiny_report):
     assert bool(first.best)
     # the search cannot tell the fairest from the candidates whose gap interval overlaps its own
     assert (cand["overlaps_best"] == ((cand["gap_low"] <= first.gap_high) & ~cand["best"])).all()
+    # the confirmation: the search's top, the smallest change to the printed 1,3 (its fairest
+    # neighbour one leaf away) and the printed handicap, on fresh seeds, each paired with the printed
+    assert cand["smallest_change"].sum() == 1 and cand[cand["smallest_change"]]["leaves"].tolist() == ["1,2"]
     conf = pd.read_csv(t / "handicap_confirm.csv")
     assert (conf["seed"] != cand["seed"].iloc[0]).all()   # fresh seeds
     assert (conf["gap_low"] <= conf["max_gap"]).all() and (conf["max_gap"] <= conf["gap_high"]).all()
     assert conf[conf["best"]]["leaves"].tolist() == [first.leaves]
-    # the findings give the fairest handicap's weakest and strongest seat and its timeouts beside
-    # the printed one's: a handicap that evens the gap may move the edge or add games without a winner
-    b, pr = conf[conf["best"]].iloc[0], conf[conf["printed"]].iloc[0]
+    assert set(conf["leaves"]) == {first.leaves, "1,2", "1,3"} and conf["printed"].sum() == 1
+    pr_c = conf[conf["printed"]].iloc[0]
+    assert pr_c.vs_printed_diff == 0 and pr_c.leaves_changed == 0
+    # each candidate's difference is its gap minus the printed one's on the same games
+    assert np.allclose(conf["vs_printed_diff"], conf["max_gap"] - pr_c.max_gap)
+    # the choice is among the candidates and the printed one, by the paired difference
+    assert conf["chosen"].sum() == 1
+    chosen = conf[conf["chosen"]].iloc[0]
+    assert chosen.vs_printed_diff == conf["vs_printed_diff"].min()
+    # the holdout: other fresh seeds, the challenger against the printed; only these games decide
+    hold = pd.read_csv(t / "handicap_holdout.csv")
+    assert len(hold) == 2 and hold["printed"].sum() == 1 and hold["challenger"].sum() == 1
+    assert not set(hold["seed"]) & (set(conf["seed"]) | set(cand["seed"]))
+    b, pr = hold[hold["challenger"]].iloc[0], hold[hold["printed"]].iloc[0]
+    rivals = conf[~conf["printed"]].sort_values("vs_printed_diff")
+    assert b.leaves == (chosen.leaves if not chosen.printed else rivals.iloc[0].leaves)
+    assert np.isclose(b.vs_printed_diff, b.max_gap - pr.max_gap)
+    assert b.decision == ("adopt" if b.vs_printed_diff_high < 0 else "keep the printed")
+    # the front page names a handicap other than the printed one only when the holdout shows it fairer
+    front = md.split("## Contents")[0]
+    if b.decision == "adopt":
+        assert f"2 pl adopt {b.leaves}" in front
+    else:
+        assert "2 pl keep the printed 1,3" in front and "adopt" not in front
+    # the findings give the challenger's weakest and strongest seat and its timeouts beside the
+    # printed one's: a handicap that evens the gap may move the edge or add games without a winner
     (lw, lq), (hw, hq) = min((b.seat1_wins, 1), (b.seat2_wins, 2)), max((b.seat1_wins, 1), (b.seat2_wins, 2))
     assert (f"seat {lq} wins least, {rate_text(lw, b.decided, 'per-seat 95% CI ')}, seat {hq} most, "
             f"{rate_text(hw, b.decided, 'per-seat 95% CI ')} of the decided games; timeouts {b.timeouts:,} of "
             f"{b.games:,} (printed: {pr.timeouts:,} of {pr.games:,})") in md
-    # the skill check plays the fairest against the printed with both players on the fresh seeds
+    # the skill check plays the challenger against the printed with both players on the holdout seeds
     hs = pd.read_csv(t / "handicap_skill.csv").iloc[0]
-    assert hs.fairest == b.leaves and hs.printed == pr.leaves and hs.games == 4
+    assert hs.candidate == b.leaves and hs.printed == pr.leaves and hs.games == 4
     assert hs.arm0 == f"{hs.best_policy}: 2 players, leaves {b.leaves}" and hs.arm3 == f"{hs.study_policy}: 2 players, leaves {pr.leaves}"
 
     # beside every finding that is not significant, what its sample could have found
@@ -541,6 +567,8 @@ def test_notebooks_run_on_the_report_tables(tiny_report, tmp_path, monkeypatch, 
         pd.testing.assert_frame_equal(got, seats[got.columns].reset_index(drop=True), check_dtype=False)
         cand = pd.read_csv(t / "handicap_candidates.csv")
         assert said["fairest"] == cand[cand["best"]][["players", "leaves"]].values.tolist()
+        hold = pd.read_csv(t / "handicap_holdout.csv")
+        assert said["decision"] == hold[hold["challenger"]][["players", "leaves", "decision"]].values.tolist()
 
 
 def test_generated_report_renders_in_chromium(tiny_report, chromium, tmp_path):

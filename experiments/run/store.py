@@ -222,7 +222,8 @@ def _width(d: dict) -> int | None:
     """The length of a cell's count vector from its key's fields (None: a game not known)."""
     if "pair" in d:   # a skill check's JointCell: the games and one count per outcome pattern
         if "star" in d:   # a StarCell: the games and a pair table per arm (the default is the first cell)
-            return 1 + (len(d["pair"]) - 1) * int(d["star"]) ** 2
+            own = len(d["pair"]) * len(FIELDS[d["game"]]) if d.get("counts") and d.get("game") in FIELDS else 0
+            return 1 + (len(d["pair"]) - 1) * int(d["star"]) ** 2 + own   # + every cell's counts
         return 1 + int(d["joint"]) ** len(d["pair"]) if "joint" in d else 5
     if d.get("won_lengths") and d.get("game") in FIELDS:   # LengthsCell: + the won games' lengths
         return len(FIELDS[d["game"]]) + WON_LENGTH_BINS
@@ -533,9 +534,15 @@ class Store:
             return f"its counts say {int(v[0]):,} games in a unit of {count:,}"
         if "pair" in d:
             arms = len(d["pair"]) - 1 if "star" in d else 1   # a StarCell: a pair table per arm
-            k = (v.size - 1) // arms
+            own = len(FIELDS[d["game"]]) if "star" in d and d.get("counts") else 0
+            k = (v.size - 1 - (arms + 1) * own) // arms if arms else 0
             if (v < 0).any() or any(int(v[1 + i * k:1 + (i + 1) * k].sum()) != count for i in range(arms)):
                 return "its paired counts do not add up to its games"
+            for i in range(arms + 1 if own else 0):   # a StarCell that keeps each cell's counts
+                at = 1 + arms * k + i * own
+                problem = count_problem(d["game"], v[at:at + own])
+                if problem or int(v[at]) != count:
+                    return f"its cell {i}'s counts: {problem or 'another number of games'}"
             return None
         if d.get("won_lengths"):   # LengthsCell: the game's counts, then the won games' length histogram
             n = len(FIELDS[d["game"]])

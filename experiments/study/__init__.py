@@ -10,7 +10,9 @@ charts and findings, one module per kind of study, registered in ``RUNNERS``:
 - ``seats``       Benevolent seat win rates with the printed and equal leaves: simultaneous
                   (Goodman) intervals, chi-square against equal seats, Balance, first-seat edge.
 - ``handicap``    Benevolent: every non-decreasing starting-leaves vector up to max_leaves played
-                  on common random numbers; the fairest few confirmed on fresh seeds.
+                  on common random numbers; the fairest few, the smallest change and the printed
+                  one confirmed on fresh seeds; the challenger against the printed one on
+                  holdout seeds, which decide (adopt it, or keep the printed handicap).
 - ``variants``    any rules file(s) against the default rules on the same seeds: paired difference
                   of the win rate with its interval and McNemar's test.
 - ``sensitivity`` experiments/sensitivity.py's readings and assumed data as a study.

@@ -101,7 +101,7 @@ KEYS = {
     "characters": {**COMMON, "spies": _ints(0, 5, "spies 0 to 5")},
     "seats": {**COMMON, "leaves": _leaves_spec},
     "handicap": {**COMMON, "max_leaves": _int(1, 16), "confirm_top": _int(1, 20),
-                 "confirm_games": _int(1, 10 ** 9)},
+                 "confirm_games": _int(1, 10 ** 9), "holdout_games": _int(1, 10 ** 9)},
     "variants": {**COMMON, "game": _str, "spies": _ints(0, 5, "spies 0 to 5"),
                  "variants": _strs, "leaves": _leaves_spec},
     "sensitivity": {"kind": _str, "title": _str, "game": _str, "policy": _strs,
