@@ -46,6 +46,7 @@ class Answer:
     anchor: str
     skill: str = ""
     detect: str = ""
+    first: bool = False   # the skill study's ranges over skill: listed first in the game's table
 
 
 def verdict_level(halfwidth: float, margin: float = MARGIN) -> str:
@@ -143,7 +144,7 @@ def front_tables(answers: list[Answer], players: dict, link) -> list[tuple]:
     from .glossary import GAME_NAMES
     out = []
     for game in GAME_NAMES:
-        rows = [a for a in answers if a.game == game]
+        rows = sorted((a for a in answers if a.game == game), key=lambda a: not a.first)
         if not rows:
             continue
         df = pd.DataFrame({

@@ -759,6 +759,93 @@ def handicap_decision(conf: pd.DataFrame, hold: pd.DataFrame, out, *,
     return _finish(fig, out, title, note, legend=(handles, labs, 2))
 
 
+@_styled
+def skill_curve(df: pd.DataFrame, out, *, bands: dict | None = None,
+                title: str = "Bethel Woods: win rate against player skill"):
+    """The skill study's curve (experiments/study/skill_axis.py): win rate against the rungs of
+    skill, weakest to strongest (equally spaced: the rungs are named players, not a measured
+    scale), one line per spies level with its 95% Wilson band, one panel per player count; the
+    designer's target bands shaded across each panel and named at its right edge.
+
+    df: players, spies, difficulty, rung, rung_order, games, wins, study_player. bands: name ->
+    (low, high) win rates."""
+    _require(df, ["players", "spies", "difficulty", "rung", "rung_order", "games", "wins"], "df")
+    panels = list(df.groupby("players", sort=True))
+    fig, axes = _grid(len(panels), 2, 4.6, 4.4, sharey=True)
+    rungs = list(df.sort_values("rung_order").drop_duplicates("rung")["rung"])
+    spies = sorted(set(int(s) for s in df["spies"]))
+    x = {r: i for i, r in enumerate(rungs)}
+    band_colours = ["#757575"]   # one neutral grey: the bands never overlap, each is named, and the lines keep the colours
+    for ax, (pl, g) in zip(axes, panels):
+        for k, (name, (lo, hi)) in enumerate((bands or {}).items()):
+            ax.axhspan(100 * lo, 100 * hi, color=band_colours[k % len(band_colours)], alpha=0.10, lw=0, zorder=0)
+            if ax is axes[-1] or len(axes) == 1:
+                ax.text(1.01, 100 * (lo + hi) / 2, f"{name}\n{100 * lo:g}–{100 * hi:g}%", transform=ax.get_yaxis_transform(),
+                        va="center", ha="left", fontsize=8.5, color=band_colours[k % len(band_colours)])
+        for sp in spies:
+            h = g[g["spies"] == sp].sort_values("rung_order")
+            if not len(h):
+                continue
+            lo, hi = wilson(h["wins"].to_numpy(), h["games"].to_numpy())
+            xs = [x[r] for r in h["rung"]]
+            colour = PALETTE[spies.index(sp) % len(PALETTE)]
+            ax.fill_between(xs, 100 * lo, 100 * hi, color=colour, alpha=0.15, lw=0)
+            ax.plot(xs, 100 * h["wins"] / h["games"], color=colour, lw=2, marker=MARKERS[spies.index(sp) % len(MARKERS)],
+                    ls=LINESTYLES[(spies.index(sp) // len(MARKERS)) % len(LINESTYLES)], ms=5,
+                    label=f"{sp} spies: {DIFFICULTY.get(sp, '')}" if sp != 1 else f"1 spy: {DIFFICULTY.get(sp, '')}")
+        ax.set_xticks(range(len(rungs)))
+        ax.set_xticklabels(rungs, rotation=20)
+        ax.set_xlim(-0.3, len(rungs) - 0.7)
+        ax.set_ylim(0, 100)
+        ax.set_title(f"{pl} players", loc="left")
+        ax.set_xlabel("Player (weakest to strongest)")
+        _pct_axis(ax)
+        ax.grid(axis="x", visible=False)
+    axes[0].set_ylabel("Win rate (%)")
+    handles, labs = _legend_entries(axes)
+    study = ", ".join(sorted(df["study_player"].astype(str).unique())) if "study_player" in df.columns else ""
+    note = (f"Players (bots, not people): {', '.join(rungs)}, each on the same seeds; {_games_phrase(df['games'], 'point')}. "
+            "Shaded lines: 95% Wilson intervals; shaded across: the designer's target bands."
+            + (f" The study player is {study}." if study else ""))
+    return _finish(fig, out, title, note, legend=(handles, labs, min(3, len(labs))))
+
+
+@_styled
+def skill_seats(df: pd.DataFrame, out, title: str = "Benevolent: seat order against player skill"):
+    """The skill study's Benevolent chart: seat 1's edge over its fair share and the largest seat
+    gap (points, over the decided games) against the rungs of skill in self-play, with their 95%
+    intervals, one panel per player count and leaves; a dashed line at no edge.
+
+    df: players, leaves, rung, rung_order, games, edge, edge_low, edge_high, max_gap, gap_low, gap_high."""
+    _require(df, ["players", "leaves", "rung", "rung_order", "games", "edge", "edge_low", "edge_high",
+                  "max_gap", "gap_low", "gap_high"], "df")
+    panels = list(df.groupby(["players", "leaves"], sort=False))   # the study file's order
+    fig, axes = _grid(len(panels), 2, 4.6, 4.2, sharey=True)
+    rungs = list(df.sort_values("rung_order").drop_duplicates("rung")["rung"])
+    x = {r: i for i, r in enumerate(rungs)}
+    for ax, ((pl, lv), g) in zip(axes, panels):
+        g = g.sort_values("rung_order")
+        xs = [x[r] for r in g["rung"]]
+        for k, (col, lo, hi, label) in enumerate((("edge", "edge_low", "edge_high", "seat 1's edge over its fair share"),
+                                                  ("max_gap", "gap_low", "gap_high", "largest seat gap"))):
+            colour = PALETTE[k]
+            ax.fill_between(xs, 100 * g[lo], 100 * g[hi], color=colour, alpha=0.15, lw=0)
+            ax.plot(xs, 100 * g[col], color=colour, lw=2, marker=MARKERS[k], ms=5, label=label)
+        ax.axhline(0, color="#555555", ls=":", lw=1.2)
+        ax.set_xticks(range(len(rungs)))
+        ax.set_xticklabels(rungs, rotation=20)
+        ax.set_title(f"{pl} players, {lv} leaves", loc="left")
+        ax.set_xlabel("Player in every seat (weakest to strongest)")
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:+g}" if v else "0"))
+        ax.grid(axis="x", visible=False)
+    axes[0].set_ylabel("Points (of the decided games)")
+    handles, labs = _legend_entries(axes)
+    note = (f"Players (bots, not people): {', '.join(rungs)}, each playing every seat, on the same seeds; "
+            f"{_games_phrase(df['games'], 'point')}. Shaded: 95% intervals (seat 1's edge: Wilson; the gap: from "
+            "the simultaneous Goodman intervals). Dotted: no edge.")
+    return _finish(fig, out, title, note, legend=(handles, labs, 2))
+
+
 SENSITIVITY_COLUMNS = 3
 
 

@@ -25,7 +25,7 @@ from .study import load_study, run_study, save_tables
 
 STUDIES_DIR = Path(__file__).resolve().parent / "studies"
 STANDARD = ("difficulty", "characters", "seats", "handicap", "variants", "sensitivity_bethel_woods",
-            "sensitivity_benevolent")
+            "sensitivity_benevolent", "skill_bethel_woods", "skill_benevolent")
 
 
 def _check_out(out: Path) -> None:

@@ -144,6 +144,31 @@ def bootstrap_change(counts, arms: int, stat, seed: int) -> dict:
             "p_value": bootstrap_pvalue(dist) if dist.size else 1.0}
 
 
+def table_bootstrap(table, stat, seed: int, resamples: int = 20_000) -> dict:
+    """A statistic of two arms played on the same games that depends only on their pair table
+    (levels x levels counts of (arm a's outcome code, arm b's), e.g. ``cells.StarCell.pair_table``),
+    with its paired percentile bootstrap 95% interval and the p-value the interval inverts
+    (``sensitivity.bootstrap_pvalue``). Resampling n games with replacement and recounting the
+    table is drawing the table from the multinomial of n games at the observed cell shares, so
+    the bootstrap draws the tables (numpy's multinomial): the distribution of resampling the
+    games (tested against scipy.stats.bootstrap), at a cost that does not grow with the games.
+    stat(tables) takes an array (..., levels, levels) and returns the statistic per table. No
+    interval (nan, p = 1) when fewer than 2 games or no game ended differently in the two arms."""
+    from .sensitivity import bootstrap_pvalue
+    t = np.asarray(table, dtype=np.int64)
+    n = int(t.sum())
+    value = float(stat(t))
+    row = {"diff": value, "games_paired": n, "changed_games": int(n - np.trace(t))}
+    if n < 2 or row["changed_games"] == 0 or not np.isfinite(value):
+        return {**row, "diff_low": float("nan"), "diff_high": float("nan"), "p_value": 1.0}
+    draws = np.random.default_rng(seed).multinomial(n, t.reshape(-1) / n, size=resamples).reshape((-1,) + t.shape)
+    dist = np.asarray(stat(draws), dtype=float)
+    dist = dist[np.isfinite(dist)]
+    lo, hi = np.percentile(dist, [2.5, 97.5]) if dist.size else (np.nan, np.nan)
+    return {**row, "diff_low": float(lo), "diff_high": float(hi),
+            "p_value": bootstrap_pvalue(dist) if dist.size else 1.0}
+
+
 def patterns_frame(rows: list[dict], counts: list[np.ndarray], checks: list[JointCell]) -> pd.DataFrame:
     """The joint histograms as a long table: one row per check and outcome pattern that occurred
     (arm0..armK: each arm's outcome code), with its games: every skill statistic can be

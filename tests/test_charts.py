@@ -161,6 +161,29 @@ def decision_frames(adopt3=True):
     return conf, hold
 
 
+def skill_rows(game="bethel_woods"):
+    """The skill study's rows: four rungs, weakest to strongest, win rates rising with skill and
+    falling with spies (Bethel Woods), or seat 1's edge and gap per rung (Benevolent)."""
+    rng = np.random.default_rng(8)
+    rungs = ["random", "heuristic", "learned", "expert"]
+    rows = []
+    for pl in (2, 3):
+        if game == "bethel_woods":
+            for sp in (0, 2, 5):
+                for k, r in enumerate(rungs):
+                    p = min(0.95, k * 0.22 * (1 - sp / 6))
+                    rows.append({"players": pl, "spies": sp, "difficulty": charts.DIFFICULTY[sp], "rung": r,
+                                 "rung_order": k, "games": 400, "wins": int(rng.binomial(400, p)),
+                                 "study_player": "learned"})
+        else:
+            for k, r in enumerate(rungs):
+                e = 0.02 * k
+                rows.append({"players": pl, "leaves": "printed", "rung": r, "rung_order": k, "games": 400,
+                             "edge": e, "edge_low": e - 0.05, "edge_high": e + 0.05, "max_gap": 0.05 + e,
+                             "gap_low": e, "gap_high": 0.12 + e})
+    return pd.DataFrame(rows)
+
+
 def sensitivity_rows(game="benevolent", sig=False, timeouts=False):
     rows = []
     setups = (2, 3, 4) if game == "benevolent" else range(6)
@@ -190,6 +213,9 @@ def all_charts(folder):
         "dose": charts.handicap_dose(handicap_seats(), folder / "dose"),
         "confirmed": charts.handicap_confirmed(confirmed_seats(), folder / "confirmed"),
         "decision": charts.handicap_decision(*decision_frames(), folder / "decision"),
+        "skill_curve": charts.skill_curve(skill_rows(), folder / "skill_curve",
+                                          bands={"standard": (0.3, 0.4), "hard": (0.1, 0.2)}),
+        "skill_seats": charts.skill_seats(skill_rows("benevolent"), folder / "skill_seats"),
         "sensitivity": charts.sensitivity_forest(sensitivity_rows(timeouts=True), folder / "sensitivity"),
     }
 
@@ -220,6 +246,11 @@ MUST_SAY = {
                  "2 players: keep the printed 1,3", "3 players: adopt 1,2,4", "holdout games (decides)",
                  "confirmation games (choose)", "3,000 games per", "4,000 games per",
                  "1,2: smallest change", "1,2,4: search's fairest (chosen)"],
+    "skill_curve": ["win rate against player skill", "Win rate (%)", "Player (weakest to strongest)",
+                    "random", "expert", "0 spies: Normal", "2 spies: Hard", "5 spies: Impossible", "standard",
+                    "30–40%", "bots, not people", "400 games per", "designer's target bands"],
+    "skill_seats": ["seat order against player skill", "seat 1's edge over its fair share", "largest seat gap",
+                    "2 players, printed leaves", "bots, not people", "400 games per", "no edge"],
     "sensitivity": ["moves the largest seat gap", "common hex types on every side",
                     "lose at once on the 4th critical machine", "Policy: random", "timeouts differ",
                     "102 of 200"],

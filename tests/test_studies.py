@@ -179,6 +179,8 @@ TINY = {
                 'skill_policy = "search"\n',
     "variants": 'kind = "variants"\nvariants = ["k6.toml"]\nplayers = [3]\nspies = [0]\n'
                 'games = 150\nseed = 15\n',
+    "skill": 'kind = "skill"\ngame = "bethel_woods"\nrungs = ["random", "heuristic"]\npolicy = ["heuristic"]\n'
+             'players = [2]\nspies = [0, 3]\ngames = 60\nseed = 16\n',
 }
 
 
@@ -221,7 +223,11 @@ def test_report_folder_contents(tiny_report):
     assert [s["study"] for s in run["studies"]] == list(TINY)
     # games played: a variants pair plays each seed twice (the variant and the defaults)
     seeds = pd.read_csv(out / "tables" / "variants_pairs.csv")["games"].sum()
-    assert run["studies"][-1]["games"] == run["studies"][-1]["played"] == 2 * seeds == 300
+    var = next(s for s in run["studies"] if s["study"] == "variants")
+    assert var["games"] == var["played"] == 2 * seeds == 300
+    # the skill study plays every rung of every setup on the same seeds: 2 rungs x 2 spies x 60
+    sk = next(s for s in run["studies"] if s["study"] == "skill")
+    assert sk["games"] == sk["played"] == 2 * 2 * 60
     # a skill check plays each of its arms on every seed: the difficulty study's 4 cells and its 2
     # headline cells of 6 seeds, 2 arms each
     assert run["studies"][0]["games"] == 4 * 150 + 2 * 6 * 2
@@ -385,6 +391,12 @@ def test_report_folder_contents(tiny_report):
         assert f"](#{anchor})" in head and f'<a id="{anchor}"></a>' in md
     rows = [line for line in head.splitlines() if line.startswith("| [")]
     assert len(rows) >= 6 and all(any(v in line for v in (ESTABLISHED, SUGGESTED, NOISY)) for line in rows)
+    # the range over skill is the first answer of its game's table, its question linking to the study
+    bw_rows = head.split("**Bethel Woods")[1].split("**Benevolent")[0]
+    first = [line for line in bw_rows.splitlines() if line.startswith("| [")][0]
+    assert first.startswith("| [Win rate across skill, 2 players](#skill) | 0 spies (Normal) ")
+    sk = pd.read_csv(t / "skill_rungs.csv")
+    assert set(sk["rung"]) == {"random", "heuristic"} and (sk["games"] == 60).all() and (sk["seed"] == 16).all()
     assert "<h2>Contents</h2>" in html and 'href="#seats"' in html
 
     pairs = pd.read_csv(t / "variants_pairs.csv")

@@ -16,6 +16,9 @@ charts and findings, one module per kind of study, registered in ``RUNNERS``:
 - ``variants``    any rules file(s) against the default rules on the same seeds: paired difference
                   of the win rate with its interval and McNemar's test.
 - ``sensitivity`` experiments/sensitivity.py's readings and assumed data as a study.
+- ``skill``       either game: the headline setups played by every rung of skill (random to
+                  expert) on the same seeds: the answers as a range over skill, the target
+                  bands, playtests to notice, first-turn losses (skill_axis.py).
 
 What the kinds share is in ``common``. A new kind is a module with a runner
 ``run_<kind>(st, threads, progress, chart_dir, backend) -> Result``, its keys and defaults in
@@ -35,11 +38,13 @@ from .seats import run_seats
 from .handicap import run_handicap
 from .variants import run_variants
 from .sensitivity import run_sensitivity
+from .skill_axis import run_skill
 
 
 # the registry: each kind's runner (its module: experiments/study/<kind>.py)
 RUNNERS = {"difficulty": run_difficulty, "characters": run_characters, "seats": run_seats,
-           "handicap": run_handicap, "variants": run_variants, "sensitivity": run_sensitivity}
+           "handicap": run_handicap, "variants": run_variants, "sensitivity": run_sensitivity,
+           "skill": run_skill}
 
 assert set(RUNNERS) == set(KINDS)
 

@@ -92,25 +92,13 @@ def _table_gaps(tables: np.ndarray, players: int):
 def gap_difference(table, players: int, seed: int, resamples: int = GAP_RESAMPLES) -> dict:
     """A candidate's largest seat gap minus the printed handicap's on the same games (a 5 x 5 pair
     table of outcome codes, rows the candidate's), with the paired percentile bootstrap 95%
-    interval and its p-value (``sensitivity.bootstrap_pvalue``). Resampling n games with
-    replacement and recounting the table is drawing the table from the multinomial of n games
-    at the observed cell shares, so the bootstrap draws the tables directly (numpy's
-    multinomial): the same distribution as resampling the games (tested against
-    scipy.stats.bootstrap), at a cost that does not grow with the games."""
-    from ..sensitivity import bootstrap_pvalue
+    interval and its p-value (``skill.table_bootstrap``: the games resampled by drawing the table
+    from its multinomial), each side's gap and the games the two ended differently."""
+    from ..skill import table_bootstrap
     t = np.asarray(table, dtype=np.int64).reshape(5, 5)
-    n = int(t.sum())
     a, b = _table_gaps(t, players)
-    row = {"gap": float(a), "printed_gap": float(b), "diff": float(a - b), "games_paired": n,
-           "changed_games": int(n - np.trace(t))}
-    if n < 2 or row["changed_games"] == 0 or not np.isfinite(row["diff"]):
-        return {**row, "diff_low": float("nan"), "diff_high": float("nan"), "p_value": 1.0}
-    draws = np.random.default_rng(seed).multinomial(n, t.reshape(-1) / n, size=resamples).reshape(-1, 5, 5)
-    da, db = _table_gaps(draws, players)
-    dist = (da - db)[np.isfinite(da - db)]
-    lo, hi = np.percentile(dist, [2.5, 97.5]) if dist.size else (np.nan, np.nan)
-    return {**row, "diff_low": float(lo), "diff_high": float(hi),
-            "p_value": bootstrap_pvalue(dist) if dist.size else 1.0}
+    res = table_bootstrap(t, lambda x: np.subtract(*_table_gaps(x, players)), seed, resamples)
+    return {"gap": float(a), "printed_gap": float(b), **res}
 
 
 def choose(rows: list[dict]) -> dict:

@@ -22,7 +22,7 @@ DEFAULT_POLICY = dict(STUDY_PLAYER)
 # Each kind of study and the game it is of (None: the file's ``game`` key names it); the runners
 # are in the kind's own module (experiments/study/<kind>.py), registered in experiments.study.RUNNERS.
 KINDS = {"difficulty": BW.name, "characters": BW.name, "seats": BV.name,
-         "handicap": BV.name, "variants": None, "sensitivity": None}
+         "handicap": BV.name, "variants": None, "sensitivity": None, "skill": None}
 # The rulebook's "Increasing the Difficulty" table: Hard 1-2 spies, Insane 3-4, Impossible 5;
 # it names no level for 0 spies (the base game), which we call Normal.
 DIFFICULTY = charts.DIFFICULTY
@@ -88,6 +88,20 @@ def _leaves_spec(key, v):
     return list(v)
 
 
+def _bands(key, v):
+    """Designer target bands: a table of name = [low, high] win rates (0 <= low < high <= 1)."""
+    allowed = "a table of name = [low, high] win rates, e.g. { standard = [0.30, 0.40] }"
+    if not isinstance(v, dict) or not v:
+        raise UserError(f"{key} = {v!r}: expected {allowed}")
+    out = {}
+    for name, b in v.items():
+        if (not isinstance(b, list) or len(b) != 2 or any(isinstance(x, bool) or not isinstance(x, (int, float))
+                                                          for x in b) or not 0 <= b[0] < b[1] <= 1):
+            raise UserError(f"{key}.{name} = {b!r}: expected [low, high] with 0 <= low < high <= 1")
+        out[str(name)] = (float(b[0]), float(b[1]))
+    return out
+
+
 COMMON = {
     "kind": _str, "title": _str, "policy": _strs, "players": _ints(2, 4, "players 2 to 4"),
     "games": _int(1, 10 ** 9), "seed": _int(0, 2 ** 63 - 1), "rules": _str,
@@ -104,6 +118,10 @@ KEYS = {
                  "confirm_games": _int(1, 10 ** 9), "holdout_games": _int(1, 10 ** 9)},
     "variants": {**COMMON, "game": _str, "spies": _ints(0, 5, "spies 0 to 5"),
                  "variants": _strs, "leaves": _leaves_spec},
+    "skill": {"kind": _str, "title": _str, "game": _str, "policy": _strs, "rungs": _strs,
+              "players": _ints(2, 4, "players 2 to 4"), "spies": _ints(0, 5, "spies 0 to 5"),
+              "leaves": _leaves_spec, "games": _int(2, 10 ** 9), "seed": _int(0, 2 ** 63 - 1), "rules": _str,
+              "bands": _bands},
     "sensitivity": {"kind": _str, "title": _str, "game": _str, "policy": _strs,
                     "games": _int(2, 10 ** 9), "seed": _int(0, 2 ** 63 - 1), "only": _strs,
                     "skill_games": _int(0, 10 ** 7), "skill_policy": _str},
@@ -117,6 +135,8 @@ DEFAULTS = {
     "variants": {"game": BW.name, "players": [3], "spies": [0, 2], "games": 10_000,
                  "leaves": ["printed"]},
     "sensitivity": {"game": BW.name, "games": 2_000},
+    "skill": {"game": BW.name, "players": [2, 3, 4], "spies": [0, 1, 2, 3, 4, 5], "leaves": ["printed"],
+              "games": 1_000},
 }
 
 
@@ -247,6 +267,9 @@ def study_from_dict(raw: dict, name: str, base=None, quick=False, seed=None,
     if kind == "variants" and game == BV.name and "spies" in raw:
         raise UserError(f"{where}: key 'spies' is for Bethel Woods; a Benevolent variants study "
                         "takes players and leaves")
+    if kind == "skill":
+        _check_skill(st, raw, where)
+        return st
     if kind == "sensitivity":
         if len(opts["policy"]) != 1:
             raise UserError(f"{where}: policy = {opts['policy']!r}: a sensitivity study plays one "
@@ -271,6 +294,41 @@ def study_from_dict(raw: dict, name: str, base=None, quick=False, seed=None,
     return st
 
 
+def _check_skill(st: Study, raw: dict, where: str) -> None:
+    """A skill study: rungs are players of the game, named once each, weakest to strongest, the
+    study player (policy, one) among them; spies for Bethel Woods, leaves for Benevolent; bands
+    default to ``skill_axis.DEFAULT_BANDS``. Every cell checked before anything is played."""
+    from policies import canonical_policy, check_player
+    from .skill_axis import DEFAULT_BANDS, DEFAULT_RUNGS
+    o = st.opts
+    game = st.game
+    o["rungs"] = [canonical_policy(r, game) for r in o.get("rungs") or DEFAULT_RUNGS]
+    for r in o["rungs"]:
+        check_player(r, game, f"{where}: rungs", GAME_NAMES[game])
+    if len(set(o["rungs"])) != len(o["rungs"]) or len(o["rungs"]) < 2:
+        raise UserError(f"{where}: rungs = {o['rungs']!r}: expected two or more players, each named once, "
+                        "weakest to strongest")
+    if len(o["policy"]) != 1 or o["policy"][0] not in o["rungs"]:
+        raise UserError(f"{where}: policy = {o['policy']!r}: a skill study's study player is one of its rungs "
+                        f"({', '.join(o['rungs'])})")
+    if game == BW.name and "leaves" in raw:
+        raise UserError(f"{where}: key 'leaves' is for Benevolent; a Bethel Woods skill study takes spies")
+    if game == BV.name and "spies" in raw:
+        raise UserError(f"{where}: key 'spies' is for Bethel Woods; a Benevolent skill study takes leaves")
+    o.setdefault("bands", dict(DEFAULT_BANDS))
+    if game == BV.name:
+        for pl in o["players"]:
+            for spec in o["leaves"]:
+                leaves_for(spec, pl)
+    for r in o["rungs"]:
+        for pl in o["players"]:
+            if game == BW.name:
+                check_cell(Cell(BW.name, pl, spies=o["spies"][0], policies=(r,), rules=st.rules, seed=o["seed"]))
+            else:
+                spec = next((s for s in o["leaves"] if not isinstance(s, list) or len(s) == pl), "printed")
+                check_cell(Cell(game, pl, leaves=leaves_for(spec, pl), policies=(r,), rules=st.rules, seed=o["seed"]))
+
+
 def _load_rules(game, path):
     if Path(path).is_dir():
         raise UserError(f"rules file {str(path)!r} is a folder; give a .toml file")
@@ -285,7 +343,8 @@ def _default_title(kind, game):
             "seats": "Benevolent: seat order",
             "handicap": "Benevolent: the fairest starting-leaves handicap",
             "variants": f"{GAME_NAMES[game]}: rule variants against the defaults",
-            "sensitivity": f"{GAME_NAMES[game]}: which readings and assumed data move the answers"}[kind]
+            "sensitivity": f"{GAME_NAMES[game]}: which readings and assumed data move the answers",
+            "skill": f"{GAME_NAMES[game]}: the answers across the skill range"}[kind]
 
 
 def leaves_for(spec, players) -> tuple:

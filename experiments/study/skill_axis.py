@@ -1,0 +1,420 @@
+"""The ``skill`` study: each headline answer across the skill range (docs/studies.md, "The skill
+axis").
+
+Every answer of the other studies is one player's. This study plays the same setups with every
+rung of a ladder of honest players, weakest to strongest (``rungs``, default random, heuristic,
+learned, expert), **on the same seeds**: one ``cells.StarCell`` per setup, the study player the
+default arm and every other rung an arm paired with it game by game, each rung's own counts kept
+(``counts=True``). What each rung is, is stated by what it measures (its win rate at each setup,
+its seat edge), never as a claim about people: the rungs are bots.
+
+- Bethel Woods: the win rate per player count x spies x rung, with its Wilson interval, each
+  rung's paired difference from the study player (Newcombe's interval, McNemar's p), the share
+  of games lost on the first turn and how close the lost games came (Daydreamer pieces built per
+  lost game); whether the order of the difficulty levels holds at every rung; where each level
+  sits among the designer's target bands (``bands``) at each rung; and how many playtest games a
+  group would need to notice each step of difficulty (80% power, the measured rates).
+- Benevolent: seat 1's edge over its fair share and the largest seat gap per player count x
+  leaves x rung (self-play), with their intervals, each rung's paired difference from the study
+  player (paired bootstrap), whether the sign of seat 1's edge holds at every rung, and the
+  playtest games needed to notice the edge.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from arena.units import Cell, as_dict
+from simcore.games import BENEVOLENT as BV, BETHEL_WOODS as BW
+
+from .. import charts
+from ..answers import pp_range, range_text
+from ..render import Section
+from ..run.execute import execute
+from ..stats import plain_pct, plain_pp, spies_label, wilson
+from .common import Result, _csv, _diff_cell, _rate_cell
+from .spec import DIFFICULTY, Study, _leaves_name, leaves_for
+
+# the rungs a skill study plays when its file names none: weakest to strongest
+DEFAULT_RUNGS = ("random", "heuristic", "learned", "expert")
+# Designer target bands for a cooperative game's win rate (the study file's ``bands`` replaces
+# them): published co-op targets are about 60% at an easy level, 30-40% at a standard one and
+# 10-20% at a hard one (docs/studies.md, "The skill axis", names the sources); the easy band is
+# taken as 55-65% around the quoted 60%.
+DEFAULT_BANDS = {"easy": (0.55, 0.65), "standard": (0.30, 0.40), "hard": (0.10, 0.20)}
+POWER = 0.80          # playtests to notice: the chance a group's test finds the effect
+ALPHA = 0.05          # at this two-sided level
+PIECES = 6            # Daydreamer pieces: a won game built all six
+ACROSS = "this row is every rung"   # the front page's stronger-play cell of a row across skill
+
+
+def rung_cells(st: Study, setup: Cell) -> tuple[Cell, list[str]]:
+    """The setup played by each rung: (the study player's cell, the other rungs' names in order)."""
+    base_pol = st.policies[0]
+    return replace(setup, policies=(base_pol,)), [r for r in st.opts["rungs"] if r != base_pol]
+
+
+def _setups(st: Study):
+    o = st.opts
+    for pl in o["players"]:
+        if st.game == BW.name:
+            for sp in o["spies"]:
+                yield Cell(BW.name, pl, spies=sp, rules=st.rules, seed=o["seed"]), {"spies": sp}
+        else:
+            for spec in o["leaves"]:
+                if isinstance(spec, list) and len(spec) != pl:
+                    continue
+                lv = leaves_for(spec, pl)
+                yield (Cell(BV.name, pl, leaves=lv, rules=st.rules, seed=o["seed"]),
+                       {"leaves": _leaves_name(spec, lv)})
+
+
+def run_skill(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:
+    from ..cells import StarCell, cell_unit
+    o = st.opts
+    levels = 2 if st.game == BW.name else 5
+    stars = []
+    for setup, extra in _setups(st):
+        base, others = rung_cells(st, setup)
+        arms = tuple(replace(setup, policies=(r,)) for r in others)
+        stars.append((setup, extra, [base.seat_policies()[0]] + others,
+                      StarCell(base, arms, levels, counts=True)))
+    totals = execute([(sc, o["games"]) for *_, sc in stars], threads=threads, progress=progress,
+                     unit_fn=cell_unit, **(backend or {}))
+    rank = {r: i for i, r in enumerate(o["rungs"])}
+    rows = []
+    for k, ((setup, extra, names, sc), t) in enumerate(zip(stars, totals)):
+        for i, name in enumerate(names):
+            own = sc.cell_counts(t, i)
+            row = {"players": setup.players, **extra, "setup": k, "rung": name, "rung_order": rank[name],
+                   "study_player": names[0], "seed": setup.seed}
+            row.update(_bw_row(own) if st.game == BW.name else _bv_row(own, setup.players))
+            row.update(_vs_study(sc, t, i, st.game, setup.players, o["seed"]))
+            rows.append(row)
+    df = pd.DataFrame(rows).sort_values(["setup", "rung_order"], kind="stable").reset_index(drop=True)
+    bands = o["bands"]
+    if st.game == BW.name:
+        df["difficulty"] = [DIFFICULTY[int(s)] for s in df["spies"]]
+        df["band"] = [band_of(r, bands) for r in df["win_rate"]]
+        tests = bw_playtests(df)
+    else:
+        tests = bv_playtests(df)
+    figs = []
+    if chart_dir is not None:
+        if st.game == BW.name:
+            figs.append(("Win rate against player skill, one line per difficulty, one panel per player count: every "
+                         "rung on the same seeds; the shaded bands are the designer's targets",
+                         charts.skill_curve(df, chart_dir / f"{st.name}_curve", bands=bands)[0]))
+        else:
+            figs.append(("Seat 1's edge over its fair share and the largest seat gap against player skill "
+                         "(self-play, every rung on the same seeds)",
+                         charts.skill_seats(df, chart_dir / f"{st.name}_seats")[0]))
+    tables = [(_caption(st), _show(st, df), _csv(st, "rungs")),
+              ("Playtests to notice: how many games a group would have to play at each of two setups to see the "
+               "difference each rung measures (80% power, 5% level, independent games)", tests, _csv(st, "playtests"))]
+    text = skill_findings(st, df)
+    section = Section(st.title, text, tables=tables, charts=figs, anchor=st.name)
+    return Result(st, {"rungs": df, "playtests": tests}, section, answers=skill_answers(st, df, tests))
+
+
+# ---------------------------------------------------------------------------------------------
+# one rung at one setup
+
+def _bw_row(own) -> dict:
+    d = as_dict(BW.name, own)
+    g, w = d.get("games", 0), d.get("wins", 0)
+    lo, hi = wilson(w, g)
+    lost = g - w
+    first = d.get("turns_1", 0)    # a game that ends on its first turn is a loss (six pieces take six turns)
+    f_lo, f_hi = wilson(first, g)
+    from ..stats import bounded_mean_interval
+    built = d.get("built_in_losses", 0)
+    b_lo, b_hi = bounded_mean_interval(built, lost, 0, PIECES) if lost else (np.nan, np.nan)
+    return {"games": g, "wins": w, "win_rate": w / g if g else np.nan, "ci_low": lo, "ci_high": hi,
+            "lost": lost, "first_turn_losses": first, "first_turn_rate": first / g if g else np.nan,
+            "first_turn_low": f_lo, "first_turn_high": f_hi, "built_in_losses": built,
+            "built_per_lost_game": built / lost if lost else np.nan, "built_low": b_lo, "built_high": b_hi}
+
+
+def _bv_row(own, players: int) -> dict:
+    from .seats import _gap
+    d = as_dict(BV.name, own)
+    g, to = d.get("games", 0), d.get("timeouts", 0)
+    wins = [d.get(f"seat{q}_wins", 0) for q in range(players)]
+    dec = g - to
+    e_lo, e_hi = wilson(wins[0], dec) if dec else (np.nan, np.nan)
+    gap, glo, ghi = _gap(wins)
+    return {"games": g, "timeouts": to, "decided": dec, **{f"seat{q + 1}_wins": wins[q] for q in range(players)},
+            "edge": (wins[0] / dec if dec else np.nan) - 1 / players, "edge_low": e_lo - 1 / players,
+            "edge_high": e_hi - 1 / players, "max_gap": gap, "gap_low": glo, "gap_high": ghi}
+
+
+def _vs_study(sc, counts, i: int, game: str, players: int, seed: int) -> dict:
+    """Rung i's paired difference from the study player on the same games (0: the study player
+    itself): Bethel Woods the win rate (``stats.paired_difference``), Benevolent seat 1's edge and
+    the largest seat gap (paired bootstrap of the pair table, ``skill.table_bootstrap``)."""
+    if i == 0:
+        return {"vs_study": 0.0, "vs_study_low": 0.0, "vs_study_high": 0.0, "vs_study_p": 1.0}
+    from ..cells import pairs_from_table
+    table = sc.pair_table(counts, i - 1)
+    if game == BW.name:
+        from ..stats import paired_difference
+        a, b = pairs_from_table(table)
+        pd_ = paired_difference(a, b)
+        return {"vs_study": pd_.diff, "vs_study_low": pd_.ci_low, "vs_study_high": pd_.ci_high,
+                "vs_study_p": pd_.pvalue}
+    from ..skill import table_bootstrap
+    e = table_bootstrap(table, lambda t: _edge_of_tables(t, players), seed + i)
+    return {"vs_study": e["diff"], "vs_study_low": e["diff_low"], "vs_study_high": e["diff_high"],
+            "vs_study_p": e["p_value"]}
+
+
+def _edge_of_tables(t, players: int):
+    """Seat 1's edge of the rung minus the study player's, from (..., 5, 5) pair tables (rows the
+    rung's outcome code, columns the study player's; code 1 = seat 1 won, 0 a timeout)."""
+    t = np.asarray(t, dtype=float)
+    out = []
+    for wins in (t.sum(axis=-1)[..., 1:players + 1], t.sum(axis=-2)[..., 1:players + 1]):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out.append(wins[..., 0] / wins.sum(axis=-1))
+    return out[0] - out[1]
+
+
+# ---------------------------------------------------------------------------------------------
+# bands, order, playtests
+
+def band_of(rate: float, bands: dict) -> str:
+    """The name of the target band a win rate lies in, or "" (between or outside the bands)."""
+    for name, (lo, hi) in bands.items():
+        if lo <= rate <= hi:
+            return name
+    return ""
+
+
+def games_to_notice(p1: float, p2: float, power: float = POWER, alpha: float = ALPHA) -> float:
+    """Games at each of two setups a playtest group needs to tell win rates p1 and p2 apart with
+    this power at this two-sided level (statsmodels: NormalIndPower on Cohen's h, the normal
+    approximation of the two-proportion test, independent games); inf when p1 == p2."""
+    from statsmodels.stats.power import NormalIndPower
+    from statsmodels.stats.proportion import proportion_effectsize
+    if not (np.isfinite(p1) and np.isfinite(p2)):
+        return float("nan")
+    h = abs(float(proportion_effectsize(p1, p2)))
+    if h < 1e-9:
+        return float("inf")
+    return float(np.ceil(NormalIndPower().solve_power(effect_size=h, alpha=alpha, power=power, ratio=1.0)))
+
+
+def games_to_notice_edge(share: float, fair: float, power: float = POWER, alpha: float = ALPHA) -> float:
+    """Decided games a playtest group needs to tell seat 1's share from the fair share 1/players
+    (one-sample test of a proportion, statsmodels NormalIndPower with ratio 0); inf at no edge."""
+    from statsmodels.stats.power import NormalIndPower
+    from statsmodels.stats.proportion import proportion_effectsize
+    if not np.isfinite(share):
+        return float("nan")
+    h = abs(float(proportion_effectsize(share, fair)))
+    if h < 1e-9:
+        return float("inf")
+    return float(np.ceil(NormalIndPower().solve_power(effect_size=h, alpha=alpha, power=power, ratio=0.0)))
+
+
+def _games_text(n: float) -> str:
+    if not np.isfinite(n):
+        return "never (no difference measured)" if n == float("inf") else "n/a"
+    return f"{int(n):,}"
+
+
+def bw_playtests(df: pd.DataFrame) -> pd.DataFrame:
+    """Per rung, player count and each step of spies (the easier level against the next harder
+    one the study played): the two win rates and the games per level a playtest group needs to
+    notice the step."""
+    rows = []
+    for (pl, rung), g in df.groupby(["players", "rung"], sort=False):
+        g = g.sort_values("spies")
+        for a, b in zip(g.itertuples(), list(g.itertuples())[1:]):
+            n = games_to_notice(a.win_rate, b.win_rate)
+            rows.append({"players": pl, "rung": rung, "from": f"{spies_label(a.spies)} ({a.difficulty})",
+                         "to": f"{spies_label(b.spies)} ({b.difficulty})",
+                         "win rates": f"{plain_pct(a.win_rate)} ({int(a.wins):,} of {int(a.games):,}) → "
+                                      f"{plain_pct(b.win_rate)} ({int(b.wins):,} of {int(b.games):,})",
+                         "games per level to notice": _games_text(n), "games_needed": n})
+    return pd.DataFrame(rows)
+
+
+def bv_playtests(df: pd.DataFrame) -> pd.DataFrame:
+    """Per rung, player count and leaves: seat 1's share and the decided games a playtest group
+    needs to notice its edge over the fair share."""
+    rows = []
+    for r in df.itertuples():
+        share = r.edge + 1 / r.players
+        n = games_to_notice_edge(share, 1 / r.players)
+        rows.append({"players": r.players, "rung": r.rung, "leaves": r.leaves,
+                     "seat 1's share": plain_pct(share), "fair share": plain_pct(1 / r.players),
+                     "games to notice": _games_text(n), "games_needed": n})
+    return pd.DataFrame(rows)
+
+
+def order_changes(df: pd.DataFrame) -> list[str]:
+    """Where the difficulty levels' order (more spies, fewer wins) breaks at some rung and player
+    count: a harder level with a higher win rate, said with the two rates."""
+    out = []
+    for (pl, rung), g in df.groupby(["players", "rung"], sort=False):
+        g = g.sort_values("spies")
+        for a, b in zip(g.itertuples(), list(g.itertuples())[1:]):
+            if b.win_rate > a.win_rate:
+                out.append(f"{rung}, {pl} players: {spies_label(b.spies)} {plain_pct(b.win_rate)} above "
+                           f"{spies_label(a.spies)} {plain_pct(a.win_rate)}")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# what the report says
+
+def _caption(st: Study) -> str:
+    if st.game == BW.name:
+        return ("Win rate at every rung of skill on the same seeds (Wilson 95% intervals), the difference from the "
+                f"study player ({st.policies[0]}) game by game, the games lost on the first turn and the Daydreamer "
+                "pieces a lost game had built")
+    return ("Seat 1's edge over its fair share and the largest seat gap at every rung of skill (self-play, the same "
+            f"seeds), and seat 1's edge minus the study player's ({st.policies[0]}) game by game")
+
+
+def _show(st: Study, df: pd.DataFrame) -> pd.DataFrame:
+    if st.game == BW.name:
+        return pd.DataFrame({
+            "players": df["players"], "difficulty": [f"{spies_label(s)}: {d}" for s, d in zip(df["spies"], df["difficulty"])],
+            "rung": df["rung"],
+            "win rate (95% CI)": [_rate_cell(w, g) for w, g in zip(df["wins"], df["games"])],
+            "minus the study player's": [_diff_cell(d, lo, hi) if r != s else "—" for d, lo, hi, r, s in
+                                         zip(df["vs_study"], df["vs_study_low"], df["vs_study_high"], df["rung"],
+                                             df["study_player"])],
+            "lost on the first turn": [_rate_cell(f, g) for f, g in zip(df["first_turn_losses"], df["games"])],
+            "pieces built per lost game (of 6)": [f"{b:.1f}\n({lo:.1f}–{hi:.1f})" if np.isfinite(b) else "no loss"
+                                                  for b, lo, hi in zip(df["built_per_lost_game"], df["built_low"],
+                                                                       df["built_high"])],
+            "target band": [b or "—" for b in df["band"]]})
+    return pd.DataFrame({
+        "players": df["players"], "leaves": df["leaves"], "rung": df["rung"],
+        "seat 1's edge (95% CI)": [_diff_cell(e, lo, hi) for e, lo, hi in zip(df["edge"], df["edge_low"], df["edge_high"])],
+        "minus the study player's": [_diff_cell(d, lo, hi) if r != s else "—" for d, lo, hi, r, s in
+                                     zip(df["vs_study"], df["vs_study_low"], df["vs_study_high"], df["rung"],
+                                         df["study_player"])],
+        "largest seat gap (95% CI)": [f"{plain_pp(g, sign=False)}\n({pp_range(lo, hi).replace('+', '')})"
+                                      for g, lo, hi in zip(df["max_gap"], df["gap_low"], df["gap_high"])],
+        "decided games": [f"{int(d):,} of {int(g):,}" for d, g in zip(df["decided"], df["games"])]})
+
+
+def _bands_text(bands: dict) -> str:
+    return ", ".join(f"{k} {range_text(lo, hi)}" for k, (lo, hi) in bands.items())
+
+
+def _spies_short(sp) -> str:
+    return f"{sp} spy" if int(sp) == 1 else f"{sp} spies"
+
+
+def _never_won(g: pd.DataFrame) -> list[str]:
+    """The rungs that won no game at any level (the random player: a floor, not a range)."""
+    w = g.groupby("rung", sort=False)["wins"].sum()
+    return [r for r in g.sort_values("rung_order")["rung"].unique() if w[r] == 0]
+
+
+def _levels_over_skill(g: pd.DataFrame) -> list[str]:
+    """Per spies level, from the weakest rung that won a game to the strongest: "0 spies
+    (Normal) heuristic 26% to expert 72%"; then the rungs that won nothing."""
+    out = []
+    none = _never_won(g)
+    for sp, h in g.groupby("spies", sort=True):
+        h = h[~h["rung"].isin(none)].sort_values("rung_order") if len(none) < g["rung"].nunique() else h
+        a, b = h.iloc[0], h.iloc[-1]
+        out.append(f"{_spies_short(sp)} ({a.difficulty}) {a.rung} {plain_pct(a.win_rate)}"
+                   + (f" to {b.rung} {plain_pct(b.win_rate)}" if b.rung != a.rung else ""))
+    if none:
+        out.append(f"{' and '.join(none)} won no game")
+    return out
+
+
+def _in_bands(g: pd.DataFrame, bands: dict) -> list[str]:
+    """Per band, the rungs whose win rate lies in it and at which levels ("standard 30–40%:
+    learned at 2, 3 spies; expert at 4 spies")."""
+    out = []
+    for name, (lo, hi) in bands.items():
+        parts = []
+        for rung, h in g[g["band"] == name].sort_values(["rung_order", "spies"]).groupby("rung", sort=False):
+            sp = [int(x) for x in h["spies"]]
+            parts.append(f"{rung} at {', '.join(map(str, sp))} {'spy' if sp == [1] else 'spies'}")
+        if parts:
+            out.append(f"{name} band ({range_text(lo, hi)}): " + "; ".join(parts))
+    return out
+
+
+def _first_turn(g: pd.DataFrame) -> str:
+    """Games lost on the first turn at the hardest level played, per rung."""
+    sp = int(g["spies"].max())
+    h = g[g["spies"] == sp].sort_values("rung_order")
+    return (f"lost on the first turn at {_spies_short(sp)}: "
+            + ", ".join(f"{r.rung} {plain_pct(r.first_turn_rate)}" for r in h.itertuples()))
+
+
+def skill_findings(st: Study, df: pd.DataFrame) -> str:
+    o = st.opts
+    rungs = ", ".join(o["rungs"])
+    parts = [f"Every setup was played by each rung of skill, weakest to strongest ({rungs}), on the same "
+             f"{o['games']:,} seeds, so the rungs differ by their play, not their luck. The rungs are bots: "
+             "what they say about a group of people depends on where the group sits among them (docs/studies.md, "
+             "\"The skill axis\")."]
+    if st.game == BW.name:
+        for pl, g in df.groupby("players", sort=True):
+            parts.append(f"{pl} players: " + "; ".join(_levels_over_skill(g)) + ".")
+            inb = _in_bands(g, o["bands"])
+            parts.append(f"Target bands ({_bands_text(o['bands'])}): "
+                         + (". ".join(inb) if inb else "no level lies in a band at any rung") + ".")
+            parts.append(_first_turn(g)[0].upper() + _first_turn(g)[1:] + " (the table has every level, with "
+                         "intervals).")
+        ch = order_changes(df)
+        parts.append("The order of the difficulty levels (more spies, fewer wins) " +
+                     ("holds at every rung and player count." if not ch else
+                      "breaks at: " + "; ".join(ch) + " (estimates; their intervals are in the table)."))
+    else:
+        for (pl, lv), g in df.groupby(["players", "leaves"], sort=False):
+            g = g.sort_values("rung_order")
+            signs = {int(np.sign(r.edge_low)) if r.edge_low > 0 else (-1 if r.edge_high < 0 else 0)
+                     for r in g.itertuples()}
+            word = ("seat 1 is ahead at every rung" if signs == {1} else "seat 1 is behind at every rung"
+                    if signs == {-1} else "the sign of seat 1's edge is not the same at every rung (or not "
+                    "established at some)")
+            parts.append(f"{pl} players, {lv} leaves: seat 1's edge goes from {g.iloc[0].rung} "
+                         f"{plain_pp(g.iloc[0].edge)} to {g.iloc[-1].rung} {plain_pp(g.iloc[-1].edge)}; {word}.")
+    return " ".join(parts)
+
+
+def skill_answers(st: Study, df: pd.DataFrame, tests: pd.DataFrame) -> list:
+    from ..answers import Answer, verdict_level
+    out = []
+    if st.game == BW.name:
+        for pl, g in df.groupby("players", sort=True):
+            hw = float(((g["ci_high"] - g["ci_low"]) / 2).max())
+            inb = _in_bands(g, st.opts["bands"])
+            t = tests[tests["players"] == pl]
+            fin = t[np.isfinite(t["games_needed"])]
+            notice = (f"; a playtest notices a step of spies in {int(fin['games_needed'].min()):,} to "
+                      f"{int(fin['games_needed'].max()):,} games per level" if len(fin) else "")
+            out.append(Answer(BW.name, f"Win rate across skill, {pl} players",
+                              "; ".join(_levels_over_skill(g)) + f" (±{plain_pp(hw, sign=False)})"
+                              + "".join(f". In the {b}" for b in inb) + ". " + _first_turn(g)[0].upper()
+                              + _first_turn(g)[1:] + notice,
+                              verdict_level(hw), st.name, skill=ACROSS, first=True))
+    else:
+        for (pl, lv), g in df.groupby(["players", "leaves"], sort=False):
+            g = g.sort_values("rung_order")
+            hw = float(((g["edge_high"] - g["edge_low"]) / 2).max())
+            t = tests[(tests["players"] == pl) & (tests["leaves"] == lv)]
+            fin = t[np.isfinite(t["games_needed"])]
+            notice = (f"; a playtest notices it in {int(fin['games_needed'].min()):,} to "
+                      f"{int(fin['games_needed'].max()):,} decided games" if len(fin) else "")
+            out.append(Answer(BV.name, f"Seat 1's edge across skill, {pl} players, {lv} leaves",
+                              "; ".join(f"{r.rung} {plain_pp(r.edge)}" for r in g.itertuples()) + notice
+                              + f" (±{plain_pp(hw, sign=False)})", verdict_level(hw), st.name, skill=ACROSS,
+                              first=True))
+    return out

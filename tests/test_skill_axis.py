@@ -1,0 +1,135 @@
+"""The skill study (experiments/study/skill_axis.py): every rung of skill on the same seeds, each
+rung's figures from its own counts, the paired differences from the study player, the target
+bands, the playtests a group would need, and the study file's checks."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from arena.units import Cell, as_dict, run_unit
+from experiments.study import run_study
+from experiments.study.skill_axis import (DEFAULT_BANDS, band_of, games_to_notice, games_to_notice_edge,
+                                          order_changes)
+from experiments.stats import plain_pct
+from experiments.study.spec import study_from_dict
+from simcore.errors import UserError
+
+
+def _study(game="bethel_woods", **kw):
+    raw = {"kind": "skill", "game": game, "rungs": ["random", "heuristic"], "policy": ["heuristic"],
+           "players": [2], "games": 40, "seed": 9}
+    raw.update({"spies": [0, 5]} if game == "bethel_woods" else {"leaves": ["printed", "equal"]})
+    raw.update(kw)
+    return study_from_dict(raw, "sk")
+
+
+@pytest.mark.parametrize("change, says", [
+    ({"rungs": ["random", "nobody"]}, "'nobody' is not known"),
+    ({"rungs": ["random", "clairvoyant"]}, "not a player"),
+    ({"rungs": ["heuristic", "heuristic"]}, "each named once"),
+    ({"policy": ["learned"]}, "is one of its rungs"),
+    ({"leaves": ["printed"]}, "'leaves' is for Benevolent"),
+    ({"bands": {"hard": [0.3, 0.2]}}, "0 <= low < high <= 1"),
+    ({"bands": [0.1, 0.2]}, "expected a table of name = [low, high]"),
+    ({"games": 1}, "from 2 to"),
+])
+def test_a_bad_skill_study_file_is_one_line(change, says):
+    with pytest.raises(UserError) as e:
+        _study(**change)
+    assert says in str(e.value) and "\n" not in str(e.value)
+
+
+def test_benevolent_takes_leaves_not_spies():
+    with pytest.raises(UserError, match="'spies' is for Bethel Woods"):
+        study_from_dict({"kind": "skill", "game": "benevolent", "spies": [0], "rungs": ["random", "heuristic"],
+                         "policy": ["heuristic"]}, "sk")
+    st = _study("benevolent")
+    assert st.opts["bands"] == DEFAULT_BANDS and st.opts["rungs"] == ["random", "heuristic"]
+
+
+@pytest.fixture(scope="module")
+def bw_result():
+    st = _study(bands={"low": [0.0, 0.05], "some": [0.05, 0.6]})
+    return st, run_study(st, threads=1)
+
+
+def test_every_rung_plays_the_same_seeds_and_its_figures_are_its_own_counts(bw_result):
+    st, res = bw_result
+    df = res.tables["rungs"]
+    assert list(df["rung"]) == ["random", "heuristic"] * 2      # weakest to strongest in each setup
+    assert len(df) == 2 * 2 and (df["seed"] == 9).all() and (df["games"] == 40).all()
+    for r in df.itertuples():
+        own = as_dict("bethel_woods", run_unit(Cell("bethel_woods", r.players, spies=r.spies, policies=(r.rung,),
+                                                    seed=9), 0, 40))
+        assert (r.wins, r.first_turn_losses, r.built_in_losses) == (own["wins"], own.get("turns_1", 0),
+                                                                    own["built_in_losses"])
+        assert r.win_rate == r.wins / r.games and r.ci_low <= r.win_rate <= r.ci_high
+        assert r.band == band_of(r.win_rate, st.opts["bands"])
+    # each rung against the study player, game by game: the difference of the rates
+    for spies, g in df.groupby("spies"):
+        base = g[g["rung"] == "heuristic"].iloc[0]
+        other = g[g["rung"] == "random"].iloc[0]
+        assert base.vs_study == 0 and other.vs_study == pytest.approx(other.win_rate - base.win_rate)
+        assert other.vs_study_low <= other.vs_study <= other.vs_study_high
+    # rows weakest to strongest within a setup
+    assert list(df["rung_order"]) == [0, 1, 0, 1]
+
+
+def test_the_front_page_gives_the_range_over_skill_first(bw_result):
+    st, res = bw_result
+    [a] = res.answers
+    assert a.first and a.question == "Win rate across skill, 2 players"
+    df = res.tables["rungs"]
+    h0 = df[(df["rung"] == "heuristic") & (df["spies"] == 0)].iloc[0]
+    assert a.answer.startswith("0 spies (Normal) ") and "5 spies (Impossible)" in a.answer
+    assert f"heuristic {plain_pct(h0.win_rate)}" in a.answer.split(";")[0]
+    # a rung that won nothing at any level is named once, not as the bottom of every range
+    assert ("random won no game" in a.answer) == (df[df["rung"] == "random"]["wins"].sum() == 0)
+    five = df[df["spies"] == 5].set_index("rung")
+    assert (f"Lost on the first turn at 5 spies: random {plain_pct(five.loc['random'].first_turn_rate)}, "
+            f"heuristic {plain_pct(five.loc['heuristic'].first_turn_rate)}") in a.answer
+    tests = res.tables["playtests"]
+    assert len(tests) == 2 and set(tests["rung"]) == {"random", "heuristic"}   # one step of spies per rung
+    from experiments.answers import front_tables
+    rows = front_tables([type(a)("bethel_woods", "other", "x", "established", "o"), a], {}, lambda t, _: t)
+    assert rows[0][1]["question"].iloc[0] == a.question
+
+
+def test_benevolent_rungs_give_seat_ones_edge_from_their_counts():
+    st = _study("benevolent")
+    res = run_study(st, threads=1)
+    df = res.tables["rungs"]
+    assert len(df) == 2 * 2 and list(df["leaves"]) == ["printed", "printed", "equal", "equal"]
+    for r in df.itertuples():
+        lv = tuple(int(x) for x in ("1,3" if r.leaves == "printed" else "2,2").split(","))
+        own = as_dict("benevolent", run_unit(Cell("benevolent", 2, leaves=lv, policies=(r.rung,), seed=9), 0, 40))
+        dec = 40 - own["timeouts"]
+        assert r.decided == dec and r.edge == pytest.approx(own["seat0_wins"] / dec - 0.5)
+    for _, g in df.groupby("leaves"):
+        base, other = g[g["rung"] == "heuristic"].iloc[0], g[g["rung"] == "random"].iloc[0]
+        assert other.vs_study == pytest.approx(other.edge - base.edge)
+    assert [a.question for a in res.answers] == ["Seat 1's edge across skill, 2 players, printed leaves",
+                                                 "Seat 1's edge across skill, 2 players, equal leaves"]
+
+
+def test_games_to_notice_is_the_two_proportion_power_formula():
+    from scipy.stats import norm
+    h = 2 * math.asin(math.sqrt(0.5)) - 2 * math.asin(math.sqrt(0.3))
+    z = norm.ppf(0.975) + norm.ppf(0.8)
+    assert games_to_notice(0.5, 0.3) == math.ceil(2 * (z / h) ** 2)          # two groups of games
+    h1 = 2 * math.asin(math.sqrt(0.6)) - 2 * math.asin(math.sqrt(0.5))
+    assert games_to_notice_edge(0.6, 0.5) == math.ceil((z / h1) ** 2)        # one group against a fixed share
+    assert games_to_notice(0.5, 0.1) < games_to_notice(0.5, 0.3) < games_to_notice(0.5, 0.45)
+    assert games_to_notice(0.4, 0.4) == float("inf")
+    # one sample against the fair share needs fewer games than two samples of the same gap
+    assert games_to_notice_edge(0.6, 0.5) < games_to_notice(0.6, 0.5)
+
+
+def test_order_changes_names_a_harder_level_won_more():
+    df = pd.DataFrame({"players": 3, "rung": "expert", "spies": [0, 1, 2],
+                       "win_rate": [0.5, 0.52, 0.3]})
+    assert order_changes(df) == ["expert, 3 players: 1 spy 52% above 0 spies 50%"]
+    assert order_changes(df.assign(win_rate=[0.5, 0.4, 0.3])) == []
+    assert band_of(0.35, DEFAULT_BANDS) == "standard" and band_of(0.45, DEFAULT_BANDS) == ""
+    assert np.isfinite(games_to_notice(0.2, 0.1))
