@@ -56,6 +56,41 @@ STUDY_PLAYER = {_BW.name: "learned", _BV.name: "learned"}
 BEST_PLAYER = {_BW.name: "expert", _BV.name: "expert"}
 
 
+# the skill dial (docs/studies.md, "The skill dial"): the player it turns, and the dial's vector
+DIAL_PLAYER = "learned"
+
+
+def dial_theta(game, temperature: float):
+    """The parameter vector of the learned player with the skill dial at `temperature` (0: the
+    learned player itself; larger: plans drawn by a softmax over their values, weaker play), as a
+    tuple for ``arena.units.Cell(theta=...)``."""
+    g = _game(game)
+    if g.name == _BW.name:
+        from .bethel_woods.learned import dial_theta as f
+    else:
+        from .benevolent.learned import dial_theta as f
+    return tuple(float(x) for x in f(float(temperature)))
+
+
+def parse_rung(name: str, game) -> tuple[str, float | None]:
+    """A skill study's rung: a player's name, or ``learned@T`` (the learned player with the skill
+    dial at temperature T >= 0). Returns (policy, temperature or None); UserError naming the
+    allowed forms."""
+    text = str(name).strip()
+    if "@" not in text:
+        return canonical_policy(text, game), None
+    pol, _, t = text.partition("@")
+    pol = canonical_policy(pol, game)
+    try:
+        temp = float(t)
+    except ValueError:
+        temp = float("nan")
+    if pol != DIAL_PLAYER or not temp >= 0 or temp == float("inf"):
+        raise UserError(f"rung {text!r}: the skill dial is written {DIAL_PLAYER}@T with T a number >= 0 "
+                        f"(e.g. {DIAL_PLAYER}@0.03); other rungs are players: {', '.join(PLAYERS[_game(game).name])}")
+    return pol, temp
+
+
 def check_player(name: str, game, where: str = "policy", game_name: str = "") -> None:
     """UserError unless `name` is a known policy that is a player (a study measures players; the
     clairvoyant bound sees the coming draws, so it is a row of the ladder, not a study's player).

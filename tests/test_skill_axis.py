@@ -133,3 +133,17 @@ def test_order_changes_names_a_harder_level_won_more():
     assert order_changes(df.assign(win_rate=[0.5, 0.4, 0.3])) == []
     assert band_of(0.35, DEFAULT_BANDS) == "standard" and band_of(0.45, DEFAULT_BANDS) == ""
     assert np.isfinite(games_to_notice(0.2, 0.1))
+
+
+def test_a_rung_on_the_skill_dial_plays_the_learned_player_at_that_temperature():
+    from policies import dial_theta
+    st = _study(rungs=["random", "learned@0.1", "Learned"], policy=["learned"], spies=[0], games=30)
+    assert st.opts["rungs"] == ["random", "learned@0.1", "learned"]
+    df = run_study(st, threads=1).tables["rungs"]
+    assert list(df["rung"]) == ["random", "learned@0.1", "learned"]
+    r = df[df["rung"] == "learned@0.1"].iloc[0]
+    own = as_dict("bethel_woods", run_unit(Cell("bethel_woods", 2, spies=0, policies=("learned",),
+                                                theta=dial_theta("bethel_woods", 0.1), seed=9), 0, 30))
+    assert r.wins == own["wins"]
+    with pytest.raises(UserError, match="learned@T"):
+        _study(rungs=["random", "heuristic@0.1"])

@@ -50,10 +50,23 @@ PIECES = 6            # Daydreamer pieces: a won game built all six
 ACROSS = "this row is every rung"   # the front page's stronger-play cell of a row across skill
 
 
+def rung_name(policy: str, temperature: float | None) -> str:
+    """A rung as the tables name it: the player, or ``learned@0.03`` for the skill dial."""
+    return policy if temperature is None else f"{policy}@{temperature:g}"
+
+
+def rung_cell(setup: Cell, rung: str) -> Cell:
+    """The setup played by a rung in every seat: a player by name, or the learned player with the
+    skill dial at T (``learned@T``: its parameter vector with the temperature, ``policies.dial_theta``)."""
+    from policies import dial_theta, parse_rung
+    pol, temp = parse_rung(rung, setup.game)
+    return replace(setup, policies=(pol,), theta=None if temp is None else dial_theta(setup.game, temp))
+
+
 def rung_cells(st: Study, setup: Cell) -> tuple[Cell, list[str]]:
     """The setup played by each rung: (the study player's cell, the other rungs' names in order)."""
     base_pol = st.policies[0]
-    return replace(setup, policies=(base_pol,)), [r for r in st.opts["rungs"] if r != base_pol]
+    return rung_cell(setup, base_pol), [r for r in st.opts["rungs"] if r != base_pol]
 
 
 def _setups(st: Study):
@@ -78,8 +91,8 @@ def run_skill(st: Study, threads=None, progress=None, chart_dir=None, backend=No
     stars = []
     for setup, extra in _setups(st):
         base, others = rung_cells(st, setup)
-        arms = tuple(replace(setup, policies=(r,)) for r in others)
-        stars.append((setup, extra, [base.seat_policies()[0]] + others,
+        arms = tuple(rung_cell(setup, r) for r in others)
+        stars.append((setup, extra, [st.policies[0]] + others,
                       StarCell(base, arms, levels, counts=True)))
     totals = execute([(sc, o["games"]) for *_, sc in stars], threads=threads, progress=progress,
                      unit_fn=cell_unit, **(backend or {}))
@@ -240,7 +253,8 @@ def bw_playtests(df: pd.DataFrame) -> pd.DataFrame:
                          "win rates": f"{plain_pct(a.win_rate)} ({int(a.wins):,} of {int(a.games):,}) → "
                                       f"{plain_pct(b.win_rate)} ({int(b.wins):,} of {int(b.games):,})",
                          "games per level to notice": _games_text(n), "games_needed": n})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["players", "rung", "from", "to", "win rates", "games per level to notice",
+                                       "games_needed"]).astype({"games_needed": float})   # no rows at one spies level
 
 
 def bv_playtests(df: pd.DataFrame) -> pd.DataFrame:

@@ -298,13 +298,19 @@ def _check_skill(st: Study, raw: dict, where: str) -> None:
     """A skill study: rungs are players of the game, named once each, weakest to strongest, the
     study player (policy, one) among them; spies for Bethel Woods, leaves for Benevolent; bands
     default to ``skill_axis.DEFAULT_BANDS``. Every cell checked before anything is played."""
-    from policies import canonical_policy, check_player
-    from .skill_axis import DEFAULT_BANDS, DEFAULT_RUNGS
+    from policies import check_player, parse_rung
+    from .skill_axis import DEFAULT_BANDS, DEFAULT_RUNGS, rung_name
     o = st.opts
     game = st.game
-    o["rungs"] = [canonical_policy(r, game) for r in o.get("rungs") or DEFAULT_RUNGS]
-    for r in o["rungs"]:
-        check_player(r, game, f"{where}: rungs", GAME_NAMES[game])
+    rungs = []
+    for r in o.get("rungs") or DEFAULT_RUNGS:
+        try:
+            pol, temp = parse_rung(r, game)
+        except UserError as e:
+            raise UserError(f"{where}: rungs: {e}") from None
+        check_player(pol, game, f"{where}: rungs", GAME_NAMES[game])
+        rungs.append(rung_name(pol, temp))
+    o["rungs"] = rungs
     if len(set(o["rungs"])) != len(o["rungs"]) or len(o["rungs"]) < 2:
         raise UserError(f"{where}: rungs = {o['rungs']!r}: expected two or more players, each named once, "
                         "weakest to strongest")
@@ -320,13 +326,14 @@ def _check_skill(st: Study, raw: dict, where: str) -> None:
         for pl in o["players"]:
             for spec in o["leaves"]:
                 leaves_for(spec, pl)
+    from .skill_axis import rung_cell
     for r in o["rungs"]:
         for pl in o["players"]:
             if game == BW.name:
-                check_cell(Cell(BW.name, pl, spies=o["spies"][0], policies=(r,), rules=st.rules, seed=o["seed"]))
+                check_cell(rung_cell(Cell(BW.name, pl, spies=o["spies"][0], rules=st.rules, seed=o["seed"]), r))
             else:
                 spec = next((s for s in o["leaves"] if not isinstance(s, list) or len(s) == pl), "printed")
-                check_cell(Cell(game, pl, leaves=leaves_for(spec, pl), policies=(r,), rules=st.rules, seed=o["seed"]))
+                check_cell(rung_cell(Cell(game, pl, leaves=leaves_for(spec, pl), rules=st.rules, seed=o["seed"]), r))
 
 
 def _load_rules(game, path):

@@ -39,6 +39,7 @@ from numba import njit
 
 from simcore.benevolent import GAME, engine as E
 from simcore.benevolent.actions import OUT_WIN, PH_TERMINAL
+from simcore.rng import draw
 
 from .. import value_model as VM
 from . import heuristic as H
@@ -55,7 +56,12 @@ T_NET = T_K + 7          # the packed network
 K_DEFAULT = 8
 LAM_DEFAULT = 10.0
 MAX_HIDDEN = 128
-THETA_SIZE = T_NET + VM.packed_size(NF, MAX_HIDDEN)
+# the skill dial: 0 (the default) plays the plan of the highest value; T > 0 plays kept plan c with
+# probability proportional to exp((value_c - best value) / T), in the value's units (an estimate of
+# the chance of winning, less the repetition penalty), drawn from the decision's key (the policy's
+# own stream); docs/studies.md, "The skill dial"
+T_TEMP = T_NET + VM.packed_size(NF, MAX_HIDDEN)
+THETA_SIZE = T_TEMP + 1
 HT = 2048                # repetition table slots (power of two; a game has at most 800 turns)
 
 MODEL_PATH = Path(__file__).with_name("learned.json")
@@ -72,7 +78,8 @@ L_NTAB = L_CNT + HT                 # entries in the table
 L_LAST = L_NTAB + 1                 # the turn whose start was last entered
 L_CT = L_LAST + 1                   # the chosen plan's end is the game's end (1) or not (0)
 L_CH = L_CT + 1                     # 2: the hash of the chosen plan's end (uint64)
-WS_SIZE = L_CH + 2
+L_V = L_CH + 2 + ((L_CH + 2) & 1)   # 2 * K_MAX: the kept plans' values (float64, 8-byte aligned; the skill dial)
+WS_SIZE = L_V + 2 * H.K_MAX
 
 
 def model_record(path: Path | None = None) -> dict:
@@ -251,14 +258,63 @@ def play_chosen(s, ws, c, acts, n):
     return a if H._contains(acts, n, a) else -1
 
 
+def dial_theta(temperature: float, theta: np.ndarray | None = None) -> np.ndarray:
+    """The learned player's vector (default: the installed model's) with the skill dial at
+    `temperature` (0: the learned player itself)."""
+    t = (learned_theta() if theta is None else np.asarray(theta, dtype=np.float64)).copy()
+    t[T_TEMP] = float(temperature)
+    return t
+
+
+@njit(cache=True, _nrt=False)
+def choose_soft(s, p, theta, me, ws, k, key):
+    """``choose`` with the skill dial (theta[T_TEMP] > 0): kept plan c drawn with probability
+    proportional to exp((value_c - the best value) / T), one number of the decision's key. A plan
+    that wins for `me` at once is still taken at once."""
+    nc = plan_candidates(s, p, theta, me, ws, k)
+    if nc <= 1:
+        if nc == 1:
+            plan_end(s, p, ws, 0)
+        return nc - 1
+    vals = ws[L_V:L_V + 2 * H.K_MAX].view(np.float64)
+    bv = -1.0e300
+    for c in range(nc):
+        v = plan_value(s, p, theta, me, ws, c)
+        if v >= 1.0e6:
+            return c
+        vals[c] = v
+        if v > bv:
+            bv = v
+    t = theta[T_TEMP]
+    total = 0.0
+    for c in range(nc):
+        vals[c] = np.exp((vals[c] - bv) / t)
+        total += vals[c]
+    u = (draw(key, 0) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * total
+    pick = nc - 1
+    acc = 0.0
+    for c in range(nc):
+        acc += vals[c]
+        if u < acc:
+            pick = c
+            break
+    if pick != nc - 1:
+        plan_end(s, p, ws, pick)
+    return pick
+
+
 @njit(cache=True, _nrt=False)
 def learned_action(s, p, theta, seat, acts, n, key, ws):
-    """The decision of `seat` at s (acts[:n] legal, ascending); `key` is unused."""
+    """The decision of `seat` at s (acts[:n] legal, ascending); `key` is used only by the skill
+    dial (theta[T_TEMP] > 0)."""
     a = H.planned_action(s, seat, acts, n, ws)
     if a >= 0:
         return a
     note_turn(s, ws)
-    c = choose(s, p, theta, seat, ws, int(theta[T_K]))
+    if theta[T_TEMP] > 0.0:
+        c = choose_soft(s, p, theta, seat, ws, int(theta[T_K]), key)
+    else:
+        c = choose(s, p, theta, seat, ws, int(theta[T_K]))
     if c >= 0:
         a = play_chosen(s, ws, c, acts, n)
         if a >= 0:

@@ -14,7 +14,8 @@ So the heuristic proposes and the learned value disposes: the planner's linear s
 role of finding good plans fast (every pick-up and drop order), and the choice among the best of
 them is made by what they are worth in the game (the heuristic prices a certain loss at about a
 token, docs/policies.md). Payments outside the plan use the heuristic's canonical rule. Every
-choice is deterministic (the key is not used).
+choice is deterministic (the key is not used), unless the skill dial is turned (theta[T_TEMP] > 0:
+``choose_soft``, a softmax over the kept plans' values drawn from the decision's key).
 
 theta: the heuristic's 24 weights (for the planner), T_K (plans kept, default 16), T_KTOP (the
 planner's ability search after this many stage-1 positions, default 3 where the heuristic takes 6:
@@ -34,6 +35,7 @@ from numba import njit
 
 from simcore.bethel_woods import GAME, engine as E
 from simcore.bethel_woods.actions import A_END_TURN, PH_PAY, PH_TERMINAL, OUT_WIN
+from simcore.rng import draw
 
 from .. import value_model as VM
 from . import heuristic as H
@@ -47,7 +49,12 @@ T_NET = T_K + 4              # the packed network
 K_DEFAULT = 16
 KTOP_DEFAULT = 3
 MAX_HIDDEN = 128             # hidden units a model may have (the scratch below is sized for it)
-THETA_SIZE = T_NET + VM.packed_size(NF, MAX_HIDDEN)
+# the skill dial: 0 (the default) plays the plan of the highest value; T > 0 plays kept plan c with
+# probability proportional to exp((value_c - best value) / T), the values being win-probability
+# estimates, so T is in units of a chance of winning (docs/studies.md, "The skill dial"); drawn
+# from the decision's key (the policy's own stream, never the game's chance)
+T_TEMP = T_NET + VM.packed_size(NF, MAX_HIDDEN)
+THETA_SIZE = T_TEMP + 1
 LOSS_VALUE = -1.0e6          # a plan that leaves four machines critical at `end turn`
 WIN_VALUE = 1.0e6
 
@@ -58,7 +65,8 @@ COMMAND = "boardsim train bethel-woods"
 HWS = H.WS_SIZE + (H.WS_SIZE & 1)   # the heuristic's workspace, padded to an even size
 L_FV = HWS                          # 2 * NF: the features (float64)
 L_H = L_FV + 2 * NF                 # 2 * MAX_HIDDEN: the hidden units (float64)
-WS_SIZE = L_H + 2 * MAX_HIDDEN
+L_V = L_H + 2 * MAX_HIDDEN          # 2 * K_CAND: the kept plans' values (float64; the skill dial)
+WS_SIZE = L_V + 2 * H.K_CAND
 
 
 def model_record(path: Path | None = None) -> dict:
@@ -170,9 +178,49 @@ def choose(s, p, theta, ws):
     store_candidate(s, ws, best)
 
 
+def dial_theta(temperature: float, theta: np.ndarray | None = None) -> np.ndarray:
+    """The learned player's vector (default: the installed model's) with the skill dial at
+    `temperature` (0: the learned player itself)."""
+    t = (learned_theta() if theta is None else np.asarray(theta, dtype=np.float64)).copy()
+    t[T_TEMP] = float(temperature)
+    return t
+
+
+@njit(cache=True, _nrt=False)
+def choose_soft(s, p, theta, ws, key):
+    """Plan the turn and store a kept plan drawn by the skill dial (theta[T_TEMP] > 0): plan c with
+    probability proportional to exp((value_c - the best value) / T), one number of the decision's
+    key. A plan that wins at once has value WIN_VALUE, so it is always taken; a certain loss has
+    about LOSS_VALUE, so it is taken only when every plan loses."""
+    nc = plan_candidates(s, p, theta, ws)
+    if nc == 0:
+        return
+    vals = ws[L_V: L_V + 2 * H.K_CAND].view(np.float64)
+    bv = -1.0e300
+    for c in range(nc):
+        vals[c] = plan_value(p, theta, ws, c)
+        if vals[c] > bv:
+            bv = vals[c]
+    t = theta[T_TEMP]
+    total = 0.0
+    for c in range(nc):
+        vals[c] = np.exp((vals[c] - bv) / t)
+        total += vals[c]
+    u = (draw(key, 0) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * total
+    pick = nc - 1
+    acc = 0.0
+    for c in range(nc):
+        acc += vals[c]
+        if u < acc:
+            pick = c
+            break
+    store_candidate(s, ws, pick)
+
+
 @njit(cache=True, _nrt=False)
 def learned_action(s, p, theta, seat, acts, n, key, ws):
-    """The decision of `seat` at s (acts[:n] legal, ascending); `key` is unused."""
+    """The decision of `seat` at s (acts[:n] legal, ascending); `key` is used only by the skill
+    dial (theta[T_TEMP] > 0)."""
     a = H.planned_step(s, seat, acts, n, ws)
     if a >= 0:
         return a
@@ -180,7 +228,10 @@ def learned_action(s, p, theta, seat, acts, n, key, ws):
         a = H._pay_rule(s, p, ws)
         return a if H._contains(acts, n, a) else acts[0]
     if H.planning_turn(s, seat):
-        choose(s, p, theta, ws)
+        if theta[T_TEMP] > 0.0:
+            choose_soft(s, p, theta, ws, key)
+        else:
+            choose(s, p, theta, ws)
         a = ws[H.W_PLAN]
         if ws[H.W_PLAN_N] > 0 and H._contains(acts, n, a):
             ws[H.W_PLAN_I] = 1
