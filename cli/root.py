@@ -14,7 +14,7 @@ try:  # typer >= 0.20 vendors click; older releases depend on it
 except ImportError:  # pragma: no cover
     from click.exceptions import UsageError
 
-from . import bench, benevolent, bethel_woods, ladder, study, train, tune
+from . import bench, benevolent, bethel_woods, calibrate, ladder, study, train, tune
 
 from .errors import user_errors
 
@@ -28,6 +28,7 @@ app.command(name="report")(study.report)
 app.command(name="ladder")(ladder.ladder)
 app.command(name="tune")(tune.tune)
 app.command(name="train")(train.train)
+app.command(name="calibrate")(calibrate.calibrate)
 
 
 @app.command()
