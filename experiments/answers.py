@@ -167,7 +167,7 @@ def cannot_say(answers: list[Answer]) -> str:
 
 
 VERDICT_NOTE = (
-    f"Verdicts: established = the 95% interval excludes no effect (after Holm's correction where a "
+    f"Verdicts: established = the 95% interval excludes zero (after Holm's correction where a "
     f"study makes one), or every rate is known to ±{100 * MARGIN:.0f} points, or the effect is shown "
     f"to be smaller than {100 * MARGIN:.0f} points; suggested = the data lean that way (p < "
     f"{SUGGEST_P:g}) or the rates are known to ±{200 * MARGIN:.0f} points; too noisy to say = neither, "

@@ -97,7 +97,7 @@ def test_the_front_page_gives_the_range_over_skill_first(bw_result):
 
 
 def test_benevolent_rungs_give_seat_ones_edge_from_their_counts():
-    st = _study("benevolent")
+    st = _study("benevolent", mixed=True)
     res = run_study(st, threads=1)
     df = res.tables["rungs"]
     assert len(df) == 2 * 2 and list(df["leaves"]) == ["printed", "printed", "equal", "equal"]
@@ -111,6 +111,21 @@ def test_benevolent_rungs_give_seat_ones_edge_from_their_counts():
         assert other.vs_study == pytest.approx(other.edge - base.edge)
     assert [a.question for a in res.answers] == ["Seat 1's edge across skill, 2 players, printed leaves",
                                                  "Seat 1's edge across skill, 2 players, equal leaves"]
+    # mixed tables: the random player in seat 1 against the heuristic, paired with the heuristic's self-play
+    m = res.tables["mixed"]
+    assert list(m["seat1"]) == ["random", "heuristic"] * 2 and (m["others"] == "heuristic").all()
+    for r in m.itertuples():
+        lv = (1, 3) if r.leaves == "printed" else (2, 2)
+        own = as_dict("benevolent", run_unit(Cell("benevolent", 2, leaves=lv, policies=(r.seat1, "heuristic"),
+                                                  seed=9), 0, 40))
+        assert r.seat1_wins == own["seat0_wins"] and r.decided == 40 - own["timeouts"]
+        self_play = df[(df["leaves"] == r.leaves) & (df["rung"] == "heuristic")].iloc[0]
+        if r.seat1 == "heuristic":
+            assert r.share == pytest.approx(self_play.edge + 0.5)
+        else:
+            assert r.vs_selfplay == pytest.approx(r.share - (self_play.edge + 0.5))
+    with pytest.raises(UserError, match="mixed = true is for Benevolent"):
+        _study(mixed=True)
 
 
 def test_games_to_notice_is_the_two_proportion_power_formula():

@@ -145,12 +145,16 @@ def difficulty_summary(df: pd.DataFrame, seq=False) -> str:
 
 
 def _levels_text(g: pd.DataFrame) -> str:
-    """"Normal 49%, Hard 38/32%, Insane 25/13%, Impossible 0.3%": the rates of one player count by
-    difficulty level, the spies of a level in order."""
-    by = {}
+    """"Normal (0 spies) 49%, Hard (1/2 spies) 38/32%, Insane (3/4 spies) 25/13%, Impossible (5
+    spies) 0.3%": the rates of one player count by difficulty level, each level's spies named (a
+    reader cannot know which of "Hard 38/32%" is 1 spy and which 2), in order."""
+    by, spies = {}, {}
     for r in g.sort_values("spies").itertuples():
-        by.setdefault(DIFFICULTY[int(r.spies)], []).append(plain_pct(r.win_rate).rstrip("%"))
-    return ", ".join(f"{lvl} {'/'.join(v)}%" for lvl, v in by.items())
+        lvl = DIFFICULTY[int(r.spies)]
+        by.setdefault(lvl, []).append(plain_pct(r.win_rate).rstrip("%"))
+        spies.setdefault(lvl, []).append(str(int(r.spies)))
+    return ", ".join(f"{lvl} ({'/'.join(spies[lvl])} {'spy' if spies[lvl] == ['1'] else 'spies'}) {'/'.join(v)}%"
+                     for lvl, v in by.items())
 
 
 def close_findings(df: pd.DataFrame) -> str:

@@ -63,6 +63,18 @@ def rung_cell(setup: Cell, rung: str) -> Cell:
     return replace(setup, policies=(pol,), theta=None if temp is None else dial_theta(setup.game, temp))
 
 
+def mixed_cell(setup: Cell, rung: str, others: str) -> Cell:
+    """Benevolent's mixed table: seat 1 played by `rung`, every other seat by `others` (the study
+    player); a dial rung's vector goes to seat 1 only."""
+    from policies import dial_theta, parse_rung
+    pol, temp = parse_rung(rung, setup.game)
+    oth, otemp = parse_rung(others, setup.game)
+    th = [None if temp is None else dial_theta(setup.game, temp)] + \
+        [None if otemp is None else dial_theta(setup.game, otemp)] * (setup.players - 1)
+    return replace(setup, policies=(pol,) + (oth,) * (setup.players - 1), theta=None,
+                   seat_thetas=tuple(th) if any(t is not None for t in th) else None)
+
+
 def rung_cells(st: Study, setup: Cell) -> tuple[Cell, list[str]]:
     """The setup played by each rung: (the study player's cell, the other rungs' names in order)."""
     base_pol = st.policies[0]
@@ -94,8 +106,18 @@ def run_skill(st: Study, threads=None, progress=None, chart_dir=None, backend=No
         arms = tuple(rung_cell(setup, r) for r in others)
         stars.append((setup, extra, [st.policies[0]] + others,
                       StarCell(base, arms, levels, counts=True)))
-    totals = execute([(sc, o["games"]) for *_, sc in stars], threads=threads, progress=progress,
+    mixed = []
+    if st.game == BV.name and o.get("mixed"):
+        # mixed tables: each other rung in seat 1 against the study player in every other seat,
+        # paired with the study player's self-play on the same seeds
+        for setup, extra in _setups(st):
+            base, others = rung_cells(st, setup)
+            mixed.append((setup, extra, [st.policies[0]] + others,
+                          StarCell(base, tuple(mixed_cell(setup, r, st.policies[0]) for r in others), 5, counts=True)))
+    totals = execute([(sc, o["games"]) for *_, sc in stars + mixed], threads=threads, progress=progress,
                      unit_fn=cell_unit, **(backend or {}))
+    mixed_totals = totals[len(stars):]
+    totals = totals[:len(stars)]
     rank = {r: i for i, r in enumerate(o["rungs"])}
     rows = []
     for k, ((setup, extra, names, sc), t) in enumerate(zip(stars, totals)):
@@ -107,6 +129,7 @@ def run_skill(st: Study, threads=None, progress=None, chart_dir=None, backend=No
             row.update(_vs_study(sc, t, i, st.game, setup.players, o["seed"]))
             rows.append(row)
     df = pd.DataFrame(rows).sort_values(["setup", "rung_order"], kind="stable").reset_index(drop=True)
+    mixed_df = _mixed_frame(mixed, mixed_totals, rank, o["seed"])
     bands = o["bands"]
     if st.game == BW.name:
         df["difficulty"] = [DIFFICULTY[int(s)] for s in df["spies"]]
@@ -127,9 +150,71 @@ def run_skill(st: Study, threads=None, progress=None, chart_dir=None, backend=No
     tables = [(_caption(st), _show(st, df), _csv(st, "rungs")),
               ("Playtests to notice: how many games a group would have to play at each of two setups to see the "
                "difference each rung measures (80% power, 5% level, independent games)", tests, _csv(st, "playtests"))]
-    text = skill_findings(st, df)
+    extra_tables = {}
+    if len(mixed_df):
+        tables.insert(1, (f"Mixed tables: each rung in seat 1 against the study player ({st.policies[0]}) in every "
+                          "other seat; seat 1's share of the decided games and its difference from the study player's "
+                          "own seat-1 share on the same seeds (paired bootstrap)", _mixed_show(mixed_df),
+                          _csv(st, "mixed")))
+        extra_tables["mixed"] = mixed_df
+    text = skill_findings(st, df) + mixed_findings(st, mixed_df)
     section = Section(st.title, text, tables=tables, charts=figs, anchor=st.name)
-    return Result(st, {"rungs": df, "playtests": tests}, section, answers=skill_answers(st, df, tests))
+    return Result(st, {"rungs": df, "playtests": tests, **extra_tables}, section,
+                  answers=skill_answers(st, df, tests))
+
+
+def _mixed_frame(mixed, totals, rank, seed) -> pd.DataFrame:
+    """The mixed tables' rows: per setup and rung, seat 1's share of the decided games with that
+    rung in seat 1 and the study player elsewhere, and its difference from the study player's
+    self-play seat-1 share on the same games (the first row of each setup: the self-play)."""
+    rows = []
+    for k, ((setup, extra, names, sc), t) in enumerate(zip(mixed, totals)):
+        for i, name in enumerate(names):
+            d = as_dict(BV.name, sc.cell_counts(t, i))
+            dec = d["games"] - d["timeouts"]
+            w1 = d.get("seat0_wins", 0)
+            lo, hi = wilson(w1, dec) if dec else (np.nan, np.nan)
+            row = {"players": setup.players, **extra, "setup": k, "seat1": name, "others": names[0],
+                   "rung_order": rank[name], "games": d["games"], "timeouts": d["timeouts"], "decided": dec,
+                   "seat1_wins": w1, "share": w1 / dec if dec else np.nan, "share_low": lo, "share_high": hi,
+                   "fair_share": 1 / setup.players}
+            if i == 0:
+                row.update({"vs_selfplay": 0.0, "vs_selfplay_low": 0.0, "vs_selfplay_high": 0.0, "vs_selfplay_p": 1.0})
+            else:
+                from ..skill import table_bootstrap
+                e = table_bootstrap(sc.pair_table(t, i - 1), lambda x, pl=setup.players: _edge_of_tables(x, pl),
+                                    seed + 100 + i)
+                row.update({"vs_selfplay": e["diff"], "vs_selfplay_low": e["diff_low"],
+                            "vs_selfplay_high": e["diff_high"], "vs_selfplay_p": e["p_value"]})
+            rows.append(row)
+    if not rows:
+        return pd.DataFrame()
+    return pd.DataFrame(rows).sort_values(["setup", "rung_order"], kind="stable").reset_index(drop=True)
+
+
+def _mixed_show(m: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({
+        "players": m["players"], "leaves": m["leaves"],
+        "seat 1 / the others": [f"{a} / {b}" for a, b in zip(m["seat1"], m["others"])],
+        "seat 1's share (95% CI)": [_rate_cell(w, d) for w, d in zip(m["seat1_wins"], m["decided"])],
+        "fair share": [plain_pct(f) for f in m["fair_share"]],
+        "minus the study player's own": [_diff_cell(d, lo, hi) if i else "—" for d, lo, hi, i in
+                                         zip(m["vs_selfplay"], m["vs_selfplay_low"], m["vs_selfplay_high"],
+                                             m["seat1"] != m["others"])]})
+
+
+def mixed_findings(st: Study, m: pd.DataFrame) -> str:
+    """Per setup: seat 1's share from the weakest rung in seat 1 to the strongest, the others
+    played by the study player."""
+    if not len(m):
+        return ""
+    parts = []
+    for (pl, lv), g in m.groupby(["players", "leaves"], sort=False):
+        g = g.sort_values("rung_order")
+        parts.append(f"{pl} players, {lv} leaves, the {g.iloc[0].others} player in the other seats: seat 1's share "
+                     "goes from " + ", ".join(f"{r.seat1} {plain_pct(r.share)}" for r in g.itertuples())
+                     + f" (fair share {plain_pct(1 / pl)})")
+    return " Mixed tables: " + "; ".join(parts) + "."
 
 
 # ---------------------------------------------------------------------------------------------

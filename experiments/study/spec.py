@@ -88,6 +88,12 @@ def _leaves_spec(key, v):
     return list(v)
 
 
+def _bool(key, v):
+    if not isinstance(v, bool):
+        raise UserError(f"{key} = {v!r}: expected true or false")
+    return v
+
+
 def _bands(key, v):
     """Designer target bands: a table of name = [low, high] win rates (0 <= low < high <= 1)."""
     allowed = "a table of name = [low, high] win rates, e.g. { standard = [0.30, 0.40] }"
@@ -121,7 +127,7 @@ KEYS = {
     "skill": {"kind": _str, "title": _str, "game": _str, "policy": _strs, "rungs": _strs,
               "players": _ints(2, 4, "players 2 to 4"), "spies": _ints(0, 5, "spies 0 to 5"),
               "leaves": _leaves_spec, "games": _int(2, 10 ** 9), "seed": _int(0, 2 ** 63 - 1), "rules": _str,
-              "bands": _bands},
+              "bands": _bands, "mixed": _bool},
     "sensitivity": {"kind": _str, "title": _str, "game": _str, "policy": _strs,
                     "games": _int(2, 10 ** 9), "seed": _int(0, 2 ** 63 - 1), "only": _strs,
                     "skill_games": _int(0, 10 ** 7), "skill_policy": _str},
@@ -321,6 +327,9 @@ def _check_skill(st: Study, raw: dict, where: str) -> None:
         raise UserError(f"{where}: key 'leaves' is for Benevolent; a Bethel Woods skill study takes spies")
     if game == BV.name and "spies" in raw:
         raise UserError(f"{where}: key 'spies' is for Bethel Woods; a Benevolent skill study takes leaves")
+    if game == BW.name and o.get("mixed"):
+        raise UserError(f"{where}: mixed = true is for Benevolent (a player in seat 1 against others); "
+                        "Bethel Woods is cooperative")
     o.setdefault("bands", dict(DEFAULT_BANDS))
     if game == BV.name:
         for pl in o["players"]:
