@@ -47,6 +47,7 @@ class Answer:
     skill: str = ""
     detect: str = ""
     first: bool = False   # the skill study's ranges over skill: listed first in the game's table
+    playtests: str = ""   # how many games a group of people would need to notice it (80% power)
 
 
 def verdict_level(halfwidth: float, margin: float = MARGIN) -> str:
@@ -151,7 +152,8 @@ def front_tables(answers: list[Answer], players: dict, link) -> list[tuple]:
             "question": [link(a.question, a.anchor) for a in rows],
             "answer (95% CI)": [a.answer for a in rows],
             "verdict": [a.verdict + (f"; {a.detect}" if a.detect else "") for a in rows],
-            "with stronger play": [a.skill or "not measured" for a in rows]})
+            "with stronger play": [a.skill or "not measured" for a in rows],
+            "playtests to notice": [a.playtests or "—" for a in rows]})
         out.append((f"{GAME_NAMES[game]}: {players.get(game, '')}".rstrip(": "), df))
     return out
 
@@ -173,7 +175,10 @@ VERDICT_NOTE = (
     f"{SUGGEST_P:g}) or the rates are known to ±{200 * MARGIN:.0f} points; too noisy to say = neither, "
     "with the smallest effect the sample had an 80% chance to find. With stronger play: the same "
     "question answered by the best honest player on the same seeds, as the paired difference stronger "
-    f"minus study player: holds = within ±{100 * MARGIN:.0f} points, changes = the interval excludes 0.")
+    f"minus study player: holds = within ±{100 * MARGIN:.0f} points, changes = the interval excludes 0. "
+    "Playtests to notice: how many games a group of people would have to play (at each of the two "
+    "setups compared; for a seat's edge, decided games) to see the finding with an 80% chance at the 5% "
+    "level, at the rates measured.")
 
 __all__ = ["pp_ci", "skills_text", "Answer", "ESTABLISHED", "SUGGESTED", "NOISY", "verdict_level", "verdict_effect", "weakest",
            "grouped", "skill_text", "front_tables", "cannot_say", "range_text", "pp_range", "VERDICT_NOTE",

@@ -187,8 +187,9 @@ table.meta td:first-child { color: #555; }
 #answers figure.table figcaption { font-size: .88rem; padding-bottom: .1rem; }
 #answers table { font-size: .8rem; line-height: 1.3; width: 100%; table-layout: fixed; }
 #answers td, #answers th { padding: .12rem .35rem; overflow-wrap: break-word; }
-#answers th:nth-child(1) { width: 17%; } #answers th:nth-child(2) { width: 36%; }
-#answers th:nth-child(3) { width: 20%; } #answers th:nth-child(4) { width: 27%; }
+#answers th:nth-child(1) { width: 14%; } #answers th:nth-child(2) { width: 34%; }
+#answers th:nth-child(3) { width: 17%; } #answers th:nth-child(4) { width: 20%; }
+#answers th:nth-child(5) { width: 15%; }
 #answers p { font-size: .8rem; margin: .3rem 0; color: #333; }
 nav.toc ol { columns: 2; font-size: .92rem; margin: .3rem 0; }
 figure { margin: 1.5rem 0; }

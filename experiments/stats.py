@@ -550,6 +550,41 @@ def detectable_difference(n1, p0: float, n2=None, *, alpha: float = 0.05, power:
     return abs(math.sin(phi1 / 2) ** 2 - p0)
 
 
+def games_to_notice(p1: float, p2: float, power: float = POWER, alpha: float = 0.05) -> float:
+    """Games at each of two setups a playtest group needs to tell win rates p1 and p2 apart with
+    this power at this two-sided level (statsmodels: NormalIndPower on Cohen's h, the normal
+    approximation of the two-proportion test, independent games); inf when p1 == p2, nan when
+    either is unknown. The playtests-to-notice figure of the front page (docs/studies.md)."""
+    from statsmodels.stats.power import NormalIndPower
+    from statsmodels.stats.proportion import proportion_effectsize
+    if not (np.isfinite(p1) and np.isfinite(p2)):
+        return float("nan")
+    h = abs(float(proportion_effectsize(p1, p2)))
+    if h < 1e-9:
+        return float("inf")
+    return float(math.ceil(NormalIndPower().solve_power(effect_size=h, alpha=alpha, power=power, ratio=1.0)))
+
+
+def games_to_notice_edge(share: float, fair: float, power: float = POWER, alpha: float = 0.05) -> float:
+    """Decided games a playtest group needs to tell a seat's share from the fair share (one sample
+    against a fixed proportion, statsmodels NormalIndPower with ratio 0); inf at no edge."""
+    from statsmodels.stats.power import NormalIndPower
+    from statsmodels.stats.proportion import proportion_effectsize
+    if not np.isfinite(share):
+        return float("nan")
+    h = abs(float(proportion_effectsize(share, fair)))
+    if h < 1e-9:
+        return float("inf")
+    return float(math.ceil(NormalIndPower().solve_power(effect_size=h, alpha=alpha, power=power, ratio=0.0)))
+
+
+def notice_text(n: float) -> str:
+    """A playtest count as the front page says it: "1,234", "never" (no difference) or "n/a"."""
+    if n == float("inf"):
+        return "never (no difference)"
+    return f"{int(n):,}" if np.isfinite(n) else "n/a"
+
+
 def detectable_from_interval(lo: float, hi: float, *, alpha: float = 0.05, power: float = POWER) -> float:
     """The smallest effect a test at level `alpha` finds with probability `power`, for an
     estimate whose 95% interval is [lo, hi] and roughly normal: its standard error is the

@@ -51,15 +51,20 @@ def test_front_tables_one_per_game_each_question_a_link():
     ans = [A.Answer("benevolent", "Seat 1's edge", "+7 (+6 to +9) pp", A.ESTABLISHED, "seats"),
            A.Answer("bethel_woods", "Win rate, 2 players", "Normal 49%", A.SUGGESTED, "difficulty",
                     skill="changes: +24 pp"),
-           A.Answer("bethel_woods", "Characters", "Violet ×2.3", A.NOISY, "characters", detect="could find ×1.8")]
+           A.Answer("bethel_woods", "Characters", "Violet ×2.3", A.NOISY, "characters", detect="could find ×1.8",
+                    playtests="400 games each"),
+           A.Answer("bethel_woods", "Win rate across skill", "Normal heuristic 27% to expert 68%", A.SUGGESTED,
+                    "skill", first=True)]
     tables = A.front_tables(ans, {"bethel_woods": "played by learned"}, lambda t, a: Link(t, "#" + a))
     assert [c for c, _ in tables] == ["Bethel Woods: played by learned", "Benevolent"]
     bw = tables[0][1]
-    assert list(bw.columns) == ["question", "answer (95% CI)", "verdict", "with stronger play"]
-    assert [q.href for q in bw["question"]] == ["#difficulty", "#characters"]
-    assert bw["verdict"].tolist() == ["suggested", "too noisy to say; could find ×1.8"]
-    assert bw["with stronger play"].tolist() == ["changes: +24 pp", "not measured"]
-    assert A.cannot_say(ans).startswith("This run's samples cannot give 1 of the 3 answers")
+    assert list(bw.columns) == ["question", "answer (95% CI)", "verdict", "with stronger play", "playtests to notice"]
+    # the range over skill first, then the others in the studies' order
+    assert [q.href for q in bw["question"]] == ["#skill", "#difficulty", "#characters"]
+    assert bw["verdict"].tolist() == ["suggested", "suggested", "too noisy to say; could find ×1.8"]
+    assert bw["with stronger play"].tolist() == ["not measured", "changes: +24 pp", "not measured"]
+    assert bw["playtests to notice"].tolist() == ["—", "—", "400 games each"]
+    assert A.cannot_say(ans).startswith("This run's samples cannot give 1 of the 4 answers")
     assert A.cannot_say(ans[:2]) == ""
 
 

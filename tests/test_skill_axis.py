@@ -9,8 +9,8 @@ import pytest
 
 from arena.units import Cell, as_dict, run_unit
 from experiments.study import run_study
-from experiments.study.skill_axis import (DEFAULT_BANDS, band_of, games_to_notice, games_to_notice_edge,
-                                          order_changes)
+from experiments.stats import games_to_notice, games_to_notice_edge
+from experiments.study.skill_axis import DEFAULT_BANDS, band_of, order_changes
 from experiments.stats import plain_pct
 from experiments.study.spec import study_from_dict
 from simcore.errors import UserError

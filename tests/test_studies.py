@@ -395,6 +395,18 @@ def test_report_folder_contents(tiny_report):
     bw_rows = head.split("**Bethel Woods")[1].split("**Benevolent")[0]
     first = [line for line in bw_rows.splitlines() if line.startswith("| [")][0]
     assert first.startswith("| [Win rate across skill, 2 players](#skill)") and "| 0 spies (Normal) " in first
+    # playtests to notice beside the findings: the difficulty rows (the easiest level against the
+    # hardest), seat 1's edge (decided games) and each variant (games per rule set)
+    assert "playtests to notice" in head
+    from experiments.stats import games_to_notice
+    cells = pd.read_csv(t / "difficulty_cells.csv")
+    c3 = cells[(cells["policy"] == "heuristic") & (cells["players"] == 3)].sort_values("spies")
+    n = games_to_notice(c3.iloc[0].win_rate, c3.iloc[-1].win_rate)
+    if np.isfinite(n):
+        assert f"0 spies against 3 spies: {int(n):,} games each" in head
+    import re as _re
+    assert _re.search(r"2 pl [\d,]+(; 3 pl [\d,]+)? decided games", head)
+    assert "games per rule set" in head
     sk = pd.read_csv(t / "skill_rungs.csv")
     assert set(sk["rung"]) == {"random", "heuristic"} and (sk["games"] == 60).all() and (sk["seed"] == 16).all()
     assert "<h2>Contents</h2>" in html and 'href="#seats"' in html

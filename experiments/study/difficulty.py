@@ -183,8 +183,23 @@ def difficulty_answers(st: Study, df: pd.DataFrame, seq, skill_df: pd.DataFrame)
             sk = m.iloc[0] if len(m) else None
         out.append(Answer(BW.name, f"Win rate, {pl} players",
                           f"{_levels_text(g)} (±{plain_pp(hw, sign=False)})",
-                          verdict_level(hw), st.name, skill=skill_text(sk)))
+                          verdict_level(hw), st.name, skill=skill_text(sk), playtests=_notice(g)))
     return out
+
+
+def _notice(g: pd.DataFrame) -> str:
+    """Playtests to notice one player count's levels: the games per level to tell the easiest
+    from the hardest, and the range over adjacent levels (stats.games_to_notice)."""
+    from ..stats import games_to_notice, notice_text
+    g = g.sort_values("spies")
+    r = list(g.itertuples())
+    if len(r) < 2:
+        return ""
+    ends = games_to_notice(r[0].win_rate, r[-1].win_rate)
+    steps = [games_to_notice(a.win_rate, b.win_rate) for a, b in zip(r, r[1:])]
+    fin = [x for x in steps if np.isfinite(x)]
+    txt = f"{spies_label(r[0].spies)} against {spies_label(r[-1].spies)}: {notice_text(ends)} games each"
+    return txt + (f"; adjacent levels: {int(min(fin)):,} to {int(max(fin)):,}" if fin else "")
 
 
 FIRST_TURN_SHARE = 0.10   # a cell where this share of games or more ends on the first turn is named

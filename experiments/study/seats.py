@@ -247,9 +247,11 @@ def seats_summary(cdf: pd.DataFrame) -> str:
 
 
 def _edge_answer(g: pd.DataFrame):
-    """(answer, verdict, detect) of seat 1's edge at every player count of one leaves setting."""
+    """(answer, verdict, detect, playtests) of seat 1's edge at every player count of one leaves
+    setting."""
     from ..answers import grouped, pp_ci, verdict_effect
-    parts, verdicts, detect = [], {}, []
+    from ..stats import games_to_notice_edge, notice_text
+    parts, verdicts, detect, notice = [], {}, [], []
     for r in g.sort_values("players").itertuples():
         if not r.decided:
             parts.append(f"{r.players} pl no decided game")
@@ -260,10 +262,11 @@ def _edge_answer(g: pd.DataFrame):
         verdicts[r.players] = v
         parts.append(f"{r.players} pl {pp_ci(r.first_seat_edge, r.first_seat_edge_low, r.first_seat_edge_high)}"
                      + (" (none to act on)" if null else ""))
+        notice.append(f"{r.players} pl {notice_text(games_to_notice_edge(r.seat1_wins / r.decided, 1 / r.players))}")
         if v != "established":
             d = detectable_difference(r.decided, 1 / r.players, None, direction=1)
             detect.append(f"{r.players} pl: could find {plain_pp(d, sign=False)}")
-    return "; ".join(parts) + " pp", grouped(verdicts), "; ".join(detect)
+    return "; ".join(parts) + " pp", grouped(verdicts), "; ".join(detect), "; ".join(notice) + " decided games"
 
 
 def _skill_per_players(skill_df, mask) -> str:
@@ -280,10 +283,11 @@ def seats_answers(st: Study, cdf: pd.DataFrame, skill_df: pd.DataFrame) -> list:
     out = []
     c = cdf[cdf["policy"] == st.policies[0]]
     for name, g in c.groupby("leaves", sort=False):
-        ans, verdict, detect = _edge_answer(g)
+        ans, verdict, detect, notice = _edge_answer(g)
         mask = (skill_df["leaves"].astype(str) == str(name)) if len(skill_df) else None
         out.append(Answer(BV.name, f"Seat 1's edge, {name} leaves",
-                          ans, verdict, st.name, skill=_skill_per_players(skill_df, mask), detect=detect))
+                          ans, verdict, st.name, skill=_skill_per_players(skill_df, mask), detect=detect,
+                          playtests=notice))
     return out
 
 

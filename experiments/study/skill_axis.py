@@ -33,7 +33,7 @@ from .. import charts
 from ..answers import pp_range, range_text
 from ..render import Section
 from ..run.execute import execute
-from ..stats import plain_pct, plain_pp, spies_label, wilson
+from ..stats import games_to_notice, games_to_notice_edge, plain_pct, plain_pp, spies_label, wilson
 from .common import Result, _csv, _diff_cell, _rate_cell
 from .spec import DIFFICULTY, Study, _leaves_name, leaves_for
 
@@ -44,8 +44,6 @@ DEFAULT_RUNGS = ("random", "heuristic", "learned", "expert")
 # 10-20% at a hard one (docs/studies.md, "The skill axis", names the sources); the easy band is
 # taken as 55-65% around the quoted 60%.
 DEFAULT_BANDS = {"easy": (0.55, 0.65), "standard": (0.30, 0.40), "hard": (0.10, 0.20)}
-POWER = 0.80          # playtests to notice: the chance a group's test finds the effect
-ALPHA = 0.05          # at this two-sided level
 PIECES = 6            # Daydreamer pieces: a won game built all six
 ACROSS = "this row is every rung"   # the front page's stronger-play cell of a row across skill
 
@@ -291,33 +289,6 @@ def band_of(rate: float, bands: dict) -> str:
     return ""
 
 
-def games_to_notice(p1: float, p2: float, power: float = POWER, alpha: float = ALPHA) -> float:
-    """Games at each of two setups a playtest group needs to tell win rates p1 and p2 apart with
-    this power at this two-sided level (statsmodels: NormalIndPower on Cohen's h, the normal
-    approximation of the two-proportion test, independent games); inf when p1 == p2."""
-    from statsmodels.stats.power import NormalIndPower
-    from statsmodels.stats.proportion import proportion_effectsize
-    if not (np.isfinite(p1) and np.isfinite(p2)):
-        return float("nan")
-    h = abs(float(proportion_effectsize(p1, p2)))
-    if h < 1e-9:
-        return float("inf")
-    return float(np.ceil(NormalIndPower().solve_power(effect_size=h, alpha=alpha, power=power, ratio=1.0)))
-
-
-def games_to_notice_edge(share: float, fair: float, power: float = POWER, alpha: float = ALPHA) -> float:
-    """Decided games a playtest group needs to tell seat 1's share from the fair share 1/players
-    (one-sample test of a proportion, statsmodels NormalIndPower with ratio 0); inf at no edge."""
-    from statsmodels.stats.power import NormalIndPower
-    from statsmodels.stats.proportion import proportion_effectsize
-    if not np.isfinite(share):
-        return float("nan")
-    h = abs(float(proportion_effectsize(share, fair)))
-    if h < 1e-9:
-        return float("inf")
-    return float(np.ceil(NormalIndPower().solve_power(effect_size=h, alpha=alpha, power=power, ratio=0.0)))
-
-
 def _games_text(n: float) -> str:
     if not np.isfinite(n):
         return "never (no difference measured)" if n == float("inf") else "n/a"
@@ -497,23 +468,23 @@ def skill_answers(st: Study, df: pd.DataFrame, tests: pd.DataFrame) -> list:
             inb = _in_bands(g, st.opts["bands"])
             t = tests[tests["players"] == pl]
             fin = t[np.isfinite(t["games_needed"])]
-            notice = (f"; a playtest notices a step of spies in {int(fin['games_needed'].min()):,} to "
+            notice = (f"a step of spies: {int(fin['games_needed'].min()):,} to "
                       f"{int(fin['games_needed'].max()):,} games per level" if len(fin) else "")
             out.append(Answer(BW.name, f"Win rate across skill, {pl} players",
                               "; ".join(_levels_over_skill(g)) + f" (±{plain_pp(hw, sign=False)})"
                               + "".join(f". In the {b}" for b in inb) + ". " + _first_turn(g)[0].upper()
-                              + _first_turn(g)[1:] + notice,
-                              verdict_level(hw), st.name, skill=ACROSS, first=True))
+                              + _first_turn(g)[1:],
+                              verdict_level(hw), st.name, skill=ACROSS, first=True, playtests=notice))
     else:
         for (pl, lv), g in df.groupby(["players", "leaves"], sort=False):
             g = g.sort_values("rung_order")
             hw = float(((g["edge_high"] - g["edge_low"]) / 2).max())
             t = tests[(tests["players"] == pl) & (tests["leaves"] == lv)]
             fin = t[np.isfinite(t["games_needed"])]
-            notice = (f"; a playtest notices it in {int(fin['games_needed'].min()):,} to "
+            notice = (f"the edge: {int(fin['games_needed'].min()):,} to "
                       f"{int(fin['games_needed'].max()):,} decided games" if len(fin) else "")
             out.append(Answer(BV.name, f"Seat 1's edge across skill, {pl} players, {lv} leaves",
-                              "; ".join(f"{r.rung} {plain_pp(r.edge)}" for r in g.itertuples()) + notice
+                              "; ".join(f"{r.rung} {plain_pp(r.edge)}" for r in g.itertuples())
                               + f" (±{plain_pp(hw, sign=False)})", verdict_level(hw), st.name, skill=ACROSS,
-                              first=True))
+                              first=True, playtests=notice))
     return out

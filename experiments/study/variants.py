@@ -144,12 +144,14 @@ def variants_answers(st, df, skill_df, outcome) -> list:
     d0 = df[df["policy"] == st.policies[0]]
     one_count = d0["players"].nunique() == 1
     for name, g in d0.groupby("variant", sort=False):
-        verdicts, parts, detect, skills = {}, [], [], []
+        verdicts, parts, detect, skills, notice = {}, [], [], [], []
+        from ..stats import games_to_notice, notice_text
         for r in g.itertuples():
             v, null = verdict_effect(r.diff_low, r.diff_high, r.mcnemar_p, significant=r.significant)
             lab = spies_label(r.spies) if st.game == BW.name else f"leaves {r.leaves}"
             key = lab if one_count else f"{r.players} pl, {lab}"
             verdicts[key] = v
+            notice.append(f"{key} {notice_text(games_to_notice(r.wins_default / r.games, r.wins_variant / r.games))}")
             parts.append(f"{key} {pp_ci(r.diff, r.diff_low, r.diff_high)}" + (" (none to act on)" if null else ""))
             if v != "established":
                 detect.append(f"{key}: could find {plain_pp(r.detectable, sign=False)}")
@@ -161,5 +163,6 @@ def variants_answers(st, df, skill_df, outcome) -> list:
                     skills.append((key, m.iloc[0]))
         where = f", {g['players'].iloc[0]} pl" if one_count else ""
         out.append(Answer(st.game, f"{g['title'].iloc[0]}", f"{outcome}{where}: " + "; ".join(parts) + " pp",
-                          grouped(verdicts, unit=""), st.name, skill=skills_text(skills), detect="; ".join(detect)))
+                          grouped(verdicts, unit=""), st.name, skill=skills_text(skills), detect="; ".join(detect),
+                          playtests="; ".join(notice) + " games per rule set"))
     return out
