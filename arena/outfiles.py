@@ -181,3 +181,38 @@ def write_csv(frame, path):
     pipe or device is written through, not replaced)."""
     with atomic_open(path, "w", newline="") as f:
         frame.to_csv(f, index=False)
+
+
+@contextlib.contextmanager
+def folder_lock(out, option: str = "--out"):
+    """Hold the folder `out` (made if missing) for one writing run: an exclusive flock on the
+    folder itself, which the kernel drops when the process ends however it ends, so no lock file
+    is made and none is left by a killed run. A second run into a folder in use is refused at
+    once with a one-line UserError, before it opens the results store or plays a game: waiting
+    would leave it silent for as long as the first run plays, only to read back what that run
+    recorded. A folder this made is removed again if it is still empty at the end (a run
+    refused later wrote nothing)."""
+    made = not os.path.lexists(out)
+    if made:
+        try:
+            os.mkdir(out)
+        except FileExistsError:
+            made = False
+        except OSError as e:
+            raise UserError(f"cannot write {str(out)!r}: {e.strerror or e}") from None
+    try:
+        fd = os.open(out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError as e:
+        raise UserError(f"cannot write {str(out)!r}: {e.strerror or e}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UserError(f"{str(out)!r} is in use by another boardsim run writing into it; wait for that run to "
+                            f"finish (`boardsim experiment status` shows how far it is) or give another {option}") from None
+        yield
+    finally:
+        os.close(fd)
+        if made:
+            with contextlib.suppress(OSError):
+                os.rmdir(out)
