@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from experiments.ladder import BV_BUDGETS, BW_BUDGETS, ladder_benevolent, ladder_bethel_woods, ladder_table
+from arena.bethel_woods.batch import MAX_BUDGET
 from experiments.progress import ProgressBar
 from simcore.errors import UserError
 
@@ -23,8 +24,9 @@ def _parse_budgets(budgets, default):
         bl = tuple(int(x) for x in budgets.split(","))
     except ValueError:
         raise UserError(f"--budgets {budgets!r}: give whole numbers separated by commas, e.g. 4,8,16") from None
-    if not bl or any(b < 0 for b in bl):
-        raise UserError(f"--budgets {budgets!r}: budgets must be 0 or more")
+    if not bl or any(not 0 <= b <= MAX_BUDGET for b in bl):
+        raise UserError(f"--budgets {budgets!r}: budgets must be 0 to {MAX_BUDGET:,} rollouts per decision (the "
+                        "bound of `simulate --budget`; the ladder's defaults are 4 to 16)")
     if len(set(bl)) != len(bl):
         raise UserError(f"--budgets {budgets!r}: give each budget once")
     return bl
