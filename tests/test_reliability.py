@@ -438,12 +438,15 @@ def test_a_study_run_whose_output_folder_holds_its_inputs_is_refused(capsys, tmp
 
 def test_a_run_removes_the_folders_of_killed_runs_but_not_a_live_one(capsys, tmp_path, played, study):
     import fcntl
+    from experiments.report import MARKER, MARKER_TEXT
     out = copy_of(played, tmp_path)
     for name in (".partial-old1", ".partial-old2"):
         (out / name / "charts").mkdir(parents=True)
         (out / name / "charts" / "half.png").write_bytes(b"\x89PNG")
+        (out / name / MARKER).write_text(MARKER_TEXT)     # as every run's folder holds
     live = out / ".partial-live"
     live.mkdir()
+    (live / MARKER).write_text(MARKER_TEXT)
     fd = os.open(live, os.O_RDONLY)
     fcntl.flock(fd, fcntl.LOCK_EX)                    # as a run still going in another shell holds it
     try:
@@ -538,3 +541,281 @@ def test_the_three_messages_say_what_is_wrong(capsys, tmp_path):
     assert "is a folder; give a .toml file" in err
     code, _, err = run(capsys, "bench", "--baseline", tmp_path)
     one_line(code, err, f"--baseline '{tmp_path}' is a folder; give a baseline JSON file")
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 45: nothing a user owns is deleted or overwritten; the last hostile inputs are one line
+
+MARKED = "a folder that a boardsim run made for its files; a later run removes it if that run was killed\n"
+
+
+def _old(path):
+    t = time.time() - 7200
+    os.utime(path, (t, t))
+
+
+def seed_user_files(out: Path) -> dict:
+    """A user's files in an output folder, some named as a run's own: notes in `.partial-notes`
+    and an old `.starting-mine` (no marker), a `.partial-fake` whose marker says something else,
+    and files beside the report. Returns the paths that must survive every command."""
+    (out / ".partial-notes").mkdir(parents=True)
+    (out / ".partial-notes" / "notes.txt").write_text("my notes\n")
+    (out / ".starting-mine").mkdir()
+    (out / ".starting-mine" / "draft.toml").write_text(STUDY)
+    _old(out / ".starting-mine")
+    (out / ".partial-fake").mkdir()
+    (out / ".partial-fake" / ".boardsim-run").write_text("not the marker\n")
+    (out / "mine.txt").write_text("beside the report\n")
+    return {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+
+def test_the_leftover_cleaner_removes_only_folders_a_run_made(capsys, tmp_path, study):
+    out = tmp_path / "o"
+    out.mkdir()
+    mine = seed_user_files(out)
+    for name in (".partial-killed", ".starting-killed"):     # what killed runs leave: the marker first
+        (out / name / "charts").mkdir(parents=True)
+        (out / name / ".boardsim-run").write_text(MARKED)
+        (out / name / "charts" / "half.png").write_bytes(b"\x89PNG")
+    _old(out / ".starting-killed")
+    before = snapshot(study)
+    code, so, err = run(capsys, "experiment", "run", study, "--out", out)
+    assert code == 0, err
+    assert not (out / ".partial-killed").exists() and not (out / ".starting-killed").exists()
+    assert {p: p.read_bytes() for p in mine} == mine                # byte for byte
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == [
+        ".partial-fake", ".partial-notes", ".starting-mine"]
+    assert snapshot(study) == before
+
+
+@pytest.mark.parametrize("where", ["results.sqlite-wal", "results.sqlite-shm", "results.sqlite-journal",
+                                   ".partial-x/d.toml", ".starting-x/d.toml", ".results.sqlite.new-1-ab"])
+def test_an_input_where_the_run_writes_or_cleans_is_refused(capsys, tmp_path, where):
+    """The study file (or a link to it) named like the store's side files, a half-made store, or
+    put in a run's working folder (marked as a killed run's): refused, nothing changed."""
+    out = tmp_path / "o"
+    out.mkdir()
+    f = out / where
+    f.parent.mkdir(exist_ok=True)
+    f.write_text(STUDY)
+    if where.startswith("."):
+        (f.parent / ".boardsim-run").write_text(MARKED)
+        _old(f.parent)
+    link = tmp_path / "link.toml"
+    link.symlink_to(f)
+    before = snapshot(tmp_path, sqlite_side_files=True)
+    for st in (f, link):
+        code, so, err = run(capsys, "experiment", "run", st, "--out", out)
+        one_line(code, err, "is among the files the run writes")
+        assert so == ""
+    assert snapshot(tmp_path, sqlite_side_files=True) == before
+
+
+def test_a_rules_file_in_a_leftover_folder_is_refused_and_kept(capsys, tmp_path):
+    out = tmp_path / "o"
+    (out / ".partial-old").mkdir(parents=True)
+    (out / ".partial-old" / ".boardsim-run").write_text(MARKED)
+    (out / ".partial-old" / "k6.toml").write_text("[bethel_woods]\nknowledge_limit = 6\n")
+    st = tmp_path / "v.toml"
+    st.write_text('kind = "difficulty"\nrules = "o/.partial-old/k6.toml"\npolicy = ["random"]\nplayers = [2]\n'
+                  'spies = [0]\ngames = 10\n')
+    before = snapshot(tmp_path)
+    code, _, err = run(capsys, "experiment", "run", st, "--out", out)
+    one_line(code, err, "the rules file")
+    assert snapshot(tmp_path) == before
+
+
+def test_the_cleaner_never_removes_a_folder_that_holds_an_input(tmp_path):
+    from experiments.report import remove_leftovers
+    out = tmp_path / "o"
+    for name in (".partial-a", ".partial-b"):
+        (out / name).mkdir(parents=True)
+        (out / name / ".boardsim-run").write_text(MARKED)
+    (out / ".partial-a" / "r.toml").write_text("[bethel_woods]\n")
+    gone = remove_leftovers(out, inputs=[out / ".partial-a" / "r.toml"])
+    assert gone == [out / ".partial-b"] and (out / ".partial-a" / "r.toml").exists()
+
+
+def test_a_killed_run_s_folder_carries_the_marker_and_a_finished_run_leaves_none(played):
+    assert not [p for p in played.rglob(".boardsim-run")]
+
+
+# -- train: the installed model is replaced only by a confirmed model; bounds before any game
+
+def _installed(game):
+    import importlib
+    return importlib.import_module(f"policies.{game.replace('-', '_')}.learned").MODEL_PATH
+
+
+@pytest.mark.parametrize("game", ["bethel-woods", "benevolent"])
+def test_train_never_writes_its_record_or_model_over_the_installed_model_or_each_other(capsys, tmp_path, game):
+    installed = _installed(game)
+    link = tmp_path / "installed.json"
+    link.symlink_to(installed)
+    before = snapshot(installed, tmp_path)
+    cases = [(["--record", installed], "is the installed model"),
+             (["--record", link], "is the installed model"),
+             (["--record", tmp_path / "x.json", "--model", tmp_path / "x.json"], "are the same file"),
+             (["--record", tmp_path / "r.json", "--model", link], "is the installed model"),
+             (["--record", tmp_path / "r.json", "--model", installed, "--no-install"], "is the installed model")]
+    for args, says in cases:
+        t0 = time.monotonic()
+        code, so, err = run(capsys, "train", game, *args)
+        one_line(code, err, says)
+        assert so == "" and time.monotonic() - t0 < 10          # refused before any game
+    assert snapshot(installed, tmp_path) == before
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--games", str(10 ** 20)], "games 100000000000000000000: allowed 1 to 100,000"),
+    (["--games", str(2 ** 63 - 1)], "allowed 1 to 100,000 self-play games a round"),
+    (["--validate-games", "1"], "validate-games 1: allowed 2 to 1,000,000"),
+    (["--confirm-games", "1"], "confirm-games 1: allowed 2 to 1,000,000"),
+    (["--confirm-games", str(10 ** 20)], "confirm-games 100000000000000000000: allowed 2"),
+    (["--threads", "0"], "threads 0 is not allowed"),
+], ids=["games-1e20", "games-2^63-1", "validate-1", "confirm-1", "confirm-1e20", "threads-0"])
+def test_train_bounds_are_checked_before_any_game(capsys, tmp_path, args, says):
+    rec = tmp_path / "r.json"
+    t0 = time.monotonic()
+    code, so, err = run(capsys, "train", "bethel-woods", "--record", rec, *args)
+    one_line(code, err, says)
+    assert so == "" and time.monotonic() - t0 < 10 and not rec.exists()
+
+
+def test_a_study_kind_that_is_not_a_string_is_one_line(capsys, tmp_path):
+    st = tmp_path / "k.toml"
+    st.write_text('kind = ["difficulty"]\n')
+    code, _, err = run(capsys, "experiment", "run", st, "--out", tmp_path / "o")
+    one_line(code, err, "kind = ['difficulty'] is not known")
+    assert not (tmp_path / "o").exists()
+
+
+# -- --out that cannot be a folder
+
+def test_an_out_that_loops_leads_nowhere_or_cannot_be_entered_is_one_line(capsys, tmp_path, study, monkeypatch):
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    (tmp_path / "dangling").symlink_to(tmp_path / "no" / "such")
+    before = snapshot(tmp_path)
+    for cmd in (["experiment", "run", study], ["report", "--quick"]):
+        code, _, err = run(capsys, *cmd, "--out", tmp_path / "a")
+        one_line(code, err, "it is a symbolic link that loops")
+        code, _, err = run(capsys, *cmd, "--out", tmp_path / "dangling")
+        one_line(code, err, f"it is a symbolic link to '{tmp_path / 'no' / 'such'}', which does not exist")
+    assert snapshot(tmp_path) == before
+    # a folder the user cannot enter: the suite runs as root, which enters any folder, so the
+    # kernel's answer to a user without the right is given by hand
+    shut = tmp_path / "shut"
+    shut.mkdir()
+    real_listdir = os.listdir
+
+    def listdir(p="."):
+        if os.path.realpath(p) == str(shut):
+            raise PermissionError(13, "Permission denied", str(p))
+        return real_listdir(p)
+    monkeypatch.setattr(os, "listdir", listdir)
+    code, _, err = run(capsys, "experiment", "run", study, "--out", shut)
+    one_line(code, err, f"cannot write '{shut}': Permission denied")
+    assert real_listdir(shut) == []
+
+
+# -- read-only and damaged stores
+
+def _read_only(*paths):
+    """Make paths read-only for this process: chattr +i for root (whom file modes do not stop),
+    chmod a-w otherwise. Returns the undo."""
+    import subprocess
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "+i", *map(str, paths)], check=True)
+        return lambda: subprocess.run(["chattr", "-i", *map(str, paths)], check=True)
+    modes = {p: os.stat(p).st_mode for p in paths}
+    for p in paths:
+        os.chmod(p, modes[p] & ~0o222)
+    return lambda: [os.chmod(p, m) for p, m in modes.items()]
+
+
+def test_a_read_only_store_is_read_and_reported_read_only_with_advice_that_keeps_it(capsys, tmp_path, played, study):
+    out = copy_of(played, tmp_path)
+    db = out / "results.sqlite"
+    assert not os.path.lexists(str(db) + "-wal")
+    undo = _read_only(db)
+    try:
+        with pytest.raises(OSError):
+            os.close(os.open(db, os.O_RDWR))                    # it really is read-only
+        before = snapshot(out, study, sqlite_side_files=True)
+        for args in (["experiment", "run", study, "--out", out], ["experiment", "run", study, "--out", out, "--seed", "3"]):
+            code, so, err = run(capsys, *args)
+            one_line(code, err, f"results store '{db}' is read-only")
+            assert "cp -r" in err and "kept" in err and "--fresh" not in err and so == ""
+        code, so, err = run(capsys, "experiment", "status", study, "--out", out)
+        assert code == 0 and "1,200" in so, err
+        code, so, err = run(capsys, "experiment", "verify", "--out", out, "--sample", "1")
+        assert code == 0 and "no problem" in so and "1 matched" in so, err
+        assert snapshot(out, study, sqlite_side_files=True) == before      # no -wal, no -shm made
+    finally:
+        undo()
+
+
+def test_a_store_in_a_read_only_folder_is_read_without_side_files(capsys, tmp_path, played, study):
+    out = copy_of(played, tmp_path)
+    undo = _read_only(out / "results.sqlite", out)
+    try:
+        before = snapshot(out, study, sqlite_side_files=True)
+        code, so, err = run(capsys, "experiment", "verify", "--out", out, "--sample", "1")
+        assert code == 0 and "no problem" in so, err
+        code, so, err = run(capsys, "experiment", "status", study, "--out", out)
+        assert code == 0, err
+        code, so, err = run(capsys, "experiment", "run", study, "--out", out)
+        one_line(code, err, f"cannot write '{out}'")
+        assert "--fresh" not in err
+        assert snapshot(out, study, sqlite_side_files=True) == before
+    finally:
+        undo()
+
+
+def test_a_store_cut_in_half_is_named_damaged_with_the_command_that_keeps_it(capsys, tmp_path, played, study):
+    out = copy_of(played, tmp_path)
+    db = out / "results.sqlite"
+    data = db.read_bytes()
+    db.write_bytes(data[:len(data) // 2])
+    before = snapshot(out, study, sqlite_side_files=True)
+    for args in (["experiment", "run", study, "--out", out], ["experiment", "status", study, "--out", out],
+                 ["experiment", "verify", "--out", out]):
+        code, so, err = run(capsys, *args)
+        one_line(code, err, f"results store '{db}' is damaged (SQLite: ")
+        assert f"`mv {db} {db}.damaged`" in err and "--fresh" not in err and so == ""
+        assert snapshot(out, study, sqlite_side_files=True) == before      # no -wal, no -shm made
+
+
+# -- one writer per output folder
+
+def test_a_second_run_into_a_folder_in_use_is_refused_at_once(capsys, tmp_path, played, study):
+    import fcntl
+    out = copy_of(played, tmp_path)
+    before = snapshot(out, study, sqlite_side_files=True)
+    fd = os.open(out, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)           # as a run going on in another shell holds it
+    try:
+        for args in (["experiment", "run", study, "--out", out], ["experiment", "run", study, "--out", out, "--fresh"],
+                     ["report", "--quick", "--out", out]):
+            t0 = time.monotonic()
+            code, so, err = run(capsys, *args)
+            one_line(code, err, f"'{out}' is in use by another boardsim run")
+            assert so == "" and time.monotonic() - t0 < 10
+        assert snapshot(out, study, sqlite_side_files=True) == before    # --fresh deleted nothing
+        code, so, err = run(capsys, "experiment", "status", study, "--out", out)   # readers are welcome
+        assert code == 0, err
+    finally:
+        os.close(fd)
+    code, so, err = run(capsys, "experiment", "run", study, "--out", out)  # and once it is free, it runs
+    assert code == 0 and "all read from" in so, err
+
+
+# -- ladder: bounds on budgets before any game; a damaged model is named
+
+@pytest.mark.parametrize("game", ["bethel-woods", "benevolent"])
+def test_ladder_budgets_beyond_the_bound_are_refused_before_any_game(capsys, game):
+    t0 = time.monotonic()
+    code, so, err = run(capsys, "ladder", game, "--games", "2", "--budgets", "8,100001")
+    one_line(code, err, "budgets must be 0 to 100,000 rollouts per decision")
+    assert so == "" and time.monotonic() - t0 < 10
