@@ -22,6 +22,7 @@ from experiments.progress import ProgressBar
 from experiments.stats import pct, spies_label, wilson
 
 from .errors import user_errors
+from .models import ModelFile, model_thetas
 
 app = typer.Typer(no_args_is_help=True, help="Bethel Woods (cooperative, 2-4 players).")
 
@@ -75,6 +76,8 @@ def summary_text(d):
         f"speed        {d['games_per_second']:,.0f} games/s, {d['decisions_per_second']:,.0f} decisions/s "
         f"on {d['threads']} thread{'s' if d['threads'] != 1 else ''} ({d['seconds']:.2f} s)",
     ]
+    if d.get("model"):
+        lines.append(f"model        {d['model']}")
     return "\n".join(lines)
 
 
@@ -92,16 +95,20 @@ def simulate(
     rules: RulesFile = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
     records: Annotated[Optional[Path], typer.Option(help="Also write one row per game to this CSV file.")] = None,
+    model: ModelFile = None,
 ):
     """Play many games and report the win rate (95% Wilson interval), losses by reason and speed."""
     policy = canonical_policy(policy, "bethel_woods")
+    thetas, label = model_thetas("bethel_woods", model, [policy])
     r = load_rules(rules)
     if records is not None:
-        check_not_input({"the records": records}, {"the rules file": rules})
+        check_not_input({"the records": records}, {"the rules file": rules, "the model file": model})
         check_writable(records, "the records")
     s = run_simulation(players, spies, characters, policy, games, seed, threads, r,
-                       keep_records=records is not None, progress=ProgressBar(), budget=budget)
+                       keep_records=records is not None, progress=ProgressBar(), budget=budget,
+                       theta=thetas.get(policy))
     d = summary_dict(s, r, budget)
+    d["model"] = None if label is None else f"{label} ({model})"
     if records is not None:
         write_csv(s.records, records)
     typer.echo(json.dumps(d) if json_out else summary_text(d))

@@ -13,6 +13,7 @@ from experiments.progress import ProgressBar
 from simcore.errors import UserError
 
 from .errors import fail
+from .models import MODEL_POLICIES, ModelFile, model_thetas
 
 LADDER_GAMES = ("bethel-woods", "benevolent")
 
@@ -41,26 +42,35 @@ def ladder(
     budgets: Annotated[Optional[str], typer.Option(help=f'The search budgets (rollouts per decision), comma-separated (default: Bethel Woods {",".join(map(str, BW_BUDGETS))}, Benevolent {",".join(map(str, BV_BUDGETS))}).')] = None,
     threads: Annotated[Optional[int], typer.Option(help='Worker threads (default: all cores).')] = None,
     json_out: Annotated[bool, typer.Option('--json', help='Print one JSON object per rung.')] = False,
+    model: ModelFile = None,
 ):
     """The skill ladder: every policy on the same seeds, each rung against the rung below (paired 95% interval and p-value)."""
     try:
         if game not in LADDER_GAMES:
             raise UserError(f"unknown game {game!r}; allowed: {', '.join(LADDER_GAMES)}")
         say = (lambda m: typer.echo(m, err=True)) if sys.stderr.isatty() or not json_out else None
+        gname = game.replace("-", "_")
         if game == "bethel-woods":
             bl = _parse_budgets(budgets, BW_BUDGETS)
+            thetas, label = model_thetas(gname, model, MODEL_POLICIES)
             rows = ladder_bethel_woods(3 if players is None else players, spies, games, seed, threads, bl,
-                                       progress_factory=ProgressBar, say=say)
+                                       progress_factory=ProgressBar, say=say, thetas=thetas)
         else:
             if spies:
                 raise UserError(f"--spies {spies}: Benevolent has no spies; allowed: 0 (leave --spies out)")
             bl = _parse_budgets(budgets, BV_BUDGETS)
+            thetas, label = model_thetas(gname, model, MODEL_POLICIES)
             rows = ladder_benevolent(2 if players is None else players, games, seed, threads, bl, say=say,
-                                     progress_factory=ProgressBar)
+                                     progress_factory=ProgressBar, thetas=thetas)
     except UserError as e:
         raise fail(str(e).splitlines()[0]) from None
+    if label is not None:
+        for r in rows:
+            r["model"] = f"{label} ({model})" if r["name"] in MODEL_POLICIES else None
     if json_out:
         for r in rows:
             typer.echo(json.dumps(r))
     else:
         typer.echo(ladder_table(rows, "benevolent" if game == "benevolent" else "bethel_woods"))
+        if label is not None:
+            typer.echo(f"learned and expert: {label} ({model})")

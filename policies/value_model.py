@@ -149,11 +149,11 @@ def read_model(path: Path, game: str, feature_names, command: str, max_hidden: i
         raise UserError(f"{what} cannot be read: {e.strerror or e}; {again}") from None
     try:
         obj = parse_nested(lambda b: json.loads(b.decode("utf-8")), data, what)
+    except UserError as e:   # nested too deep (a UserError is a ValueError: caught first)
+        raise UserError(f"{e}; {again}") from None
     except (UnicodeDecodeError, ValueError) as e:
         raise UserError(f"the learned model {path} is not complete JSON ({type(e).__name__}); it may be truncated; "
                         f"{again}") from None
-    except UserError as e:
-        raise UserError(f"{e}; {again}") from None
     if not isinstance(obj, dict) or obj.get("format") != MODEL_FORMAT:
         raise UserError(f"{path} is not a boardsim value model (format {MODEL_FORMAT!r}); {again}")
     if obj.get("version") != MODEL_VERSION:
