@@ -819,3 +819,113 @@ def test_ladder_budgets_beyond_the_bound_are_refused_before_any_game(capsys, gam
     code, so, err = run(capsys, "ladder", game, "--games", "2", "--budgets", "8,100001")
     one_line(code, err, "budgets must be 0 to 100,000 rollouts per decision")
     assert so == "" and time.monotonic() - t0 < 10
+
+
+# -- model files: --model PATH, and a damaged model named wherever it is used
+
+def _model_with(game, tmp_path, name, **change):
+    """A sound model file of `game` (the installed one's network with `change` applied, its sha256
+    recomputed), as `boardsim train --model` writes it."""
+    import importlib
+    from policies.value_model import model_text
+    L = importlib.import_module(f"policies.{game}.learned")
+    net = L.model_record()
+    net = {k: net[k] for k in ("mean", "scale", "W1", "b1", "W2", "b2")} | change
+    p = tmp_path / name
+    p.write_text(model_text(game, L.FEATURE_NAMES, net, {"date": "2026-12-06"}))
+    return p
+
+
+def _digest_of(path):
+    return json.loads(Path(path).read_text())["sha256"][:8]
+
+
+def test_simulate_plays_the_model_it_is_given_and_names_it(capsys, tmp_path):
+    import shutil
+    same = tmp_path / "same.json"
+    shutil.copy(_installed("bethel-woods"), same)
+    other = _model_with("bethel_woods", tmp_path, "other.json", b2=5.0)
+    common = ["bethel-woods", "simulate", "--policy", "learned", "--games", "6", "--threads", "1", "--json"]
+    code, so, err = run(capsys, *common)
+    plain = json.loads(so)
+    code, so, err = run(capsys, *common, "--model", same)
+    assert code == 0, err
+    d = json.loads(so)
+    assert d["theta_hash"] == plain["theta_hash"] and plain["model"] is None
+    assert d["model"].startswith(f"model {_digest_of(same)}") and str(same) in d["model"]
+    code, so, err = run(capsys, *common, "--model", other)
+    d = json.loads(so)
+    assert code == 0 and d["theta_hash"] != plain["theta_hash"] and _digest_of(other) in d["model"], err
+    code, so, err = run(capsys, "benevolent", "simulate", "--players", "2", "--policies", "learned,heuristic",
+                        "--games", "4", "--threads", "1", "--model", _model_with("benevolent", tmp_path, "b.json", b2=3.0))
+    assert code == 0 and f"model        model {_digest_of(tmp_path / 'b.json')}" in so, err
+
+
+def _deep(tmp_path):
+    p = tmp_path / "deep.json"
+    p.write_text("[" * 100_000 + "]" * 100_000)
+    return p, "is nested more than 32 levels deep"
+
+
+def _wide(tmp_path):
+    from policies.bethel_woods.features import NF
+    rng = np.random.default_rng(3)
+    p = _model_with("bethel_woods", tmp_path, "wide.json", W1=rng.normal(size=(NF, 200)), b1=np.zeros(200),
+                    W2=rng.normal(size=200))
+    return p, "has 200 hidden units; this boardsim plays at most 128"
+
+
+def _cut(tmp_path):
+    p = tmp_path / "cut.json"
+    p.write_bytes(_installed("bethel-woods").read_bytes()[:5000])
+    return p, "is not complete JSON"
+
+
+def _edited(tmp_path):
+    p = tmp_path / "edited.json"
+    obj = json.loads(_installed("bethel-woods").read_text())
+    obj["b2"] += 1.0
+    p.write_text(json.dumps(obj))
+    return p, "does not match its sha256"
+
+
+@pytest.mark.parametrize("make", [_deep, _wide, _cut, _edited], ids=["nested-100k", "200-hidden", "cut", "edited"])
+def test_a_damaged_model_is_one_line_wherever_it_is_used(capsys, tmp_path, monkeypatch, make):
+    import policies.bethel_woods.learned as L
+    bad, says = make(tmp_path)
+    before = snapshot(tmp_path)
+    for args in (["bethel-woods", "simulate", "--policy", "learned", "--games", "4", "--model", bad],
+                 ["bethel-woods", "simulate", "--policy", "expert", "--games", "4", "--model", bad],
+                 ["ladder", "bethel-woods", "--games", "4", "--model", bad]):
+        t0 = time.monotonic()
+        code, so, err = run(capsys, *args)
+        one_line(code, err, says)
+        assert str(bad) in err and so == "" and time.monotonic() - t0 < 10
+    monkeypatch.setattr(L, "MODEL_PATH", bad)            # the installed model damaged: the ladder says so
+    code, so, err = run(capsys, "ladder", "bethel-woods", "--games", "4", "--budgets", "1")
+    one_line(code, err, says)
+    assert so == ""
+    assert snapshot(tmp_path) == before
+
+
+def test_model_is_for_the_learned_and_expert_players_and_never_an_output(capsys, tmp_path):
+    m = _model_with("bethel_woods", tmp_path, "m.json")
+    code, so, err = run(capsys, "bethel-woods", "simulate", "--policy", "heuristic", "--games", "4", "--model", m)
+    one_line(code, err, "--model")
+    assert "for the learned and expert players only" in err
+    before = snapshot(tmp_path)
+    code, so, err = run(capsys, "bethel-woods", "simulate", "--policy", "learned", "--games", "4", "--model", m,
+                        "--records", m)
+    one_line(code, err, "is also the model file of this run")
+    assert snapshot(tmp_path) == before
+
+
+def test_ladder_with_a_model_plays_and_names_it(capsys, tmp_path):
+    m = _model_with("benevolent", tmp_path, "b.json", b2=2.0)
+    code, so, err = run(capsys, "ladder", "benevolent", "--games", "2", "--budgets", "1", "--threads", "1",
+                        "--json", "--model", m)
+    assert code == 0, err
+    rows = [json.loads(x) for x in so.splitlines()]
+    named = {r["policy"]: r["model"] for r in rows}
+    assert named["heuristic"] is None and named["learned"].startswith(f"model {_digest_of(m)}")
+    assert named["expert"] == named["learned"]
