@@ -123,6 +123,38 @@ def takes_a_file(folder, shown: str) -> None:
         raise UserError(f"cannot write {shown}: {e.strerror or e}") from None
 
 
+TMP_TAG = "boardsim"   # in the name of a temporary file: .NAME.PID.boardsim.XXXXXXXX.tmp
+
+
+def _remove_dead_temporaries(real: str) -> None:
+    """The temporary files that a process killed while writing `real` left beside it (no
+    `finally` runs on SIGKILL): only files named as ``atomic_open`` names them, whose process id
+    is no longer running; anything else of that shape is left alone."""
+    folder, base = os.path.split(real)
+    head = f".{base}."
+    try:
+        names = os.listdir(folder or ".")
+    except OSError:
+        return
+    for name in names:
+        if not (name.startswith(head) and name.endswith(".tmp")):
+            continue
+        parts = name[len(head):-len(".tmp")].split(".")
+        if len(parts) != 3 or parts[1] != TMP_TAG or not parts[0].isdigit():
+            continue
+        try:
+            os.kill(int(parts[0]), 0)
+            continue                       # its process is running (another run writing this file)
+        except ProcessLookupError:
+            pass
+        except (OSError, OverflowError):
+            continue
+        path = os.path.join(folder, name)
+        if os.path.isfile(path) and not os.path.islink(path):
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+
+
 @contextlib.contextmanager
 def atomic_open(path, mode: str = "w", what: str = "", **kwargs):
     """Open path for writing. A regular file (new or old) is written to a temporary file in the
@@ -150,9 +182,10 @@ def atomic_open(path, mode: str = "w", what: str = "", **kwargs):
             raise UserError(f"cannot write {shown}: {e.strerror or e}") from None
         return
     tmp = None
+    _remove_dead_temporaries(real)
     try:
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(real),
-                                   prefix=f".{os.path.basename(real)}.", suffix=".tmp")
+                                   prefix=f".{os.path.basename(real)}.{os.getpid()}.{TMP_TAG}.", suffix=".tmp")
         with os.fdopen(fd, mode, **kwargs) as f:
             yield f
         if os.path.exists(real):  # keep the permissions of the file being replaced
