@@ -929,3 +929,41 @@ def test_ladder_with_a_model_plays_and_names_it(capsys, tmp_path):
     named = {r["policy"]: r["model"] for r in rows}
     assert named["heuristic"] is None and named["learned"].startswith(f"model {_digest_of(m)}")
     assert named["expert"] == named["learned"]
+
+
+def test_every_command_kind_keeps_a_user_s_files_in_its_folder_byte_for_byte(capsys, tmp_path, study):
+    out = tmp_path / "o"
+    out.mkdir()
+    mine = seed_user_files(out)
+    rules = out / "r.toml"                                   # an input of the runs, in the same folder
+    rules.write_text("[bethel_woods]\n")
+    mine[rules] = rules.read_bytes()
+    for args in (["experiment", "run", study, "--out", out],
+                 ["experiment", "status", study, "--out", out],
+                 ["experiment", "verify", "--out", out, "--sample", "1"],
+                 ["bethel-woods", "simulate", "--games", "20", "--rules", rules, "--records", out / "r.csv"],
+                 ["bethel-woods", "play", "--rules", rules, "--trace", out / "t.jsonl"],
+                 ["replay", out / "t.jsonl"],
+                 ["benevolent", "simulate", "--games", "20", "--records", out / "b.csv"],
+                 ["ladder", "benevolent", "--games", "2", "--budgets", "1", "--threads", "1"]):
+        code, so, err = run(capsys, *args)
+        assert code == 0, (args, err)
+        assert {p: p.read_bytes() for p in mine} == mine, args
+        assert not [p for p in out.rglob("*.tmp")]
+        assert not [p for p in out.rglob(".boardsim-run") if p.read_text() == MARKED]   # no run's folder left
+
+
+def test_a_temporary_file_of_a_killed_write_is_removed_and_a_user_s_look_alike_kept(capsys, tmp_path):
+    import subprocess
+    import sys
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True).stdout.strip()                  # a process id that has ended
+    left = tmp_path / f".r.csv.{dead}.boardsim.abcd1234.tmp"     # what SIGKILL during a write leaves
+    left.write_text("half")
+    alike = [tmp_path / ".r.csv.notes.tmp", tmp_path / f".r.csv.{os.getpid()}.boardsim.live0000.tmp",
+             tmp_path / f".r.csv.{dead}.mine.x.tmp"]
+    for p in alike:
+        p.write_text("mine")
+    code, so, err = run(capsys, "bethel-woods", "simulate", "--games", "20", "--records", tmp_path / "r.csv")
+    assert code == 0, err
+    assert not left.exists() and all(p.read_text() == "mine" for p in alike)
