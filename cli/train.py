@@ -103,7 +103,7 @@ def train(
     threads: Annotated[Optional[int], typer.Option(help="Worker threads (default: all cores).")] = None,
     record: Annotated[Path, typer.Option(help="Write the run's record (JSON) here.")] = Path("train_record.json"),
     install: Annotated[bool, typer.Option(help="Write a confirmed model into the package (policies/<game>/learned.json).")] = True,
-    model: Annotated[Optional[Path], typer.Option(help="Also write the model file here, confirmed or not (to try it: --policy learned reads only the package's).")] = None,
+    model: Annotated[Optional[Path], typer.Option(help="Also write the model file here, confirmed or not (play it with `simulate --model PATH` or `ladder --model PATH`).")] = None,
 ):
     """Train the learned player's value by expert iteration (rollout-labelled self-play, a small
     network), confirm it against the heuristic on fresh seeds, install it if confirmed.
