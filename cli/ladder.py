@@ -16,6 +16,7 @@ from .errors import fail
 from .models import MODEL_POLICIES, ModelFile, model_thetas
 
 LADDER_GAMES = ("bethel-woods", "benevolent")
+MIN_LADDER_GAMES = 2   # a paired difference (each rung against the one below) needs two games
 
 
 def _parse_budgets(budgets, default):
@@ -49,6 +50,9 @@ def ladder(
         if game not in LADDER_GAMES:
             raise UserError(f"unknown game {game!r}; allowed: {', '.join(LADDER_GAMES)}")
         say = (lambda m: typer.echo(m, err=True)) if sys.stderr.isatty() or not json_out else None
+        if games < MIN_LADDER_GAMES:
+            raise UserError(f"--games {games}: the ladder's paired intervals need {MIN_LADDER_GAMES} games a rung at "
+                            "least")
         gname = game.replace("-", "_")
         if game == "bethel-woods":
             bl = _parse_budgets(budgets, BW_BUDGETS)
