@@ -145,14 +145,18 @@ def play(
     game_index: Annotated[int, typer.Option(help="Which game of the run with this seed to play.")] = 0,
     rules: RulesFile = None,
     trace: Annotated[Path, typer.Option(help="Write the game's trace (JSON Lines) here.")] = Path("game.jsonl"),
+    model: ModelFile = None,
 ):
     """Play one game (game GAME_INDEX of `simulate` with this seed) and record its trace."""
     check_game_index(game_index, seed)
     policy, policies = seat_policies(policy, policies)
+    names = [policy] * players if policies is None else policies.split(",")
+    thetas, label = model_thetas("benevolent", model, names)
     r = load_rules(rules)
-    check_not_input({"the trace": trace}, {"the rules file": rules})
+    check_not_input({"the trace": trace}, {"the rules file": rules, "the model file": model})
     check_writable(trace, "the trace")
-    lines = record_game(players, leaves, policy, seed, game_index, r, policies)
+    lines = record_game(players, leaves, policy, seed, game_index, r, policies, model_thetas=thetas,
+                        model=None if label is None else f"{label} ({model})")
     write_trace(lines, trace)
     end = lines[-1]
     who = f"seat {end['winner'] + 1} wins" if end["outcome"] == "win" else "timeout"

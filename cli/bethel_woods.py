@@ -126,14 +126,17 @@ def play(
     game_index: Annotated[int, typer.Option(help="Which game of the run with this seed to play.")] = 0,
     rules: RulesFile = None,
     trace: Annotated[Path, typer.Option(help="Write the game's trace (JSON Lines) here.")] = Path("game.jsonl"),
+    model: ModelFile = None,
 ):
     """Play one game (the same as game GAME_INDEX of `simulate` with this seed) and record its trace."""
     check_game_index(game_index, seed)
     policy = canonical_policy(policy, "bethel_woods")
+    thetas, label = model_thetas("bethel_woods", model, [policy])
     r = load_rules(rules)
-    check_not_input({"the trace": trace}, {"the rules file": rules})
+    check_not_input({"the trace": trace}, {"the rules file": rules, "the model file": model})
     check_writable(trace, "the trace")
-    lines = record_game(players, spies, characters, policy, seed, game_index, r, budget=budget)
+    lines = record_game(players, spies, characters, policy, seed, game_index, r, budget=budget,
+                        theta=thetas.get(policy), model=None if label is None else f"{label} ({model})")
     write_trace(lines, trace)
     end = lines[-1]
     typer.echo(f"{end['outcome']} after {end['turns']} turns, {end['daydreamer_built']} Daydreamer pieces; "
