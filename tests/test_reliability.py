@@ -975,3 +975,24 @@ def test_a_ladder_of_one_game_is_refused_before_any_game(capsys, game):
     code, so, err = run(capsys, "ladder", game, "--games", "1", "--budgets", "1", "--threads", "1")
     one_line(code, err, "--games 1: the ladder's paired intervals need 2 games a rung at least")
     assert so == "" and time.monotonic() - t0 < 10
+
+
+@pytest.mark.parametrize("game, args", [("bethel_woods", ["--policy", "learned", "--players", "2"]),
+                                        ("benevolent", ["--players", "2", "--policies", "learned,heuristic"])])
+def test_play_records_the_model_and_replay_needs_the_same_model(capsys, tmp_path, game, args):
+    import importlib
+    net = importlib.import_module(f"policies.{game}.learned").model_record()
+    m = _model_with(game, tmp_path, "m.json", W2=-net["W2"])        # another player: its values reversed
+    trace = tmp_path / "t.jsonl"
+    code, so, err = run(capsys, game.replace("_", "-"), "play", *args, "--trace", trace, "--model", m)
+    assert code == 0, err
+    head = json.loads(trace.read_text().splitlines()[0])
+    assert head["model"].startswith(f"model {_digest_of(m)}") and str(m) in head["model"]
+    code, so, err = run(capsys, "replay", trace, "--model", m)
+    assert code == 0 and so, err
+    code, so, err = run(capsys, "replay", trace)                   # the installed model plays other weights
+    one_line(code, err, f"it names the model it was played with, model {_digest_of(m)}")
+    before = snapshot(tmp_path)
+    code, so, err = run(capsys, game.replace("_", "-"), "play", *args, "--trace", m, "--model", m)
+    one_line(code, err, "is also the model file of this run")
+    assert snapshot(tmp_path) == before
