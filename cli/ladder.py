@@ -51,8 +51,7 @@ def ladder(
             raise UserError(f"unknown game {game!r}; allowed: {', '.join(LADDER_GAMES)}")
         say = (lambda m: typer.echo(m, err=True)) if sys.stderr.isatty() or not json_out else None
         if games < MIN_LADDER_GAMES:
-            raise UserError(f"--games {games}: the ladder's paired intervals need {MIN_LADDER_GAMES} games a rung at "
-                            "least")
+            raise UserError(f"--games {games}: the ladder's paired intervals need {MIN_LADDER_GAMES} games at least")
         gname = game.replace("-", "_")
         if game == "bethel-woods":
             bl = _parse_budgets(budgets, BW_BUDGETS)

@@ -973,7 +973,7 @@ def test_a_temporary_file_of_a_killed_write_is_removed_and_a_user_s_look_alike_k
 def test_a_ladder_of_one_game_is_refused_before_any_game(capsys, game):
     t0 = time.monotonic()
     code, so, err = run(capsys, "ladder", game, "--games", "1", "--budgets", "1", "--threads", "1")
-    one_line(code, err, "--games 1: the ladder's paired intervals need 2 games a rung at least")
+    one_line(code, err, "--games 1: the ladder's paired intervals need 2 games at least")
     assert so == "" and time.monotonic() - t0 < 10
 
 
