@@ -375,8 +375,9 @@ def _check_writable(path: pathlib.Path) -> None:
 
 def _unreadable(path: pathlib.Path, e: Exception) -> str:
     """The one line for a store SQLite cannot read: read-only (with advice that keeps it) or
-    damaged (cut short, overwritten), with the commands that keep the damaged file aside and play
-    its games again, never one that deletes it."""
+    damaged (cut short, overwritten), with the command that keeps the damaged file aside; the
+    study run again plays its games again (SQLite's `.recover` saved no row of a store cut in half,
+    tried 2026-12-06), never a command that deletes it."""
     text = str(e)
     if "readonly" in text or "read-only" in text or "unable to open" in text:
         return f"results store {str(path)!r} cannot be opened (SQLite: {text}); {_read_only_advice(path)}"
@@ -385,8 +386,8 @@ def _unreadable(path: pathlib.Path, e: Exception) -> str:
     except OSError:
         size = ""
     return (f"results store {str(path)!r} is damaged (SQLite: {text}{size}): its results cannot be read; keep it "
-            f"aside with `mv {path} {path}.damaged` and run the study again to play its games again "
-            f"(`sqlite3 {path}.damaged .recover` may save some of its rows)")
+            f"aside with `mv {path} {path}.damaged` and run the study again, which plays its games again "
+            "(a unit is a pure function of its key: the same games give the same tables)")
 
 
 @dataclass
