@@ -743,9 +743,11 @@ def test_a_read_only_store_is_read_and_reported_read_only_with_advice_that_keeps
         with pytest.raises(OSError):
             os.close(os.open(db, os.O_RDWR))                    # it really is read-only
         before = snapshot(out, study, sqlite_side_files=True)
-        for args in (["experiment", "run", study, "--out", out], ["experiment", "run", study, "--out", out, "--seed", "3"]):
+        for args in (["experiment", "run", study, "--out", out], ["experiment", "run", study, "--out", out, "--seed", "3"],
+                     ["experiment", "run", study, "--out", out, "--fresh"]):
             code, so, err = run(capsys, *args)
-            one_line(code, err, f"results store '{db}' is read-only")
+            one_line(code, err, f"results store '{db}' ")
+            assert "is read-only" in err
             assert "cp -r" in err and "kept" in err and "--fresh" not in err and so == ""
         code, so, err = run(capsys, "experiment", "status", study, "--out", out)
         assert code == 0 and "1,200" in so, err

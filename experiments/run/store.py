@@ -423,7 +423,11 @@ class Store:
         kind = _kind(self.path)
         if fresh and not readonly and kind != "missing":
             for f in _files(self.path):
-                f.unlink(missing_ok=True)
+                try:
+                    f.unlink(missing_ok=True)
+                except OSError as e:
+                    raise UserError(f"results store {str(self.path)!r} is read-only ({e.strerror or e} for {f.name}), "
+                                    f"so it cannot be deleted to start over; {_read_only_advice(self.path)}") from None
             kind = "missing"
         if kind == "old":
             raise UserError(f"results store {str(self.path)!r} was written by an older boardsim (store schema 1, "
