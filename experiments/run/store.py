@@ -341,7 +341,9 @@ def _connect_ro(path: pathlib.Path) -> sqlite3.Connection:
     it), and is opened as immutable: SQLite then reads the file alone, without locks and without
     making the -wal and -shm files a reader of a WAL database otherwise makes. With a -wal file
     there (a run is writing, or was killed) those files exist already, and the store is opened
-    read-only in the usual way, so a reader sees what the writer committed."""
+    read-only in the usual way, so a reader sees what the writer committed. (A run that starts
+    while an immutable reader reads writes into its new -wal file; it changes the store's own file
+    only at a checkpoint, after 1,000 pages of units, far longer than a `status` takes.)"""
     uri = pathlib.Path(path).resolve().as_uri()
     wal = path.with_name(path.name + "-wal")
     if os.path.lexists(wal):
