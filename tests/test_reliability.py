@@ -424,12 +424,21 @@ def test_a_study_run_whose_output_folder_holds_its_inputs_is_refused(capsys, tmp
     v = out / "v.toml"
     v.write_text('kind = "variants"\nvariants = ["tables/k6.toml"]\npolicy = ["random"]\nplayers = [3]\n'
                  'spies = [0]\ngames = 10\n')
+    (out / ".partial-old").mkdir()                        # a killed run's folder (its marker) holding a rules file
+    (out / ".partial-old" / ".boardsim-run").write_text(MARKED)
+    (out / ".partial-old" / "k6.toml").write_text("[bethel_woods]\nknowledge_limit = 6\n")
+    r = tmp_path / "r.toml"
+    r.write_text('kind = "difficulty"\nrules = "o/.partial-old/k6.toml"\npolicy = ["random"]\nplayers = [2]\n'
+                 'spies = [0]\ngames = 10\n')
     before = snapshot(tmp_path)
     code, _, err = run(capsys, "experiment", "run", st, "--out", out)
     one_line(code, err, f"the study file '{st}' is among the files the run writes")
     code, _, err = run(capsys, "experiment", "run", v, "--out", out)
     one_line(code, err, "the rules file")
     assert "tables/k6.toml" in err
+    code, _, err = run(capsys, "experiment", "run", r, "--out", out)
+    one_line(code, err, "the rules file")
+    assert ".partial-old/k6.toml" in err
     assert snapshot(tmp_path) == before
 
 
@@ -609,20 +618,6 @@ def test_an_input_where_the_run_writes_or_cleans_is_refused(capsys, tmp_path, wh
         one_line(code, err, "is among the files the run writes")
         assert so == ""
     assert snapshot(tmp_path, sqlite_side_files=True) == before
-
-
-def test_a_rules_file_in_a_leftover_folder_is_refused_and_kept(capsys, tmp_path):
-    out = tmp_path / "o"
-    (out / ".partial-old").mkdir(parents=True)
-    (out / ".partial-old" / ".boardsim-run").write_text(MARKED)
-    (out / ".partial-old" / "k6.toml").write_text("[bethel_woods]\nknowledge_limit = 6\n")
-    st = tmp_path / "v.toml"
-    st.write_text('kind = "difficulty"\nrules = "o/.partial-old/k6.toml"\npolicy = ["random"]\nplayers = [2]\n'
-                  'spies = [0]\ngames = 10\n')
-    before = snapshot(tmp_path)
-    code, _, err = run(capsys, "experiment", "run", st, "--out", out)
-    one_line(code, err, "the rules file")
-    assert snapshot(tmp_path) == before
 
 
 def test_the_cleaner_never_removes_a_folder_that_holds_an_input(tmp_path):
