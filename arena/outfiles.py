@@ -123,6 +123,38 @@ def takes_a_file(folder, shown: str) -> None:
         raise UserError(f"cannot write {shown}: {e.strerror or e}") from None
 
 
+TMP_TAG = "boardsim"   # in the name of a temporary file: .NAME.PID.boardsim.XXXXXXXX.tmp
+
+
+def _remove_dead_temporaries(real: str) -> None:
+    """The temporary files that a process killed while writing `real` left beside it (no
+    `finally` runs on SIGKILL): only files named as ``atomic_open`` names them, whose process id
+    is no longer running; anything else of that shape is left alone."""
+    folder, base = os.path.split(real)
+    head = f".{base}."
+    try:
+        names = os.listdir(folder or ".")
+    except OSError:
+        return
+    for name in names:
+        if not (name.startswith(head) and name.endswith(".tmp")):
+            continue
+        parts = name[len(head):-len(".tmp")].split(".")
+        if len(parts) != 3 or parts[1] != TMP_TAG or not parts[0].isdigit():
+            continue
+        try:
+            os.kill(int(parts[0]), 0)
+            continue                       # its process is running (another run writing this file)
+        except ProcessLookupError:
+            pass
+        except (OSError, OverflowError):
+            continue
+        path = os.path.join(folder, name)
+        if os.path.isfile(path) and not os.path.islink(path):
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+
+
 @contextlib.contextmanager
 def atomic_open(path, mode: str = "w", what: str = "", **kwargs):
     """Open path for writing. A regular file (new or old) is written to a temporary file in the
@@ -150,9 +182,10 @@ def atomic_open(path, mode: str = "w", what: str = "", **kwargs):
             raise UserError(f"cannot write {shown}: {e.strerror or e}") from None
         return
     tmp = None
+    _remove_dead_temporaries(real)
     try:
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(real),
-                                   prefix=f".{os.path.basename(real)}.", suffix=".tmp")
+                                   prefix=f".{os.path.basename(real)}.{os.getpid()}.{TMP_TAG}.", suffix=".tmp")
         with os.fdopen(fd, mode, **kwargs) as f:
             yield f
         if os.path.exists(real):  # keep the permissions of the file being replaced
@@ -181,3 +214,38 @@ def write_csv(frame, path):
     pipe or device is written through, not replaced)."""
     with atomic_open(path, "w", newline="") as f:
         frame.to_csv(f, index=False)
+
+
+@contextlib.contextmanager
+def folder_lock(out, option: str = "--out"):
+    """Hold the folder `out` (made if missing) for one writing run: an exclusive flock on the
+    folder itself, which the kernel drops when the process ends however it ends, so no lock file
+    is made and none is left by a killed run. A second run into a folder in use is refused at
+    once with a one-line UserError, before it opens the results store or plays a game: waiting
+    would leave it silent for as long as the first run plays, only to read back what that run
+    recorded. A folder this made is removed again if it is still empty at the end (a run
+    refused later wrote nothing)."""
+    made = not os.path.lexists(out)
+    if made:
+        try:
+            os.mkdir(out)
+        except FileExistsError:
+            made = False
+        except OSError as e:
+            raise UserError(f"cannot write {str(out)!r}: {e.strerror or e}") from None
+    try:
+        fd = os.open(out, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError as e:
+        raise UserError(f"cannot write {str(out)!r}: {e.strerror or e}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UserError(f"{str(out)!r} is in use by another boardsim run writing into it; wait for that run to "
+                            f"finish (`boardsim experiment status` shows how far it is) or give another {option}") from None
+        yield
+    finally:
+        os.close(fd)
+        if made:
+            with contextlib.suppress(OSError):
+                os.rmdir(out)

@@ -231,8 +231,10 @@ def check_weights(line, what, theirs, label, ours):
     """The setup's hash of a policy's weights (`what` names it) against this package's: a trace
     played with other weights is a UserError (either game)."""
     if theirs != ours:
+        model = line.obj.get("model") if isinstance(line.obj, dict) else None
+        hint = f"; it names the model it was played with, {model}: replay --model FILE" if isinstance(model, str) else ""
         raise line.error(f"setup: {what} {theirs!r}, but this package's {label} has {ours!r}: the trace was "
-                         f"played with other weights (replay --legal-only checks everything else)")
+                         f"played with other weights (replay --legal-only checks everything else){hint}")
 
 
 def check_end(lines, i, fields):

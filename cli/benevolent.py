@@ -23,6 +23,7 @@ from experiments.progress import ProgressBar
 from experiments.stats import p_is, pct, seat_fairness, wilson
 
 from .errors import user_errors
+from .models import ModelFile, model_thetas
 
 app = typer.Typer(no_args_is_help=True, help="Benevolent (competitive, 2-4 players).")
 
@@ -94,6 +95,8 @@ def summary_text(d):
               f"mean rounds  {d['mean_rounds']:.2f}",
               f"speed        {d['games_per_second']:,.0f} games/s, {d['decisions_per_second']:,.0f} decisions/s "
               f"on {d['threads']} thread{'s' if d['threads'] != 1 else ''} ({d['seconds']:.2f} s)"]
+    if d.get("model"):
+        lines.append(f"model        {d['model']}")
     return "\n".join(lines)
 
 
@@ -110,17 +113,22 @@ def simulate(
     rules: RulesFile = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     records: Annotated[Optional[Path], typer.Option(help="Also write one row per game to this CSV file.")] = None,
+    model: ModelFile = None,
 ):
     """Play many games and report each seat's share of the decided games (simultaneous 95% intervals) and
     whether the seats are equal (chi-square), as the seats study does; timeouts and speed."""
     policy, policies = seat_policies(policy, policies)
+    names = [policy] * players if policies is None else [x.strip() for x in policies.split(",")]
+    thetas, label = model_thetas("benevolent", model, names)
     r = load_rules(rules)
     if records is not None:
-        check_not_input({"the records": records}, {"the rules file": rules})
+        check_not_input({"the records": records}, {"the rules file": rules, "the model file": model})
         check_writable(records, "the records")
     s = run_simulation(players, leaves, policy, games, seed, threads, r, policies=policies,
-                       keep_records=records is not None, progress=ProgressBar())
+                       keep_records=records is not None, progress=ProgressBar(),
+                       thetas=[thetas.get(n) for n in names] if thetas else None)
     d = summary_dict(s, r)
+    d["model"] = None if label is None else f"{label} ({model})"
     if records is not None:
         write_csv(s.records, records)
     typer.echo(json.dumps(d) if json_out else summary_text(d))
@@ -137,14 +145,18 @@ def play(
     game_index: Annotated[int, typer.Option(help="Which game of the run with this seed to play.")] = 0,
     rules: RulesFile = None,
     trace: Annotated[Path, typer.Option(help="Write the game's trace (JSON Lines) here.")] = Path("game.jsonl"),
+    model: ModelFile = None,
 ):
     """Play one game (game GAME_INDEX of `simulate` with this seed) and record its trace."""
     check_game_index(game_index, seed)
     policy, policies = seat_policies(policy, policies)
+    names = [policy] * players if policies is None else policies.split(",")
+    thetas, label = model_thetas("benevolent", model, names)
     r = load_rules(rules)
-    check_not_input({"the trace": trace}, {"the rules file": rules})
+    check_not_input({"the trace": trace}, {"the rules file": rules, "the model file": model})
     check_writable(trace, "the trace")
-    lines = record_game(players, leaves, policy, seed, game_index, r, policies)
+    lines = record_game(players, leaves, policy, seed, game_index, r, policies, model_thetas=thetas,
+                        model=None if label is None else f"{label} ({model})")
     write_trace(lines, trace)
     end = lines[-1]
     who = f"seat {end['winner'] + 1} wins" if end["outcome"] == "win" else "timeout"

@@ -22,6 +22,7 @@ from experiments.progress import ProgressBar
 from experiments.stats import pct, spies_label, wilson
 
 from .errors import user_errors
+from .models import ModelFile, model_thetas
 
 app = typer.Typer(no_args_is_help=True, help="Bethel Woods (cooperative, 2-4 players).")
 
@@ -75,6 +76,8 @@ def summary_text(d):
         f"speed        {d['games_per_second']:,.0f} games/s, {d['decisions_per_second']:,.0f} decisions/s "
         f"on {d['threads']} thread{'s' if d['threads'] != 1 else ''} ({d['seconds']:.2f} s)",
     ]
+    if d.get("model"):
+        lines.append(f"model        {d['model']}")
     return "\n".join(lines)
 
 
@@ -92,16 +95,20 @@ def simulate(
     rules: RulesFile = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
     records: Annotated[Optional[Path], typer.Option(help="Also write one row per game to this CSV file.")] = None,
+    model: ModelFile = None,
 ):
     """Play many games and report the win rate (95% Wilson interval), losses by reason and speed."""
     policy = canonical_policy(policy, "bethel_woods")
+    thetas, label = model_thetas("bethel_woods", model, [policy])
     r = load_rules(rules)
     if records is not None:
-        check_not_input({"the records": records}, {"the rules file": rules})
+        check_not_input({"the records": records}, {"the rules file": rules, "the model file": model})
         check_writable(records, "the records")
     s = run_simulation(players, spies, characters, policy, games, seed, threads, r,
-                       keep_records=records is not None, progress=ProgressBar(), budget=budget)
+                       keep_records=records is not None, progress=ProgressBar(), budget=budget,
+                       theta=thetas.get(policy))
     d = summary_dict(s, r, budget)
+    d["model"] = None if label is None else f"{label} ({model})"
     if records is not None:
         write_csv(s.records, records)
     typer.echo(json.dumps(d) if json_out else summary_text(d))
@@ -119,14 +126,17 @@ def play(
     game_index: Annotated[int, typer.Option(help="Which game of the run with this seed to play.")] = 0,
     rules: RulesFile = None,
     trace: Annotated[Path, typer.Option(help="Write the game's trace (JSON Lines) here.")] = Path("game.jsonl"),
+    model: ModelFile = None,
 ):
     """Play one game (the same as game GAME_INDEX of `simulate` with this seed) and record its trace."""
     check_game_index(game_index, seed)
     policy = canonical_policy(policy, "bethel_woods")
+    thetas, label = model_thetas("bethel_woods", model, [policy])
     r = load_rules(rules)
-    check_not_input({"the trace": trace}, {"the rules file": rules})
+    check_not_input({"the trace": trace}, {"the rules file": rules, "the model file": model})
     check_writable(trace, "the trace")
-    lines = record_game(players, spies, characters, policy, seed, game_index, r, budget=budget)
+    lines = record_game(players, spies, characters, policy, seed, game_index, r, budget=budget,
+                        theta=thetas.get(policy), model=None if label is None else f"{label} ({model})")
     write_trace(lines, trace)
     end = lines[-1]
     typer.echo(f"{end['outcome']} after {end['turns']} turns, {end['daydreamer_built']} Daydreamer pieces; "

@@ -17,6 +17,7 @@ except ImportError:  # pragma: no cover
 from . import bench, benevolent, bethel_woods, calibrate, ladder, study, train, tune
 
 from .errors import user_errors
+from .models import MODEL_POLICIES, ModelFile, model_thetas
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
                   help="boardsim: Monte Carlo balance analysis for Bethel Woods and Benevolent.")
@@ -36,19 +37,25 @@ app.command(name="calibrate")(calibrate.calibrate)
 def replay(trace: Annotated[Path, typer.Argument(help="A trace written by `play --trace`.")],
            legal_only: Annotated[bool, typer.Option(
                "--legal-only", help="Accept any legal decision, not only the one the setup's policy makes "
-                                    "(a trace edited by hand, or played with other weights).")] = False):
+                                    "(a trace edited by hand, or played with other weights).")] = False,
+           model: ModelFile = None):
     """Tell a recorded game turn by turn in plain words, checking every line against the game
     replayed from its setup (setup fields and position, each decision's legality and that the
     setup's policy makes it, each chance outcome, each position, the end line's result); a trace
     that does not match is a one-line error naming the line."""
     from arena.trace import read_trace, trace_game
     lines, numbers = read_trace(trace, numbered=True)
-    if trace_game(lines, str(trace), numbers) == "bethel_woods":
+    game = trace_game(lines, str(trace), numbers)
+    if game == "bethel_woods":
         from arena.bethel_woods.trace import replay_lines
     else:
         from arena.benevolent.trace import replay_lines
+    head = lines[0] if isinstance(lines[0], dict) else {}
+    names = head.get("policies") if game == "benevolent" else [head.get("policy")]
+    names = names if isinstance(names, list) and all(isinstance(n, str) for n in names) else list(MODEL_POLICIES)
+    thetas, _ = model_thetas(game, model, names)   # the trace played with --model: replayed with it
     # the whole trace is checked before the story is printed: a rejected trace prints only its error
-    story = list(replay_lines(lines, source=str(trace), numbers=numbers, legal_only=legal_only))
+    story = list(replay_lines(lines, source=str(trace), numbers=numbers, legal_only=legal_only, model_thetas=thetas))
     for line in story:
         typer.echo(line)
 

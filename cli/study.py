@@ -1,6 +1,7 @@
 """`boardsim experiment run FILE`, `boardsim experiment status FILE` and `boardsim report`."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -43,18 +44,41 @@ def store_path(out: Path) -> Path:
     return Path(out) / STORE_NAME
 
 
+STORE_SIDE = ("-wal", "-shm", "-journal")   # the files SQLite keeps beside a store
+
+
+def _written_by_the_run(out: Path, src: Path) -> bool:
+    """src (a file the run reads) is a file that a run into `out` writes, replaces or removes: the
+    report, run.json, a file under tables/ or charts/, the results store or a file SQLite keeps
+    beside it, a store half-made by a killed run, or a file under a hidden `.partial-*` or
+    `.starting-*` folder (a run's working folder). Compared through links (symbolic and hard)."""
+    from arena.outfiles import same_file
+    from experiments.report import STAGE_PREFIX, STARTING_PREFIX
+    written = [out / "report.md", out / "report.html", out / "run.json", out / STORE_NAME,
+               *(out / (STORE_NAME + side) for side in STORE_SIDE)]
+    if any(same_file(w, src) for w in written):
+        return True
+    real_out = Path(os.path.realpath(out))
+    for q in {Path(os.path.abspath(src)), Path(os.path.realpath(src))}:
+        for top in (Path(os.path.abspath(out)), real_out):
+            if top not in q.parents:
+                continue
+            first = q.relative_to(top).parts[0]
+            if first in ("tables", "charts") or first.startswith((STAGE_PREFIX, STARTING_PREFIX, f".{STORE_NAME}.")):
+                return True
+    return False
+
+
 def check_inputs(st, file, out: Path) -> None:
     """UserError if a file the run writes in `out` (report, run.json, tables, charts, its results
-    store) is one of its inputs (the study file, a rules or variants file it names): the run would
-    replace it. Checked before anything plays."""
-    from arena.outfiles import same_file
-    written = [out / "report.md", out / "report.html", out / "run.json", out / STORE_NAME]
-    folders = [(out / d).resolve() for d in ("tables", "charts")]
+    store and SQLite's files beside it, its working folders) is one of its inputs (the study file,
+    a rules or variants file it names): the run would replace or remove it. Checked before
+    anything plays."""
     for what, src in [("the study file", Path(file)), *(("the rules file", p) for p in st.files)]:
-        if any(same_file(w, src) for w in written) or any(src.resolve().is_relative_to(d) for d in folders):
+        if _written_by_the_run(out, src):
             raise UserError(f"{what} {str(src)!r} is among the files the run writes in {str(out)!r} (report, "
-                            "run.json, tables/, charts/, results store): it would be replaced; give another "
-                            "--out or move the file")
+                            "run.json, tables/, charts/, results store and its -wal/-shm files, .partial-* "
+                            "folders): it would be replaced; give another --out or move the file")
 
 
 @app.command()
@@ -73,6 +97,7 @@ def run(file: Annotated[Path, typer.Argument(help="A study file (TOML), e.g. exp
     many matched); `boardsim experiment verify` replays more."""
     import contextlib
 
+    from arena.outfiles import folder_lock
     from experiments.run.cluster import check_options, dask_client
     from experiments.report import _check_out, run_studies
     from experiments.run.store import Store
@@ -94,6 +119,7 @@ def run(file: Annotated[Path, typer.Argument(help="A study file (TOML), e.g. exp
     command = f"boardsim experiment run {file}" + (" --quick" if quick else "") + (
         f" --seed {seed}" if seed is not None else "")
     with contextlib.ExitStack() as stack:
+        stack.enter_context(folder_lock(out))   # one run writes into a folder at a time (refused, not queued)
         backend = {}
         if workers is not None or scheduler is not None:  # first: a cluster that fails writes nothing
             client, per_worker = stack.enter_context(dask_client(workers, scheduler, threads, connect_timeout))
@@ -110,7 +136,7 @@ def run(file: Annotated[Path, typer.Argument(help="A study file (TOML), e.g. exp
             return r
 
         info = run_studies([st], out, threads=threads, show_progress=_progress_wanted(),
-                           title=st.title, command=command, backend=backend, replay=replay)
+                           title=st.title, command=command, backend=backend, replay=replay, inputs=[file])
     s = info["studies"][0]
     if s["played"] == s["games"]:
         where = "all played now"
@@ -190,15 +216,21 @@ def report(out: Annotated[Optional[Path], typer.Option(
                help="Folder to write (created; its parent must exist); default: report, or "
                     "report-quick with --quick.")] = None, quick: Quick = False, seed: Seed = None, threads: Threads = None):
     """Run the seven standard studies and write report.md and a self-contained report.html."""
-    from experiments.report import run_studies, standard_studies
+    from arena.outfiles import folder_lock
+    from arena.runner import check_threads
+    from experiments.report import _check_out, run_studies, standard_studies
+    if threads is not None:
+        check_threads(threads)
     studies = standard_studies(quick=quick, seed=seed)
     out = out or Path("report-quick" if quick else "report")
+    _check_out(out)
     bar = _progress_wanted()   # a bar per study on a terminal; in a log, a line as each study finishes
-    info = run_studies(studies, out, threads=threads, show_progress=bar,
-                       say=None if bar else (lambda line: typer.echo(line, err=True)),
-                       title="boardsim balance report" + (" (quick)" if quick else ""),
-                       command="boardsim report" + (" --quick" if quick else "") + (
-                           f" --seed {seed}" if seed is not None else ""))
+    with folder_lock(out):      # one run writes into a folder at a time (refused, not queued)
+        info = run_studies(studies, out, threads=threads, show_progress=bar,
+                           say=None if bar else (lambda line: typer.echo(line, err=True)),
+                           title="boardsim balance report" + (" (quick)" if quick else ""),
+                           command="boardsim report" + (" --quick" if quick else "") + (
+                               f" --seed {seed}" if seed is not None else ""))
     games = sum(s["games"] for s in info["studies"])
     typer.echo(f"{games:,} games in {info['seconds']:.0f} s; wrote {out}/report.md and "
                f"{out}/report.html (tables in {out}/tables, charts in {out}/charts)")

@@ -18,6 +18,13 @@ from .errors import user_errors
 
 TRAIN_GAMES = ("bethel-woods", "benevolent")
 MAX_TRAIN_SEED = (2 ** 63 - 1 - 999) // 1000
+# A round's labelled plans are held in memory to fit the network: Bethel Woods keeps about 160 plans
+# a self-play game (63 float32 features each), some 45 kB a game, so 100,000 games are some 4.5 GB
+# (the default is 5,400 games, about 17 minutes of 2 cores).
+MAX_TRAIN_GAMES = 100_000
+# The validation and the confirmation keep every game's outcome for their paired interval, which
+# needs 2 games at least; 1,000,000 a setup is 500 times the default confirmation.
+MIN_CHECK_GAMES, MAX_CHECK_GAMES = 2, 1_000_000
 
 class _Lines:
     """Progress for a log (stderr not a terminal, where no bar is drawn): a line at every tenth
@@ -55,6 +62,31 @@ def _parse_list(spec, what, lo, hi):
     return out
 
 
+def _check_outputs(game: str, record: Path, model: Optional[Path]) -> None:
+    """UserError if two of the run's files are one (through links): the record and --model, or
+    either of them and the installed model, which only a confirmed model replaces (--install)."""
+    from arena.outfiles import same_file
+    installed = _installed_path(game)
+    if model is not None and same_file(record, model):
+        raise UserError(f"--record {str(record)!r} and --model {str(model)!r} are the same file; the record would "
+                        "be lost: give them different paths")
+    if same_file(record, installed):
+        raise UserError(f"--record {str(record)!r} is the installed model ({installed}), which only a confirmed "
+                        "model replaces: give the record another path")
+    if model is not None and same_file(model, installed):
+        raise UserError(f"--model {str(model)!r} is the installed model ({installed}); --model is written confirmed "
+                        "or not, and only a confirmed model replaces the installed one (--install, the default): "
+                        "give --model another path")
+
+
+def _installed_path(game: str) -> Path:
+    if game == "bethel-woods":
+        from policies.bethel_woods.learned import MODEL_PATH
+    else:
+        from policies.benevolent.learned import MODEL_PATH
+    return MODEL_PATH
+
+
 @user_errors
 def train(
     game: Annotated[str, typer.Argument(help="bethel-woods or benevolent.")],
@@ -71,7 +103,7 @@ def train(
     threads: Annotated[Optional[int], typer.Option(help="Worker threads (default: all cores).")] = None,
     record: Annotated[Path, typer.Option(help="Write the run's record (JSON) here.")] = Path("train_record.json"),
     install: Annotated[bool, typer.Option(help="Write a confirmed model into the package (policies/<game>/learned.json).")] = True,
-    model: Annotated[Optional[Path], typer.Option(help="Also write the model file here, confirmed or not (to try it: --policy learned reads only the package's).")] = None,
+    model: Annotated[Optional[Path], typer.Option(help="Also write the model file here, confirmed or not (play it with `simulate --model PATH` or `ladder --model PATH`).")] = None,
 ):
     """Train the learned player's value by expert iteration (rollout-labelled self-play, a small
     network), confirm it against the heuristic on fresh seeds, install it if confirmed.
@@ -91,8 +123,9 @@ def train(
     games = games if games is not None else (5400 if bw else 5000)
     iterations = iterations if iterations is not None else (3 if bw else 2)
     label_prob = label_prob if label_prob is not None else (0.5 if bw else 0.3)
-    if games < 1:
-        raise UserError(f"games {games}: allowed 1 or more")
+    if not 1 <= games <= MAX_TRAIN_GAMES:
+        raise UserError(f"games {games}: allowed 1 to {MAX_TRAIN_GAMES:,} self-play games a round (a round's "
+                        "labelled positions are held in memory; docs/policies.md)")
     if not 1 <= iterations <= 20:
         raise UserError(f"iterations {iterations}: allowed 1 to 20")
     if not 0 < label_prob <= 1:
@@ -102,13 +135,19 @@ def train(
         raise UserError(f"reps {reps}: allowed 1 to {MAX_REPS} rollouts per plan")
     if not 1 <= hidden <= 128:
         raise UserError(f"hidden {hidden}: allowed 1 to 128 units")
-    if validate_games < 1 or confirm_games < 1:
-        raise UserError(f"validate-games {validate_games} and confirm-games {confirm_games}: allowed 1 or more")
+    for name, n in (("validate-games", validate_games), ("confirm-games", confirm_games)):
+        if not MIN_CHECK_GAMES <= n <= MAX_CHECK_GAMES:
+            raise UserError(f"{name} {n}: allowed {MIN_CHECK_GAMES} to {MAX_CHECK_GAMES:,} games a setup (a paired "
+                            "interval needs 2 games at least)")
+    from arena.runner import check_threads
+    if threads is not None:
+        check_threads(threads)
     if not 0 <= seed <= MAX_TRAIN_SEED:
         raise UserError(f"seed {seed} is not allowed; train takes 0 to {MAX_TRAIN_SEED:,}")
     check_writable(record, "the record")
     if model is not None:
         check_writable(model, "the model file")
+    _check_outputs(game, record, model)
     factory = (lambda: ProgressBar("self-play games")) if sys.stderr.isatty() else (lambda: _Lines(say))  # noqa: E731
     if game == "bethel-woods":
         from policies.bethel_woods import learned as L

@@ -51,10 +51,10 @@ def _diff_by_deal(a, b):
     return d.diff, [d.ci_low, d.ci_high], d.pvalue, d.only_a, d.only_b
 
 
-def rungs(game, budgets):
+def rungs(game, budgets, model: bool = False):
     """(label, policy, budget) of a game's ladder, weakest first: random, heuristic, tuned (only
     when a confirmed tuned vector is in the package), the search at each budget, learned and expert
-    (only when a learned model is in the package; the expert labelled with its rollouts when it has
+    (only when a learned model is in the package or given, `model`; the expert labelled with its rollouts when it has
     a fixed budget), then what is not a player (Bethel Woods' clairvoyant bound)."""
     import importlib
 
@@ -65,26 +65,28 @@ def rungs(game, budgets):
     if "tuned" in POLICIES[g.name] and tuned_available(g.name):
         rungs.append(("tuned", "tuned", None))
     rungs += [(f"search({b})", "search", b) for b in budgets]
-    if importlib.import_module(f"policies.{g.name}.learned").learned_available():
+    if model or importlib.import_module(f"policies.{g.name}.learned").learned_available():
         budget = getattr(importlib.import_module(f"policies.{g.name}.expert"), "BUDGET_DEFAULT", None)
         rungs += [("learned", "learned", None), ("expert" if budget is None else f"expert({budget})", "expert", None)]
     rungs += [(p, p, None) for p in NOT_PLAYERS[g.name]]
     return rungs
 
 
-def bw_rungs(budgets=BW_BUDGETS):
+def bw_rungs(budgets=BW_BUDGETS, model: bool = False):
     """The Bethel Woods ladder's rungs (``rungs``)."""
-    return rungs(BW, budgets)
+    return rungs(BW, budgets, model)
 
 
 REFERENCE = "search(8)"   # the rung every other is also compared with (the players issue's yardstick)
 
 
 def ladder_bethel_woods(players=3, spies=0, games=1000, seed=7, threads=None, budgets=BW_BUDGETS,
-                        progress_factory=None, say=None, reference=REFERENCE):
+                        progress_factory=None, say=None, reference=REFERENCE, thetas=None):
     """One dict per rung (see the module doc). Every rung is also compared with the rung named
     `reference` (when it is on the ladder), paired on the same games, and its speed is given as a
-    ratio to the heuristic's in the same run."""
+    ratio to the heuristic's in the same run. thetas: {policy: vector} played instead of the
+    policy's own (`ladder --model`: the learned and expert players with a model file's network)."""
+    thetas = thetas or {}
     from arena.bethel_woods.batch import policy_label, simulate
     from arena.units import theta_hash
     from arena.runner import check_run, check_threads
@@ -96,12 +98,12 @@ def ladder_bethel_woods(players=3, spies=0, games=1000, seed=7, threads=None, bu
     rows = []
     wons = {}
     below = None
-    for label, policy, budget in bw_rungs(budgets):
+    for label, policy, budget in bw_rungs(budgets, model=bool(thetas)):
         if say:
             say(f"rung {label}: {games:,} games")
         t0 = time.perf_counter()
         s = simulate(players, spies, None, policy, games, seed, threads, keep_records=True, budget=budget,
-                     progress=progress_factory() if progress_factory else None)
+                     progress=progress_factory() if progress_factory else None, theta=thetas.get(policy))
         won = s.records["won"].to_numpy()
         lo, hi = wilson(s.wins, s.games)
         row = {"policy": label, "name": policy, "budget": budget, "label": policy_label(policy, budget),
@@ -130,9 +132,9 @@ def ladder_bethel_woods(players=3, spies=0, games=1000, seed=7, threads=None, bu
 BV_BUDGETS = (8,)   # the Benevolent search's budgets on the ladder (its own default is 32; 8 is the yardstick)
 
 
-def bv_rungs(budgets=BV_BUDGETS):
+def bv_rungs(budgets=BV_BUDGETS, model: bool = False):
     """The Benevolent ladder's rungs (``rungs``)."""
-    return rungs(BV, budgets)
+    return rungs(BV, budgets, model)
 
 
 def _bv_theta(policy, budget):
@@ -166,7 +168,7 @@ def _selfplay_speed(policy, theta, games, seed, threads):
 
 
 def ladder_benevolent(players=2, games=1000, seed=7, threads=None, budgets=BV_BUDGETS, say=None,
-                      progress_factory=None, reference=REFERENCE, speed_games=200):
+                      progress_factory=None, reference=REFERENCE, speed_games=200, thetas=None):
     """One dict per rung (see the module doc), in the order of bv_rungs(budgets). Each rung plays
     the rung below and `reference` (when it is on the ladder); its speed is its self-play games/s
     on `speed_games` deals, also as a ratio to the heuristic's."""
@@ -177,11 +179,12 @@ def ladder_benevolent(players=2, games=1000, seed=7, threads=None, budgets=BV_BU
     from arena.units import theta_hash
     check_run(games, seed)
     nthreads = check_threads(threads)
-    rungs = bv_rungs(budgets)
+    thetas = thetas or {}   # {policy: vector} instead of its own (`ladder --model`)
+    rungs = bv_rungs(budgets, model=bool(thetas))
     labels = [r[0] for r in rungs]
     pol = {r[0]: r[1] for r in rungs}
     bud = {r[0]: r[2] for r in rungs}
-    th = {r[0]: _bv_theta(r[1], r[2]) for r in rungs}
+    th = {r[0]: thetas[r[1]].copy() if r[1] in thetas else _bv_theta(r[1], r[2]) for r in rungs}
     ref = reference if reference in labels else None
     pair = {}
 

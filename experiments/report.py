@@ -9,6 +9,7 @@ has finished: a run stopped by an error or Ctrl-C leaves the folder as it was.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import platform
@@ -30,18 +31,37 @@ STANDARD = ("difficulty", "characters", "seats", "handicap", "variants", "sensit
 
 def _check_out(out: Path) -> None:
     """UserError unless the folder `out` can be written (made if missing): checked before anything
-    is played, so a long run is not lost to a folder it cannot write."""
+    is played, so a long run is not lost to a folder it cannot write. A symbolic link is followed
+    to a folder; a link that loops or leads nowhere, and a folder that cannot be entered, are
+    one-line errors."""
     from arena.outfiles import takes_a_file
-    parent = out.resolve().parent
-    if not parent.is_dir():
-        raise UserError(f"cannot write {str(out)!r}: the folder {str(parent)!r} does not exist")
-    if out.exists() and not out.is_dir():
-        raise UserError(f"cannot write {str(out)!r}: it is a file, not a folder")
-    takes_a_file(out if out.is_dir() else parent, repr(str(out)))
+    shown = repr(str(out))
+    if os.path.islink(out):
+        try:
+            os.stat(out)
+        except OSError as e:
+            if e.errno == errno.ELOOP:
+                raise UserError(f"cannot write {shown}: it is a symbolic link that loops; give a folder") from None
+            if e.errno == errno.ENOENT:
+                raise UserError(f"cannot write {shown}: it is a symbolic link to {os.readlink(out)!r}, which "
+                                "does not exist; give a folder") from None
+            raise UserError(f"cannot write {shown}: {e.strerror or e}") from None
+    try:
+        real = Path(os.path.realpath(out))
+        parent = real.parent
+        if not parent.is_dir():
+            raise UserError(f"cannot write {shown}: the folder {str(parent)!r} does not exist")
+        if real.exists() and not real.is_dir():
+            raise UserError(f"cannot write {shown}: it is a file, not a folder")
+        if real.is_dir():
+            os.listdir(real)    # a folder that cannot be read or entered
+    except OSError as e:
+        raise UserError(f"cannot write {shown}: {e.strerror or e}") from None
+    takes_a_file(real if real.is_dir() else parent, shown)
 
 
 def run_studies(studies, out, threads=None, show_progress=True, title="boardsim balance report",
-                command="", backend=None, say=None, replay=None) -> dict:
+                command="", backend=None, say=None, replay=None, inputs=()) -> dict:
     """Play checked studies and write the folder `out`; returns run.json's content.
 
     say: called with one line as each study finishes (its games and seconds), for a log where
@@ -56,14 +76,17 @@ def run_studies(studies, out, threads=None, show_progress=True, title="boardsim 
     played again and compared), which run.json ("replayed") and the report's run table state.
     A unit that replays to other counts raises a UserError there, and nothing is written.
 
-    Files of killed runs (`.partial-*` folders left in `out`) are removed first (``_stage``)."""
+    Files of killed runs (`.partial-*` folders left in `out` with a run's marker) are removed
+    first (``_stage``), never one that holds a file of ``inputs`` (the study, rules and variants
+    files; the studies' own files are added)."""
     out = Path(out)
     _check_out(out)
     from arena.runner import check_threads
     nthreads = check_threads(threads)
     made = not out.exists()
     out.mkdir(exist_ok=True)
-    with _stage(out) as stage:
+    inputs = [*inputs, *(f for st in studies for f in getattr(st, 'files', ()))]
+    with _stage(out, inputs) as stage:
         try:
             info = _run_into(studies, stage, nthreads, show_progress, title, command, backend, say, replay)
             _move_into(stage, out)
@@ -79,39 +102,69 @@ def run_studies(studies, out, threads=None, show_progress=True, title="boardsim 
 
 STAGE_PREFIX = ".partial-"     # the folder a run writes into, moved into place when it has finished
 STARTING_PREFIX = ".starting-"  # the same folder before its lock is taken (a few microseconds)
+MARKER = ".boardsim-run"        # the file in such a folder that shows a boardsim run made it
+MARKER_TEXT = "a folder that a boardsim run made for its files; a later run removes it if that run was killed\n"
 
 
 @contextlib.contextmanager
-def _stage(out: Path):
+def _stage(out: Path, inputs=()):
     """A new, locked `.partial-*` folder in `out` for this run's files, after removing those that
     earlier runs left when they were killed (SIGKILL, power loss: no `finally` ran). A run holds an
     exclusive flock on its folder while it lives, and the kernel drops it when the process dies,
     so a folder whose lock can be taken is a leftover, and one whose lock is held belongs to a
     run still going (in another shell) and is left alone. The folder is made under another prefix
-    and renamed once locked, so no run ever sees an unlocked `.partial-*` folder of a live run."""
+    and renamed once locked, so no run ever sees an unlocked `.partial-*` folder of a live run.
+    Its first file is the marker (MARKER) that proves a run made it: a folder without one is the
+    user's, whatever its name, and is never removed (``remove_leftovers``)."""
     import fcntl
-    remove_leftovers(out)
+    remove_leftovers(out, inputs)
     made = Path(tempfile.mkdtemp(prefix=STARTING_PREFIX, dir=out))
     fd = os.open(made, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
+        (made / MARKER).write_text(MARKER_TEXT)
         stage = out / (STAGE_PREFIX + made.name[len(STARTING_PREFIX):])
         os.rename(made, stage)
         yield stage
     finally:
         os.close(fd)   # drops the lock (the folder is gone by now, or was removed on an error)
         with contextlib.suppress(OSError):
+            (made / MARKER).unlink()
             made.rmdir()
 
 
-def remove_leftovers(out: Path) -> list[Path]:
+def _made_by_a_run(p: Path) -> bool:
+    """p holds the marker a run writes first (a regular file with MARKER_TEXT, not a link)."""
+    m = p / MARKER
+    try:
+        return m.is_file() and not m.is_symlink() and m.read_text() == MARKER_TEXT
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _holds_an_input(p: Path, inputs) -> bool:
+    """One of the run's input files (through links) lies under the folder p."""
+    real = Path(os.path.realpath(p))
+    for f in inputs:
+        if f is None:
+            continue
+        for q in {Path(os.path.abspath(f)), Path(os.path.realpath(f))}:
+            if q == real or real in q.parents or Path(os.path.abspath(p)) in q.parents:
+                return True
+    return False
+
+
+def remove_leftovers(out: Path, inputs=()) -> list[Path]:
     """Remove the `.partial-*` folders of killed runs in `out` (those whose flock can be taken,
-    see ``_stage``; a folder of boardsim before 2026-12 had no lock and is a leftover too) and
-    `.starting-*` folders older than a minute. Returns what was removed."""
+    see ``_stage``) and `.starting-*` folders older than a minute. Only a folder that holds the
+    marker of a run (``_made_by_a_run``) is removed, and never one that holds an input of this run
+    (``inputs``: the study, rules and variants files): a folder of the user's that happens to be
+    named so, or a run's folder into which the user put a file this run reads, is left alone.
+    Returns what was removed."""
     import fcntl
     gone = []
     for p in sorted(out.glob(STAGE_PREFIX + "*")) + sorted(out.glob(STARTING_PREFIX + "*")):
-        if not p.is_dir() or p.is_symlink():
+        if not p.is_dir() or p.is_symlink() or not _made_by_a_run(p) or _holds_an_input(p, inputs):
             continue
         try:
             if p.name.startswith(STARTING_PREFIX):
@@ -139,6 +192,9 @@ def _move_into(src: Path, dst: Path) -> None:
     """Every file under `src` to the same place under `dst`, replacing a file of the same name
     (files of earlier runs that this one did not write stay, as when the run wrote in place)."""
     for p in sorted(src.iterdir()):
+        if p.name == MARKER and p.parent.name.startswith(STAGE_PREFIX):
+            p.unlink()                        # the run's own marker (``_stage``) is not one of its files
+            continue
         target = dst / p.name
         if p.is_dir():
             target.mkdir(exist_ok=True)

@@ -41,6 +41,7 @@ from simcore.errors import UserError
 
 MODEL_FORMAT = "boardsim-value-model"
 MODEL_VERSION = 1
+MAX_MODEL_BYTES = 16 << 20   # a model file is read whole: 75-90 kB shipped, a 128-unit model with its record < 1 MB
 
 
 def packed_size(nf: int, nh: int) -> int:
@@ -131,16 +132,25 @@ def model_text(game: str, feature_names, net: dict, training: dict) -> str:
     return json.dumps(obj, indent=1) + "\n"
 
 
-def read_model(path: Path, game: str, feature_names, command: str) -> dict:
-    """The model file as a dict with numpy arrays; a one-line UserError when it cannot be used."""
+def read_model(path: Path, game: str, feature_names, command: str, max_hidden: int | None = None) -> dict:
+    """The model file as a dict with numpy arrays; a one-line UserError when it cannot be used
+    (max_hidden: the most hidden units the game's planner has room for)."""
     path = Path(path)
     again = f"run `{command}` to train one"
     if not path.exists():
         raise UserError(f"no learned model at {path}; {again}")
     if not path.is_file():
         raise UserError(f"the learned model {path} is not a regular file; {again}")
+    from simcore.limits import parse_nested, read_regular
+    what = f"the learned model {path}"
     try:
-        obj = json.loads(path.read_text())
+        data = read_regular(path, what, MAX_MODEL_BYTES)
+    except OSError as e:
+        raise UserError(f"{what} cannot be read: {e.strerror or e}; {again}") from None
+    try:
+        obj = parse_nested(lambda b: json.loads(b.decode("utf-8")), data, what)
+    except UserError as e:   # nested too deep (a UserError is a ValueError: caught first)
+        raise UserError(f"{e}; {again}") from None
     except (UnicodeDecodeError, ValueError) as e:
         raise UserError(f"the learned model {path} is not complete JSON ({type(e).__name__}); it may be truncated; "
                         f"{again}") from None
@@ -164,6 +174,9 @@ def read_model(path: Path, game: str, feature_names, command: str) -> dict:
                  and net["W1"].shape == (nf, nh) and net["b1"].shape == (nh,) and net["W2"].shape == (nh,))
     if not shapes_ok:
         raise UserError(f"the learned model {path} has weights of the wrong shape for {nf} features; {again}")
+    if max_hidden is not None and nh > max_hidden:
+        raise UserError(f"the learned model {path} has {nh} hidden units; this boardsim plays at most {max_hidden} "
+                        f"(the planner's scratch is sized for them); {again} (--hidden {max_hidden} or fewer)")
     if not all(np.all(np.isfinite(v)) for v in net.values()) or not np.all(net["scale"] > 0):
         raise UserError(f"the learned model {path} has weights that are not finite numbers; {again}")
     if obj.get("sha256") != _digest(obj):
@@ -188,7 +201,9 @@ def put_net(theta: np.ndarray, off: int, net: dict, max_hidden: int) -> np.ndarr
 
 
 def model_label(path: Path) -> str:
-    """How reports name a model file: its sha256's first 8 digits and its training date."""
-    obj = json.loads(Path(path).read_text())
+    """How reports name a model file: its sha256's first 8 digits and its training date (the file
+    is read by ``read_model`` first, so it is a sound model)."""
+    from simcore.limits import parse_nested, read_regular
+    obj = parse_nested(lambda b: json.loads(b.decode("utf-8")), read_regular(path, str(path), MAX_MODEL_BYTES), str(path))
     date = obj.get("training", {}).get("date", "")
     return f"model {obj['sha256'][:8]}" + (f", trained {date[:10]}" if date else "")

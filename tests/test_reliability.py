@@ -424,12 +424,21 @@ def test_a_study_run_whose_output_folder_holds_its_inputs_is_refused(capsys, tmp
     v = out / "v.toml"
     v.write_text('kind = "variants"\nvariants = ["tables/k6.toml"]\npolicy = ["random"]\nplayers = [3]\n'
                  'spies = [0]\ngames = 10\n')
+    (out / ".partial-old").mkdir()                        # a killed run's folder (its marker) holding a rules file
+    (out / ".partial-old" / ".boardsim-run").write_text(MARKED)
+    (out / ".partial-old" / "k6.toml").write_text("[bethel_woods]\nknowledge_limit = 6\n")
+    r = tmp_path / "r.toml"
+    r.write_text('kind = "difficulty"\nrules = "o/.partial-old/k6.toml"\npolicy = ["random"]\nplayers = [2]\n'
+                 'spies = [0]\ngames = 10\n')
     before = snapshot(tmp_path)
     code, _, err = run(capsys, "experiment", "run", st, "--out", out)
     one_line(code, err, f"the study file '{st}' is among the files the run writes")
     code, _, err = run(capsys, "experiment", "run", v, "--out", out)
     one_line(code, err, "the rules file")
     assert "tables/k6.toml" in err
+    code, _, err = run(capsys, "experiment", "run", r, "--out", out)
+    one_line(code, err, "the rules file")
+    assert ".partial-old/k6.toml" in err
     assert snapshot(tmp_path) == before
 
 
@@ -438,12 +447,15 @@ def test_a_study_run_whose_output_folder_holds_its_inputs_is_refused(capsys, tmp
 
 def test_a_run_removes_the_folders_of_killed_runs_but_not_a_live_one(capsys, tmp_path, played, study):
     import fcntl
+    from experiments.report import MARKER, MARKER_TEXT
     out = copy_of(played, tmp_path)
     for name in (".partial-old1", ".partial-old2"):
         (out / name / "charts").mkdir(parents=True)
         (out / name / "charts" / "half.png").write_bytes(b"\x89PNG")
+        (out / name / MARKER).write_text(MARKER_TEXT)     # as every run's folder holds
     live = out / ".partial-live"
     live.mkdir()
+    (live / MARKER).write_text(MARKER_TEXT)
     fd = os.open(live, os.O_RDONLY)
     fcntl.flock(fd, fcntl.LOCK_EX)                    # as a run still going in another shell holds it
     try:
@@ -538,3 +550,446 @@ def test_the_three_messages_say_what_is_wrong(capsys, tmp_path):
     assert "is a folder; give a .toml file" in err
     code, _, err = run(capsys, "bench", "--baseline", tmp_path)
     one_line(code, err, f"--baseline '{tmp_path}' is a folder; give a baseline JSON file")
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 45: nothing a user owns is deleted or overwritten; the last hostile inputs are one line
+
+MARKED = "a folder that a boardsim run made for its files; a later run removes it if that run was killed\n"
+
+
+def _old(path):
+    t = time.time() - 7200
+    os.utime(path, (t, t))
+
+
+def seed_user_files(out: Path) -> dict:
+    """A user's files in an output folder, some named as a run's own: notes in `.partial-notes`
+    and an old `.starting-mine` (no marker), a `.partial-fake` whose marker says something else,
+    and files beside the report. Returns the paths that must survive every command."""
+    (out / ".partial-notes").mkdir(parents=True)
+    (out / ".partial-notes" / "notes.txt").write_text("my notes\n")
+    (out / ".starting-mine").mkdir()
+    (out / ".starting-mine" / "draft.toml").write_text(STUDY)
+    _old(out / ".starting-mine")
+    (out / ".partial-fake").mkdir()
+    (out / ".partial-fake" / ".boardsim-run").write_text("not the marker\n")
+    (out / "mine.txt").write_text("beside the report\n")
+    return {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+
+def test_the_leftover_cleaner_removes_only_folders_a_run_made(capsys, tmp_path, study):
+    out = tmp_path / "o"
+    out.mkdir()
+    mine = seed_user_files(out)
+    for name in (".partial-killed", ".starting-killed"):     # what killed runs leave: the marker first
+        (out / name / "charts").mkdir(parents=True)
+        (out / name / ".boardsim-run").write_text(MARKED)
+        (out / name / "charts" / "half.png").write_bytes(b"\x89PNG")
+    _old(out / ".starting-killed")
+    before = snapshot(study)
+    code, so, err = run(capsys, "experiment", "run", study, "--out", out)
+    assert code == 0, err
+    assert not (out / ".partial-killed").exists() and not (out / ".starting-killed").exists()
+    assert {p: p.read_bytes() for p in mine} == mine                # byte for byte
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == [
+        ".partial-fake", ".partial-notes", ".starting-mine"]
+    assert snapshot(study) == before
+
+
+@pytest.mark.parametrize("where", ["results.sqlite-wal", "results.sqlite-shm", "results.sqlite-journal",
+                                   ".partial-x/d.toml", ".starting-x/d.toml", ".results.sqlite.new-1-ab"])
+def test_an_input_where_the_run_writes_or_cleans_is_refused(capsys, tmp_path, where):
+    """The study file (or a link to it) named like the store's side files, a half-made store, or
+    put in a run's working folder (marked as a killed run's): refused, nothing changed."""
+    out = tmp_path / "o"
+    out.mkdir()
+    f = out / where
+    f.parent.mkdir(exist_ok=True)
+    f.write_text(STUDY)
+    if where.startswith("."):
+        (f.parent / ".boardsim-run").write_text(MARKED)
+        _old(f.parent)
+    link = tmp_path / "link.toml"
+    link.symlink_to(f)
+    before = snapshot(tmp_path, sqlite_side_files=True)
+    for st in (f, link):
+        code, so, err = run(capsys, "experiment", "run", st, "--out", out)
+        one_line(code, err, "is among the files the run writes")
+        assert so == ""
+    assert snapshot(tmp_path, sqlite_side_files=True) == before
+
+
+def test_the_cleaner_never_removes_a_folder_that_holds_an_input(tmp_path):
+    from experiments.report import remove_leftovers
+    out = tmp_path / "o"
+    for name in (".partial-a", ".partial-b"):
+        (out / name).mkdir(parents=True)
+        (out / name / ".boardsim-run").write_text(MARKED)
+    (out / ".partial-a" / "r.toml").write_text("[bethel_woods]\n")
+    gone = remove_leftovers(out, inputs=[out / ".partial-a" / "r.toml"])
+    assert gone == [out / ".partial-b"] and (out / ".partial-a" / "r.toml").exists()
+
+
+def test_a_killed_run_s_folder_carries_the_marker_and_a_finished_run_leaves_none(played):
+    assert not [p for p in played.rglob(".boardsim-run")]
+
+
+# -- train: the installed model is replaced only by a confirmed model; bounds before any game
+
+def _installed(game):
+    import importlib
+    return importlib.import_module(f"policies.{game.replace('-', '_')}.learned").MODEL_PATH
+
+
+@pytest.mark.parametrize("game", ["bethel-woods", "benevolent"])
+def test_train_never_writes_its_record_or_model_over_the_installed_model_or_each_other(capsys, tmp_path, game):
+    installed = _installed(game)
+    link = tmp_path / "installed.json"
+    link.symlink_to(installed)
+    before = snapshot(installed, tmp_path)
+    cases = [(["--record", installed], "is the installed model"),
+             (["--record", link], "is the installed model"),
+             (["--record", tmp_path / "x.json", "--model", tmp_path / "x.json"], "are the same file"),
+             (["--record", tmp_path / "r.json", "--model", link], "is the installed model"),
+             (["--record", tmp_path / "r.json", "--model", installed, "--no-install"], "is the installed model")]
+    for args, says in cases:
+        t0 = time.monotonic()
+        code, so, err = run(capsys, "train", game, *args)
+        one_line(code, err, says)
+        assert so == "" and time.monotonic() - t0 < 10          # refused before any game
+    assert snapshot(installed, tmp_path) == before
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--games", str(10 ** 20)], "games 100000000000000000000: allowed 1 to 100,000"),
+    (["--games", str(2 ** 63 - 1)], "allowed 1 to 100,000 self-play games a round"),
+    (["--validate-games", "1"], "validate-games 1: allowed 2 to 1,000,000"),
+    (["--confirm-games", "1"], "confirm-games 1: allowed 2 to 1,000,000"),
+    (["--confirm-games", str(10 ** 20)], "confirm-games 100000000000000000000: allowed 2"),
+    (["--threads", "0"], "threads 0 is not allowed"),
+], ids=["games-1e20", "games-2^63-1", "validate-1", "confirm-1", "confirm-1e20", "threads-0"])
+def test_train_bounds_are_checked_before_any_game(capsys, tmp_path, args, says):
+    rec = tmp_path / "r.json"
+    t0 = time.monotonic()
+    code, so, err = run(capsys, "train", "bethel-woods", "--record", rec, *args)
+    one_line(code, err, says)
+    assert so == "" and time.monotonic() - t0 < 10 and not rec.exists()
+
+
+def test_a_study_kind_that_is_not_a_string_is_one_line(capsys, tmp_path):
+    st = tmp_path / "k.toml"
+    st.write_text('kind = ["difficulty"]\n')
+    code, _, err = run(capsys, "experiment", "run", st, "--out", tmp_path / "o")
+    one_line(code, err, "kind = ['difficulty'] is not known")
+    assert not (tmp_path / "o").exists()
+
+
+# -- --out that cannot be a folder
+
+def test_an_out_that_loops_leads_nowhere_or_cannot_be_entered_is_one_line(capsys, tmp_path, study, monkeypatch):
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    (tmp_path / "dangling").symlink_to(tmp_path / "no" / "such")
+    before = snapshot(tmp_path)
+    for cmd in (["experiment", "run", study], ["report", "--quick"]):
+        code, _, err = run(capsys, *cmd, "--out", tmp_path / "a")
+        one_line(code, err, "it is a symbolic link that loops")
+        code, _, err = run(capsys, *cmd, "--out", tmp_path / "dangling")
+        one_line(code, err, f"it is a symbolic link to '{tmp_path / 'no' / 'such'}', which does not exist")
+    assert snapshot(tmp_path) == before
+    # a folder the user cannot enter: the suite runs as root, which enters any folder, so the
+    # kernel's answer to a user without the right is given by hand
+    shut = tmp_path / "shut"
+    shut.mkdir()
+    real_listdir = os.listdir
+
+    def listdir(p="."):
+        if os.path.realpath(p) == str(shut):
+            raise PermissionError(13, "Permission denied", str(p))
+        return real_listdir(p)
+    monkeypatch.setattr(os, "listdir", listdir)
+    code, _, err = run(capsys, "experiment", "run", study, "--out", shut)
+    one_line(code, err, f"cannot write '{shut}': Permission denied")
+    assert real_listdir(shut) == []
+
+
+# -- read-only and damaged stores
+
+def _read_only(*paths):
+    """Make paths read-only for this process: chattr +i for root (whom file modes do not stop),
+    chmod a-w otherwise. Returns the undo."""
+    import subprocess
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "+i", *map(str, paths)], check=True)
+        return lambda: subprocess.run(["chattr", "-i", *map(str, paths)], check=True)
+    modes = {p: os.stat(p).st_mode for p in paths}
+    for p in paths:
+        os.chmod(p, modes[p] & ~0o222)
+    return lambda: [os.chmod(p, m) for p, m in modes.items()]
+
+
+def test_a_read_only_store_is_read_and_reported_read_only_with_advice_that_keeps_it(capsys, tmp_path, played, study):
+    out = copy_of(played, tmp_path)
+    db = out / "results.sqlite"
+    assert not os.path.lexists(str(db) + "-wal")
+    undo = _read_only(db)
+    try:
+        with pytest.raises(OSError):
+            os.close(os.open(db, os.O_RDWR))                    # it really is read-only
+        before = snapshot(out, study, sqlite_side_files=True)
+        for args in (["experiment", "run", study, "--out", out], ["experiment", "run", study, "--out", out, "--seed", "3"],
+                     ["experiment", "run", study, "--out", out, "--fresh"]):
+            code, so, err = run(capsys, *args)
+            one_line(code, err, f"results store '{db}' ")
+            assert "is read-only" in err
+            assert "cp -r" in err and "kept" in err and "--fresh" not in err and so == ""
+        code, so, err = run(capsys, "experiment", "status", study, "--out", out)
+        assert code == 0 and "1,200" in so, err
+        code, so, err = run(capsys, "experiment", "verify", "--out", out, "--sample", "1")
+        assert code == 0 and "no problem" in so and "1 matched" in so, err
+        assert snapshot(out, study, sqlite_side_files=True) == before      # no -wal, no -shm made
+    finally:
+        undo()
+
+
+def test_a_store_in_a_read_only_folder_is_read_without_side_files(capsys, tmp_path, played, study):
+    out = copy_of(played, tmp_path)
+    undo = _read_only(out / "results.sqlite", out)
+    try:
+        before = snapshot(out, study, sqlite_side_files=True)
+        code, so, err = run(capsys, "experiment", "verify", "--out", out, "--sample", "1")
+        assert code == 0 and "no problem" in so, err
+        code, so, err = run(capsys, "experiment", "status", study, "--out", out)
+        assert code == 0, err
+        code, so, err = run(capsys, "experiment", "run", study, "--out", out)
+        one_line(code, err, f"cannot write '{out}'")
+        assert "--fresh" not in err
+        assert snapshot(out, study, sqlite_side_files=True) == before
+    finally:
+        undo()
+
+
+def test_a_store_cut_in_half_is_named_damaged_with_the_command_that_keeps_it(capsys, tmp_path, played, study):
+    out = copy_of(played, tmp_path)
+    db = out / "results.sqlite"
+    data = db.read_bytes()
+    db.write_bytes(data[:len(data) // 2])
+    before = snapshot(out, study, sqlite_side_files=True)
+    for args in (["experiment", "run", study, "--out", out], ["experiment", "status", study, "--out", out],
+                 ["experiment", "verify", "--out", out]):
+        code, so, err = run(capsys, *args)
+        one_line(code, err, f"results store '{db}' is damaged (SQLite: ")
+        assert f"`mv {db} {db}.damaged`" in err and "--fresh" not in err and so == ""
+        assert snapshot(out, study, sqlite_side_files=True) == before      # no -wal, no -shm made
+
+
+# -- one writer per output folder
+
+def test_a_second_run_into_a_folder_in_use_is_refused_at_once(capsys, tmp_path, played, study):
+    import fcntl
+    out = copy_of(played, tmp_path)
+    before = snapshot(out, study, sqlite_side_files=True)
+    fd = os.open(out, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)           # as a run going on in another shell holds it
+    try:
+        for args in (["experiment", "run", study, "--out", out], ["experiment", "run", study, "--out", out, "--fresh"],
+                     ["report", "--quick", "--out", out]):
+            t0 = time.monotonic()
+            code, so, err = run(capsys, *args)
+            one_line(code, err, f"'{out}' is in use by another boardsim run")
+            assert so == "" and time.monotonic() - t0 < 10
+        assert snapshot(out, study, sqlite_side_files=True) == before    # --fresh deleted nothing
+        code, so, err = run(capsys, "experiment", "status", study, "--out", out)   # readers are welcome
+        assert code == 0, err
+    finally:
+        os.close(fd)
+    code, so, err = run(capsys, "experiment", "run", study, "--out", out)  # and once it is free, it runs
+    assert code == 0 and "all read from" in so, err
+
+
+# -- ladder: bounds on budgets before any game; a damaged model is named
+
+@pytest.mark.parametrize("game", ["bethel-woods", "benevolent"])
+def test_ladder_budgets_beyond_the_bound_are_refused_before_any_game(capsys, game):
+    t0 = time.monotonic()
+    code, so, err = run(capsys, "ladder", game, "--games", "2", "--budgets", "8,100001")
+    one_line(code, err, "budgets must be 0 to 100,000 rollouts per decision")
+    assert so == "" and time.monotonic() - t0 < 10
+
+
+# -- model files: --model PATH, and a damaged model named wherever it is used
+
+def _model_with(game, tmp_path, name, **change):
+    """A sound model file of `game` (the installed one's network with `change` applied, its sha256
+    recomputed), as `boardsim train --model` writes it."""
+    import importlib
+    from policies.value_model import model_text
+    L = importlib.import_module(f"policies.{game}.learned")
+    net = L.model_record()
+    net = {k: net[k] for k in ("mean", "scale", "W1", "b1", "W2", "b2")} | change
+    p = tmp_path / name
+    p.write_text(model_text(game, L.FEATURE_NAMES, net, {"date": "2026-12-06"}))
+    return p
+
+
+def _digest_of(path):
+    return json.loads(Path(path).read_text())["sha256"][:8]
+
+
+def test_simulate_plays_the_model_it_is_given_and_names_it(capsys, tmp_path):
+    import shutil
+    same = tmp_path / "same.json"
+    shutil.copy(_installed("bethel-woods"), same)
+    other = _model_with("bethel_woods", tmp_path, "other.json", b2=5.0)
+    common = ["bethel-woods", "simulate", "--policy", "learned", "--games", "6", "--threads", "1", "--json"]
+    code, so, err = run(capsys, *common)
+    plain = json.loads(so)
+    code, so, err = run(capsys, *common, "--model", same)
+    assert code == 0, err
+    d = json.loads(so)
+    assert d["theta_hash"] == plain["theta_hash"] and plain["model"] is None
+    assert d["model"].startswith(f"model {_digest_of(same)}") and str(same) in d["model"]
+    code, so, err = run(capsys, *common, "--model", other)
+    d = json.loads(so)
+    assert code == 0 and d["theta_hash"] != plain["theta_hash"] and _digest_of(other) in d["model"], err
+    code, so, err = run(capsys, "benevolent", "simulate", "--players", "2", "--policies", "learned,heuristic",
+                        "--games", "4", "--threads", "1", "--model", _model_with("benevolent", tmp_path, "b.json", b2=3.0))
+    assert code == 0 and f"model        model {_digest_of(tmp_path / 'b.json')}" in so, err
+
+
+def _deep(tmp_path):
+    p = tmp_path / "deep.json"
+    p.write_text("[" * 100_000 + "]" * 100_000)
+    return p, "is nested more than 32 levels deep"
+
+
+def _wide(tmp_path):
+    from policies.bethel_woods.features import NF
+    rng = np.random.default_rng(3)
+    p = _model_with("bethel_woods", tmp_path, "wide.json", W1=rng.normal(size=(NF, 200)), b1=np.zeros(200),
+                    W2=rng.normal(size=200))
+    return p, "has 200 hidden units; this boardsim plays at most 128"
+
+
+def _cut(tmp_path):
+    p = tmp_path / "cut.json"
+    p.write_bytes(_installed("bethel-woods").read_bytes()[:5000])
+    return p, "is not complete JSON"
+
+
+def _edited(tmp_path):
+    p = tmp_path / "edited.json"
+    obj = json.loads(_installed("bethel-woods").read_text())
+    obj["b2"] += 1.0
+    p.write_text(json.dumps(obj))
+    return p, "does not match its sha256"
+
+
+@pytest.mark.parametrize("make", [_deep, _wide, _cut, _edited], ids=["nested-100k", "200-hidden", "cut", "edited"])
+def test_a_damaged_model_is_one_line_wherever_it_is_used(capsys, tmp_path, monkeypatch, make):
+    import policies.bethel_woods.learned as L
+    bad, says = make(tmp_path)
+    before = snapshot(tmp_path)
+    for args in (["bethel-woods", "simulate", "--policy", "learned", "--games", "4", "--model", bad],
+                 ["bethel-woods", "simulate", "--policy", "expert", "--games", "4", "--model", bad],
+                 ["ladder", "bethel-woods", "--games", "4", "--model", bad]):
+        t0 = time.monotonic()
+        code, so, err = run(capsys, *args)
+        one_line(code, err, says)
+        assert str(bad) in err and so == "" and time.monotonic() - t0 < 10
+    monkeypatch.setattr(L, "MODEL_PATH", bad)            # the installed model damaged: the ladder says so
+    code, so, err = run(capsys, "ladder", "bethel-woods", "--games", "4", "--budgets", "1")
+    one_line(code, err, says)
+    assert so == ""
+    assert snapshot(tmp_path) == before
+
+
+def test_model_is_for_the_learned_and_expert_players_and_never_an_output(capsys, tmp_path):
+    m = _model_with("bethel_woods", tmp_path, "m.json")
+    code, so, err = run(capsys, "bethel-woods", "simulate", "--policy", "heuristic", "--games", "4", "--model", m)
+    one_line(code, err, "--model")
+    assert "for the learned and expert players only" in err
+    before = snapshot(tmp_path)
+    code, so, err = run(capsys, "bethel-woods", "simulate", "--policy", "learned", "--games", "4", "--model", m,
+                        "--records", m)
+    one_line(code, err, "is also the model file of this run")
+    assert snapshot(tmp_path) == before
+
+
+def test_ladder_with_a_model_plays_and_names_it(capsys, tmp_path):
+    m = _model_with("benevolent", tmp_path, "b.json", b2=2.0)
+    code, so, err = run(capsys, "ladder", "benevolent", "--games", "2", "--budgets", "1", "--threads", "1",
+                        "--json", "--model", m)
+    assert code == 0, err
+    rows = [json.loads(x) for x in so.splitlines()]
+    named = {r["policy"]: r["model"] for r in rows}
+    assert named["heuristic"] is None and named["learned"].startswith(f"model {_digest_of(m)}")
+    assert named["expert"] == named["learned"]
+
+
+def test_every_command_kind_keeps_a_user_s_files_in_its_folder_byte_for_byte(capsys, tmp_path, study):
+    out = tmp_path / "o"
+    out.mkdir()
+    mine = seed_user_files(out)
+    rules = out / "r.toml"                                   # an input of the runs, in the same folder
+    rules.write_text("[bethel_woods]\n")
+    mine[rules] = rules.read_bytes()
+    for args in (["experiment", "run", study, "--out", out],
+                 ["experiment", "status", study, "--out", out],
+                 ["experiment", "verify", "--out", out, "--sample", "1"],
+                 ["bethel-woods", "simulate", "--games", "20", "--rules", rules, "--records", out / "r.csv"],
+                 ["bethel-woods", "play", "--rules", rules, "--trace", out / "t.jsonl"],
+                 ["replay", out / "t.jsonl"],
+                 ["benevolent", "simulate", "--games", "20", "--records", out / "b.csv"],
+                 ["ladder", "benevolent", "--games", "2", "--budgets", "1", "--threads", "1"]):
+        code, so, err = run(capsys, *args)
+        assert code == 0, (args, err)
+        assert {p: p.read_bytes() for p in mine} == mine, args
+        assert not [p for p in out.rglob("*.tmp")]
+        assert not [p for p in out.rglob(".boardsim-run") if p.read_text() == MARKED]   # no run's folder left
+
+
+def test_a_temporary_file_of_a_killed_write_is_removed_and_a_user_s_look_alike_kept(capsys, tmp_path):
+    import subprocess
+    import sys
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True).stdout.strip()                  # a process id that has ended
+    left = tmp_path / f".r.csv.{dead}.boardsim.abcd1234.tmp"     # what SIGKILL during a write leaves
+    left.write_text("half")
+    alike = [tmp_path / ".r.csv.notes.tmp", tmp_path / f".r.csv.{os.getpid()}.boardsim.live0000.tmp",
+             tmp_path / f".r.csv.{dead}.mine.x.tmp"]
+    for p in alike:
+        p.write_text("mine")
+    code, so, err = run(capsys, "bethel-woods", "simulate", "--games", "20", "--records", tmp_path / "r.csv")
+    assert code == 0, err
+    assert not left.exists() and all(p.read_text() == "mine" for p in alike)
+
+
+@pytest.mark.parametrize("game", ["bethel-woods", "benevolent"])
+def test_a_ladder_of_one_game_is_refused_before_any_game(capsys, game):
+    t0 = time.monotonic()
+    code, so, err = run(capsys, "ladder", game, "--games", "1", "--budgets", "1", "--threads", "1")
+    one_line(code, err, "--games 1: the ladder's paired intervals need 2 games at least")
+    assert so == "" and time.monotonic() - t0 < 10
+
+
+@pytest.mark.parametrize("game, args", [("bethel_woods", ["--policy", "learned", "--players", "2"]),
+                                        ("benevolent", ["--players", "2", "--policies", "learned,heuristic"])])
+def test_play_records_the_model_and_replay_needs_the_same_model(capsys, tmp_path, game, args):
+    import importlib
+    net = importlib.import_module(f"policies.{game}.learned").model_record()
+    m = _model_with(game, tmp_path, "m.json", W2=-net["W2"])        # another player: its values reversed
+    trace = tmp_path / "t.jsonl"
+    code, so, err = run(capsys, game.replace("_", "-"), "play", *args, "--trace", trace, "--model", m)
+    assert code == 0, err
+    head = json.loads(trace.read_text().splitlines()[0])
+    assert head["model"].startswith(f"model {_digest_of(m)}") and str(m) in head["model"]
+    code, so, err = run(capsys, "replay", trace, "--model", m)
+    assert code == 0 and so, err
+    code, so, err = run(capsys, "replay", trace)                   # the installed model plays other weights
+    one_line(code, err, f"it names the model it was played with, model {_digest_of(m)}")
+    before = snapshot(tmp_path)
+    code, so, err = run(capsys, game.replace("_", "-"), "play", *args, "--trace", m, "--model", m)
+    one_line(code, err, "is also the model file of this run")
+    assert snapshot(tmp_path) == before

@@ -36,9 +36,14 @@ def _play_logged(g, seed, game_index, pols, thetas):
     return log[:n], s
 
 
-def record_game(players=4, leaves=None, policy="random", seed=0, game_index=0, rules=None, policies=None):
+def record_game(players=4, leaves=None, policy="random", seed=0, game_index=0, rules=None, policies=None,
+                model_thetas=None, model=None):
+    """Play one game; return its trace as a list of dicts (model_thetas: {policy: vector} played
+    instead of the policy's own, and `model` the model file they came from, which the setup line
+    names)."""
     g = State(players, leaves, seed, game_index, rules)
     names, pols, thetas = parse_policies(policy, policies, players)
+    _lay_over(names, thetas, model_thetas)
     log, s = _play_logged(g, seed, game_index, pols, thetas)
     n = len(log)
     from ..units import theta_hash
@@ -46,6 +51,8 @@ def record_game(players=4, leaves=None, policy="random", seed=0, game_index=0, r
               "leaves": list(g.leaves), "policies": names,
               "theta_hashes": [theta_hash(thetas[q]) for q in range(players)],
               "rules": g.rules.to_dict(), "position": g.to_dict()}]
+    if model is not None:
+        lines[0]["model"] = model
     for _, q, a in log[:n].tolist():
         turn = int(g.state[E.TURN])
         g.apply(a)  # checked: the arena's action must be legal on the Python face too
@@ -63,7 +70,14 @@ def _gifts(pd):
     return ", ".join(f"{n} {g}" for g, n in pd["gifts"].items() if n) or "no gifts"
 
 
-def replay_lines(lines, source="trace", numbers=None, legal_only=False):
+def _lay_over(names, thetas, model_thetas):
+    """Each seat whose policy has a vector in model_thetas plays it (in place)."""
+    for q, name in enumerate(names):
+        if model_thetas and name in model_thetas:
+            thetas[q] = model_thetas[name]
+
+
+def replay_lines(lines, source="trace", numbers=None, legal_only=False, model_thetas=None):
     """Re-play a trace on the engine, checking every line against the replayed game, and yield its story.
 
     ``lines``: the trace's JSON objects (``read_trace``); ``numbers``: their line numbers in the
@@ -78,7 +92,8 @@ def replay_lines(lines, source="trace", numbers=None, legal_only=False):
     pos = head["position"]
     moves = None
     if not legal_only:  # the decisions the seats' policies make in this game, played again from the seed
-        _, pols, thetas = parse_policies(None, head["policies"], head["players"])
+        names, pols, thetas = parse_policies(None, head["policies"], head["players"])
+        _lay_over(names, thetas, model_thetas)      # replay --model
         _check_theta_hashes(tl[0], thetas)
         log, _ = _play_logged(g, head["seed"], head["game_index"], pols, thetas)
         moves = [a for _, _, a in log.tolist()]

@@ -41,9 +41,10 @@ from .batch import LOG_CHANCE, WS_SIZE, play_game, played_budget, policy_label, 
 MAX_LOG = 1 << 16  # steps a trace can hold (a game ends within 79 turns, far fewer steps)
 
 
-def play_logged(players, spies, chars, policy, seed, game_index, rules, policy_seed=None, budget=None):
-    """Play one game through the arena's loop; return (its steps as an int array (k, 3), final state)."""
-    pols, thetas = seat_policies(policy, players, budget=budget)
+def play_logged(players, spies, chars, policy, seed, game_index, rules, policy_seed=None, budget=None, theta=None):
+    """Play one game through the arena's loop; return (its steps as an int array (k, 3), final state)
+    (theta: the policy's vector instead of its own, e.g. the learned player with a model file's network)."""
+    pols, thetas = seat_policies(policy, players, theta, budget=budget)
     s = np.zeros(E.S_SIZE, dtype=np.int32)
     log = np.zeros((MAX_LOG, 3), dtype=np.int32)
     n = play_game(s, rules.params, setup_config(players, spies, chars), np.uint64(seed),
@@ -56,17 +57,21 @@ def play_logged(players, spies, chars, policy, seed, game_index, rules, policy_s
 
 
 def record_game(players=3, spies=0, characters=None, policy="random", seed=0, game_index=0, rules=None,
-                budget=None):
-    """Play one game; return its trace as a list of dicts (budget: the search's rollouts per decision)."""
+                budget=None, theta=None, model=None):
+    """Play one game; return its trace as a list of dicts (budget: the search's rollouts per decision;
+    theta: the policy's vector instead of its own, and `model` the model file it came from, which
+    the setup line names)."""
     g = State(players, spies, characters, seed, game_index, rules)
     chars = [int(c) for c in g.state[E.CHAR:E.CHAR + players]] if characters is not None else None
-    steps, final = play_logged(players, spies, chars, policy, seed, game_index, g.rules, budget=budget)
+    steps, final = play_logged(players, spies, chars, policy, seed, game_index, g.rules, budget=budget, theta=theta)
     from ..units import theta_hash
-    _, thetas = seat_policies(policy, players, budget=budget)
+    _, thetas = seat_policies(policy, players, theta, budget=budget)
     lines = [{"type": "setup", "game": GAME.name, "seed": seed, "game_index": game_index,
               "players": players, "spies": spies, "policy": policy,
               "policy_label": policy_label(policy, budget), "budget": played_budget(policy, budget),
               "theta_hash": theta_hash(thetas[0]), "rules": g.rules.to_dict(), "position": g.to_dict()}]
+    if model is not None:
+        lines[0]["model"] = model
     for kind, q, a in steps.tolist():
         turn = int(g.state[E.TURN])
         if kind == LOG_CHANCE:
@@ -119,7 +124,7 @@ def describe_decision(before, after, a):
     return words.get(ACTION_NAMES[a], "uses " + ACTION_NAMES[a])
 
 
-def replay_lines(lines, source="trace", numbers=None, legal_only=False):
+def replay_lines(lines, source="trace", numbers=None, legal_only=False, model_thetas=None):
     """Re-play a trace on the engine, checking every line against the replayed game, and yield its story.
 
     ``lines``: the trace's JSON objects (``read_trace``); ``numbers``: their line numbers in the
@@ -130,11 +135,12 @@ def replay_lines(lines, source="trace", numbers=None, legal_only=False):
     ``legal_only`` skips these two checks and accepts any legal decision); every chance outcome
     against the one the seed draws; a position line after every turn, equal to the replayed
     position; and the end line's fields against the replayed result. Anything else is a UserError
-    naming the file, the line and what is wrong."""
+    naming the file, the line and what is wrong. ``model_thetas``: {policy: vector} played instead
+    of the policy's own (``replay --model``)."""
     tl = trace_lines(lines, source, numbers)
     g, head = _replay_setup(tl[0])
     pos = head["position"]
-    policy_moves = None if legal_only else _policy_decisions(tl[0], g)
+    policy_moves = None if legal_only else _policy_decisions(tl[0], g, (model_thetas or {}).get(head["policy"]))
     k = 0  # decisions checked so far
     yield (f"Bethel Woods, {head['players']} players ({', '.join(pos['characters'])}), {head['spies']} {'spy' if head['spies'] == 1 else 'spies'} "
            f"at setup, policy {head.get('policy_label', head['policy'])}, seed {head['seed']}, game {head['game_index']}.")
@@ -248,18 +254,18 @@ def _replay_setup(line):
     return g, line.obj
 
 
-def _policy_decisions(line, g):
+def _policy_decisions(line, g, theta=None):
     """The decisions the setup line's policy makes in its game (the arena plays it again from the
     seed), as a list of actions; a UserError when the trace's theta_hash is not this package's."""
     from ..units import theta_hash
     head = line.obj
     players, policy, budget = head["players"], head["policy"], head.get("budget")
-    _, thetas = seat_policies(policy, players, budget=budget)
+    _, thetas = seat_policies(policy, players, theta, budget=budget)
     if "theta_hash" in head:
         check_weights(line, "theta_hash", head["theta_hash"], policy_label(policy, budget), theta_hash(thetas[0]))
     chars = [int(c) for c in g.state[E.CHAR:E.CHAR + players]]
     steps, _ = play_logged(players, head["spies"], chars, policy, head["seed"], head["game_index"], g.rules,
-                           budget=budget)
+                           budget=budget, theta=theta)
     return [a for kind, _, a in steps.tolist() if kind != LOG_CHANCE]
 
 

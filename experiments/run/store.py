@@ -336,6 +336,63 @@ def _remove_dead_temporaries(path: pathlib.Path) -> None:
             pass
 
 
+def _connect_ro(path: pathlib.Path) -> sqlite3.Connection:
+    """A connection that only reads the store and makes no file beside it. A store in WAL mode
+    that no process has open has no -wal file (the last connection checkpoints it and removes
+    it), and is opened as immutable: SQLite then reads the file alone, without locks and without
+    making the -wal and -shm files a reader of a WAL database otherwise makes. With a -wal file
+    there (a run is writing, or was killed) those files exist already, and the store is opened
+    read-only in the usual way, so a reader sees what the writer committed. (A run that starts
+    while an immutable reader reads writes into its new -wal file; it changes the store's own file
+    only at a checkpoint, after 1,000 pages of units, far longer than a `status` takes.)"""
+    uri = pathlib.Path(path).resolve().as_uri()
+    wal = path.with_name(path.name + "-wal")
+    if os.path.lexists(wal):
+        return sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+
+
+def _read_only_advice(path: pathlib.Path) -> str:
+    return (f"`boardsim experiment status` and `experiment verify --out {path.parent}` read it as it is; to run "
+            f"the study on, make it writable (chmod u+w) or copy the folder (cp -r {path.parent} COPY) and give "
+            "--out COPY; its results are kept either way")
+
+
+def _check_writable(path: pathlib.Path) -> None:
+    """UserError (read-only, with advice that keeps its results) unless the store and its folder
+    (where SQLite keeps its -wal and -shm files) can be written: checked before anything is
+    written or played, by opening the file for writing (the only test that holds for root, a
+    read-only mount and an immutable file alike) without changing it."""
+    try:
+        os.close(os.open(path, os.O_RDWR))
+    except OSError as e:
+        raise UserError(f"results store {str(path)!r} is read-only ({e.strerror or e}); "
+                        f"{_read_only_advice(path)}") from None
+    from arena.outfiles import takes_a_file
+    try:
+        takes_a_file(path.parent, "")
+    except UserError:
+        raise UserError(f"results store {str(path)!r} is in a folder that is read-only (SQLite keeps its -wal "
+                        f"and -shm files beside it); {_read_only_advice(path)}") from None
+
+
+def _unreadable(path: pathlib.Path, e: Exception) -> str:
+    """The one line for a store SQLite cannot read: read-only (with advice that keeps it) or
+    damaged (cut short, overwritten), with the command that keeps the damaged file aside; the
+    study run again plays its games again (SQLite's `.recover` saved no row of a store cut in half,
+    tried 2026-12-06), never a command that deletes it."""
+    text = str(e)
+    if "readonly" in text or "read-only" in text or "unable to open" in text:
+        return f"results store {str(path)!r} cannot be opened (SQLite: {text}); {_read_only_advice(path)}"
+    try:
+        size = f"; {os.path.getsize(path):,} bytes"
+    except OSError:
+        size = ""
+    return (f"results store {str(path)!r} is damaged (SQLite: {text}{size}): its results cannot be read; keep it "
+            f"aside with `mv {path} {path}.damaged` and run the study again, which plays its games again "
+            "(a unit is a pure function of its key: the same games give the same tables)")
+
+
 @dataclass
 class Replayed:
     """Units of a store played again and compared with what it holds (``Store.replay_sample``)."""
@@ -369,7 +426,11 @@ class Store:
         kind = _kind(self.path)
         if fresh and not readonly and kind != "missing":
             for f in _files(self.path):
-                f.unlink(missing_ok=True)
+                try:
+                    f.unlink(missing_ok=True)
+                except OSError as e:
+                    raise UserError(f"results store {str(self.path)!r} is read-only ({e.strerror or e} for {f.name}), "
+                                    f"so it cannot be deleted to start over; {_read_only_advice(self.path)}") from None
             kind = "missing"
         if kind == "old":
             raise UserError(f"results store {str(self.path)!r} was written by an older boardsim (store schema 1, "
@@ -377,14 +438,19 @@ class Store:
         if readonly:
             if kind == "missing":
                 raise UserError(f"results store {self.path}: no such file (run the study first)")
-            self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S,
-                                      isolation_level=None)
+            try:
+                self.db = _connect_ro(self.path)
+            except sqlite3.DatabaseError as e:
+                raise UserError(_unreadable(self.path, e)) from None
         else:
             if kind == "missing":
                 _create(self.path)
+            else:
+                _check_writable(self.path)
             self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-            self.db.execute("PRAGMA synchronous=FULL")
         try:
+            if not readonly:
+                self.db.execute("PRAGMA synchronous=FULL")
             self._check_header()
             self._check_engine()
             if check:
@@ -394,8 +460,7 @@ class Store:
                                     "starts over (its results are deleted)")
         except sqlite3.DatabaseError as e:
             self.db.close()
-            raise UserError(f"results store {str(self.path)!r} is damaged (SQLite: {e}); run the study with "
-                            "--fresh to start over (its results are deleted)") from None
+            raise UserError(_unreadable(self.path, e)) from None
         except BaseException:
             self.db.close()
             raise

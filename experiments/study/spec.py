@@ -226,7 +226,7 @@ def study_from_dict(raw: dict, name: str, base=None, quick=False, seed=None,
     kind = raw.get("kind")
     if kind is None:
         raise UserError(f"{where}: no kind = \"...\" line; allowed kinds: {', '.join(KINDS)}")
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:
         raise UserError(f"{where}: kind = {kind!r} is not known; allowed: {', '.join(KINDS)}")
     opts = dict(DEFAULTS[kind])
     opts.update(_check_table(where, raw, kind))

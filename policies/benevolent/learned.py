@@ -32,6 +32,7 @@ hashes viewed over int32 pairs, int32 counts) and its bookkeeping.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -84,7 +85,7 @@ WS_SIZE = L_V + 2 * H.K_MAX
 
 def model_record(path: Path | None = None) -> dict:
     """The model file as read (UserError when it cannot be used)."""
-    return VM.read_model(MODEL_PATH if path is None else path, GAME.name, FEATURE_NAMES, COMMAND)
+    return VM.read_model(MODEL_PATH if path is None else path, GAME.name, FEATURE_NAMES, COMMAND, MAX_HIDDEN)
 
 
 def planner_theta(k: int = K_DEFAULT, lam: float = LAM_DEFAULT, theta_h=None) -> np.ndarray:
@@ -110,10 +111,12 @@ def model_label(path: Path | None = None) -> str:
 
 
 def learned_available(path: Path | None = None) -> bool:
-    try:
-        model_record(path)
-    except Exception:
+    """A model file is installed (the ladder then has the learned and expert rungs); one that is
+    there but cannot be used (damaged, edited, of another version) is the one-line UserError that
+    names it, never a silently missing rung."""
+    if not os.path.lexists(MODEL_PATH if path is None else path):
         return False
+    model_record(path)
     return True
 
 

@@ -28,6 +28,7 @@ float64 scratch viewed over int32 pairs: the features and the hidden units.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -71,7 +72,7 @@ WS_SIZE = L_V + 2 * H.K_CAND
 
 def model_record(path: Path | None = None) -> dict:
     """The model file as read (UserError when it cannot be used)."""
-    return VM.read_model(MODEL_PATH if path is None else path, GAME.name, FEATURE_NAMES, COMMAND)
+    return VM.read_model(MODEL_PATH if path is None else path, GAME.name, FEATURE_NAMES, COMMAND, MAX_HIDDEN)
 
 
 def learned_theta(net: dict | None = None, k: int = K_DEFAULT, ktop: int = KTOP_DEFAULT) -> np.ndarray:
@@ -97,10 +98,12 @@ def model_label(path: Path | None = None) -> str:
 
 
 def learned_available(path: Path | None = None) -> bool:
-    try:
-        model_record(path)
-    except Exception:
+    """A model file is installed (the ladder then has the learned and expert rungs); one that is
+    there but cannot be used (damaged, edited, of another version) is the one-line UserError that
+    names it, never a silently missing rung."""
+    if not os.path.lexists(MODEL_PATH if path is None else path):
         return False
+    model_record(path)
     return True
 
 
