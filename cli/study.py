@@ -214,23 +214,55 @@ def verify(out: Annotated[Path, typer.Option(help="The folder given to `experime
 @user_errors
 def report(out: Annotated[Optional[Path], typer.Option(
                help="Folder to write (created; its parent must exist); default: report, or "
-                    "report-quick with --quick.")] = None, quick: Quick = False, seed: Seed = None, threads: Threads = None):
-    """Run the seven standard studies and write report.md and a self-contained report.html."""
+                    "report-quick with --quick.")] = None, quick: Quick = False, seed: Seed = None,
+           threads: Threads = None, fresh: Fresh = False, workers: Workers = None, scheduler: Scheduler = None,
+           connect_timeout: ConnectTimeout = None):
+    """Run the nine standard studies and write report.md and a self-contained report.html.
+
+    Every finished unit of games is recorded in --out/results.sqlite, as `experiment run` does: run
+    the same command again after a crash, a kill or Ctrl-C to play only what is missing, or after
+    the end to rebuild the report without playing. `boardsim experiment status STUDY.toml --out
+    FOLDER` and `experiment verify --out FOLDER` read it."""
+    import contextlib
+
     from arena.outfiles import folder_lock
     from arena.runner import check_threads
     from experiments.report import _check_out, run_studies, standard_studies
+    from experiments.run.cluster import check_options, dask_client
+    from experiments.run.store import Store
+    check_options(workers, scheduler, connect_timeout=connect_timeout)
+    if connect_timeout is not None and scheduler is None:
+        raise UserError(f"--connect-timeout {connect_timeout:g} is only used with --scheduler; add --scheduler")
     if threads is not None:
         check_threads(threads)
     studies = standard_studies(quick=quick, seed=seed)
     out = out or Path("report-quick" if quick else "report")
     _check_out(out)
     bar = _progress_wanted()   # a bar per study on a terminal; in a log, a line as each study finishes
-    with folder_lock(out):      # one run writes into a folder at a time (refused, not queued)
+    command = "boardsim report" + (" --quick" if quick else "") + (f" --seed {seed}" if seed is not None else "")
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(folder_lock(out))      # one run writes into a folder at a time (refused, not queued)
+        backend = {}
+        if workers is not None or scheduler is not None:  # first: a cluster that fails writes nothing
+            client, per_worker = stack.enter_context(dask_client(workers, scheduler, threads, connect_timeout))
+            backend["client"] = client
+            threads = threads or per_worker
+        store = backend["store"] = stack.enter_context(Store(store_path(out), fresh=fresh))
+
+        def replay(nthreads):
+            r = store.replay_sample(RUN_REPLAY_SAMPLE, threads=nthreads, avoid_played=True)
+            if r.differ:
+                raise UserError(f"results store {str(store.path)!r}: {r.differ[0]}: the store was changed "
+                                f"outside boardsim; `boardsim experiment verify --out {out} --sample all` finds "
+                                "every such unit, --fresh starts over (no report was written)")
+            return r
+
         info = run_studies(studies, out, threads=threads, show_progress=bar,
                            say=None if bar else (lambda line: typer.echo(line, err=True)),
                            title="boardsim balance report" + (" (quick)" if quick else ""),
-                           command="boardsim report" + (" --quick" if quick else "") + (
-                               f" --seed {seed}" if seed is not None else ""))
+                           command=command, backend=backend, replay=replay)
     games = sum(s["games"] for s in info["studies"])
-    typer.echo(f"{games:,} games in {info['seconds']:.0f} s; wrote {out}/report.md and "
-               f"{out}/report.html (tables in {out}/tables, charts in {out}/charts)")
+    played = sum(s["played"] for s in info["studies"])
+    typer.echo(f"{games:,} games ({played:,} played now, the rest read from {store_path(out)}) in "
+               f"{info['seconds']:.0f} s; wrote {out}/report.md and {out}/report.html (tables in {out}/tables, "
+               f"charts in {out}/charts)")

@@ -3,6 +3,7 @@ rungs), StudyProgress for a whole study."""
 from __future__ import annotations
 
 SHOW_AFTER = 2.0  # seconds: shorter runs print no bar
+LOG_EVERY = 60.0  # seconds between a study's progress lines in a log (no terminal: no bar)
 
 
 class ProgressBar:
@@ -78,7 +79,8 @@ class StudyProgress:
     is not a terminal) draws nothing, the counts are still kept."""
 
     def __init__(self, description: str = "study", enabled: bool = True, console=None, *,
-                 total: int = 0, done: int = 0, disable: bool | None = False):
+                 total: int = 0, done: int = 0, disable: bool | None = False, say=None,
+                 every: float = LOG_EVERY):
         from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
         self.description, self.console = description, console or Console(stderr=True)
@@ -100,6 +102,10 @@ class StudyProgress:
             speed_estimate_period=60.0)
         self.task = self.progress.add_task(description, total=0, games=0, all_games=0, rate=0.0)
         self._started = False
+        # in a log (no bar): say(line) once a minute with the games done, asked and the time left
+        self.say, self.every = say, every
+        self._said = None
+        self._cost_done = 0.0
         if total or done:
             self._grow(total - done, None, done, None)
 
@@ -139,8 +145,26 @@ class StudyProgress:
         self.played += games
         self.units += 1
         dt = time.perf_counter() - self._t0
-        self.progress.update(self.task, advance=float(games if cost is None else cost), games=self.games,
+        c = float(games if cost is None else cost)
+        self._cost_done += c
+        self.progress.update(self.task, advance=c, games=self.games,
                              rate=self.played / dt if dt > 0 else 0.0)
+        if self.say is not None:
+            now = time.perf_counter()
+            if self._said is None:
+                self._said = self._t0
+            if now - self._said >= self.every:
+                self._said = now
+                self.say(self.log_line(dt))
+
+    def log_line(self, elapsed: float) -> str:
+        """"difficulty: 12,000 of 40,000 games, about 3 min left" (the time left from this run's
+        pace over the nominal cost still to play)."""
+        left = self.total_cost - self.progress.tasks[0].completed
+        pace = self._cost_done / elapsed if elapsed > 0 else 0.0
+        when = (f"about {left / pace / 60:.0f} min left" if pace > 0 and left / pace >= 60 else
+                f"about {left / pace:.0f} s left" if pace > 0 else "time left not known yet")
+        return f"{self.description}: {self.games:,} of {self.total_games:,} games, {when}"
 
     def on_unit(self, cell, start: int, count: int, counts=None) -> None:
         self.advance(count)

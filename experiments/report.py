@@ -210,7 +210,9 @@ def _run_into(studies, out: Path, nthreads, show_progress, title, command, backe
     load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     for i, st in enumerate(studies):
         t0 = time.perf_counter()
-        with StudyProgress(st.name, enabled=show_progress) as bar:
+        if backend and backend.get("store") is not None:
+            backend["store"].study = st.name   # the store notes what each study asked (`experiment status`)
+        with StudyProgress(st.name, enabled=show_progress, say=None if show_progress else say) as bar:
             res = run_study(st, threads=nthreads, progress=bar, chart_dir=out / "charts",
                             backend=backend)
         seconds = time.perf_counter() - t0
