@@ -81,6 +81,32 @@ def check_inputs(st, file, out: Path) -> None:
                             "folders): it would be replaced; give another --out or move the file")
 
 
+def _store_and_cluster(stack, out: Path, fresh: bool, workers, scheduler, threads, connect_timeout,
+                       study: str | None = None):
+    """What `experiment run` and `report` play through, entered on `stack`: a Dask client when
+    --workers or --scheduler is given (first: a cluster that fails writes nothing), the results
+    store in `out`, and the replay check run after the studies (``run_studies(replay=...)``; a
+    unit that replays to other counts is a one-line error and nothing is written). Returns
+    (backend, threads, replay)."""
+    from experiments.run.cluster import dask_client
+    from experiments.run.store import Store
+    backend = {}
+    if workers is not None or scheduler is not None:
+        client, per_worker = stack.enter_context(dask_client(workers, scheduler, threads, connect_timeout))
+        backend["client"] = client
+        threads = threads or per_worker
+    store = backend["store"] = stack.enter_context(Store(store_path(out), fresh=fresh, study=study))
+
+    def replay(nthreads):
+        r = store.replay_sample(RUN_REPLAY_SAMPLE, study=study, threads=nthreads, avoid_played=True)
+        if r.differ:
+            raise UserError(f"results store {str(store.path)!r}: {r.differ[0]}: the store was changed "
+                            f"outside boardsim; `boardsim experiment verify --out {out} --sample all` finds "
+                            "every such unit, --fresh starts over (no report was written)")
+        return r
+    return backend, threads, replay
+
+
 @app.command()
 @user_errors
 def run(file: Annotated[Path, typer.Argument(help="A study file (TOML), e.g. experiments/studies/seats.toml.")],
@@ -98,9 +124,8 @@ def run(file: Annotated[Path, typer.Argument(help="A study file (TOML), e.g. exp
     import contextlib
 
     from arena.outfiles import folder_lock
-    from experiments.run.cluster import check_options, dask_client
+    from experiments.run.cluster import check_options
     from experiments.report import _check_out, run_studies
-    from experiments.run.store import Store
     from experiments.study import load_study
     from arena.runner import check_threads
     check_options(workers, scheduler, connect_timeout=connect_timeout)
@@ -120,21 +145,8 @@ def run(file: Annotated[Path, typer.Argument(help="A study file (TOML), e.g. exp
         f" --seed {seed}" if seed is not None else "")
     with contextlib.ExitStack() as stack:
         stack.enter_context(folder_lock(out))   # one run writes into a folder at a time (refused, not queued)
-        backend = {}
-        if workers is not None or scheduler is not None:  # first: a cluster that fails writes nothing
-            client, per_worker = stack.enter_context(dask_client(workers, scheduler, threads, connect_timeout))
-            backend["client"] = client
-            threads = threads or per_worker
-        store = backend["store"] = stack.enter_context(Store(store_path(out), fresh=fresh, study=st.name))
-
-        def replay(nthreads):
-            r = store.replay_sample(RUN_REPLAY_SAMPLE, study=st.name, threads=nthreads, avoid_played=True)
-            if r.differ:
-                raise UserError(f"results store {str(store.path)!r}: {r.differ[0]}: the store was changed "
-                                f"outside boardsim; `boardsim experiment verify --out {out} --sample all` finds "
-                                "every such unit, --fresh starts over (no report was written)")
-            return r
-
+        backend, threads, replay = _store_and_cluster(stack, out, fresh, workers, scheduler, threads,
+                                                      connect_timeout, study=st.name)
         info = run_studies([st], out, threads=threads, show_progress=_progress_wanted(),
                            title=st.title, command=command, backend=backend, replay=replay, inputs=[file])
     s = info["studies"][0]
@@ -228,8 +240,7 @@ def report(out: Annotated[Optional[Path], typer.Option(
     from arena.outfiles import folder_lock
     from arena.runner import check_threads
     from experiments.report import _check_out, run_studies, standard_studies
-    from experiments.run.cluster import check_options, dask_client
-    from experiments.run.store import Store
+    from experiments.run.cluster import check_options
     check_options(workers, scheduler, connect_timeout=connect_timeout)
     if connect_timeout is not None and scheduler is None:
         raise UserError(f"--connect-timeout {connect_timeout:g} is only used with --scheduler; add --scheduler")
@@ -242,21 +253,8 @@ def report(out: Annotated[Optional[Path], typer.Option(
     command = "boardsim report" + (" --quick" if quick else "") + (f" --seed {seed}" if seed is not None else "")
     with contextlib.ExitStack() as stack:
         stack.enter_context(folder_lock(out))      # one run writes into a folder at a time (refused, not queued)
-        backend = {}
-        if workers is not None or scheduler is not None:  # first: a cluster that fails writes nothing
-            client, per_worker = stack.enter_context(dask_client(workers, scheduler, threads, connect_timeout))
-            backend["client"] = client
-            threads = threads or per_worker
-        store = backend["store"] = stack.enter_context(Store(store_path(out), fresh=fresh))
-
-        def replay(nthreads):
-            r = store.replay_sample(RUN_REPLAY_SAMPLE, threads=nthreads, avoid_played=True)
-            if r.differ:
-                raise UserError(f"results store {str(store.path)!r}: {r.differ[0]}: the store was changed "
-                                f"outside boardsim; `boardsim experiment verify --out {out} --sample all` finds "
-                                "every such unit, --fresh starts over (no report was written)")
-            return r
-
+        backend, threads, replay = _store_and_cluster(stack, out, fresh, workers, scheduler, threads,
+                                                      connect_timeout)
         info = run_studies(studies, out, threads=threads, show_progress=bar,
                            say=None if bar else (lambda line: typer.echo(line, err=True)),
                            title="boardsim balance report" + (" (quick)" if quick else ""),

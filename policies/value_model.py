@@ -38,6 +38,7 @@ import numpy as np
 from numba import njit
 
 from simcore.errors import UserError
+from simcore.rng import draw
 
 MODEL_FORMAT = "boardsim-value-model"
 MODEL_VERSION = 1
@@ -108,6 +109,32 @@ def value(x, theta, off, h):
         if a > 0.0:
             v += a * theta[w2 + j]
     return v
+
+
+def with_dial(theta, index: int, temperature: float) -> np.ndarray:
+    """A copy of a learned player's vector with the skill dial (theta[index]) at `temperature`
+    (0: the learned player itself; larger: weaker play, ``softmax_pick``)."""
+    t = np.asarray(theta, dtype=np.float64).copy()
+    t[index] = float(temperature)
+    return t
+
+
+@njit(cache=True, _nrt=False)
+def softmax_pick(vals, n, best, t, key):
+    """The skill dial's draw (both learned players): index c < n with probability proportional
+    to exp((vals[c] - best) / t), from number 0 of the decision's `key` (the policy's own stream).
+    vals is overwritten with the weights."""
+    total = 0.0
+    for c in range(n):
+        vals[c] = np.exp((vals[c] - best) / t)
+        total += vals[c]
+    u = (draw(key, 0) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * total
+    acc = 0.0
+    for c in range(n):
+        acc += vals[c]
+        if u < acc:
+            return c
+    return n - 1
 
 
 def _digest(net: dict) -> str:

@@ -40,7 +40,6 @@ from numba import njit
 
 from simcore.benevolent import GAME, engine as E
 from simcore.benevolent.actions import OUT_WIN, PH_TERMINAL
-from simcore.rng import draw
 
 from .. import value_model as VM
 from . import heuristic as H
@@ -263,10 +262,8 @@ def play_chosen(s, ws, c, acts, n):
 
 def dial_theta(temperature: float, theta: np.ndarray | None = None) -> np.ndarray:
     """The learned player's vector (default: the installed model's) with the skill dial at
-    `temperature` (0: the learned player itself)."""
-    t = (learned_theta() if theta is None else np.asarray(theta, dtype=np.float64)).copy()
-    t[T_TEMP] = float(temperature)
-    return t
+    `temperature` (``value_model.with_dial``)."""
+    return VM.with_dial(learned_theta() if theta is None else theta, T_TEMP, temperature)
 
 
 @njit(cache=True, _nrt=False)
@@ -288,19 +285,7 @@ def choose_soft(s, p, theta, me, ws, k, key):
         vals[c] = v
         if v > bv:
             bv = v
-    t = theta[T_TEMP]
-    total = 0.0
-    for c in range(nc):
-        vals[c] = np.exp((vals[c] - bv) / t)
-        total += vals[c]
-    u = (draw(key, 0) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * total
-    pick = nc - 1
-    acc = 0.0
-    for c in range(nc):
-        acc += vals[c]
-        if u < acc:
-            pick = c
-            break
+    pick = VM.softmax_pick(vals, nc, bv, theta[T_TEMP], key)
     if pick != nc - 1:
         plan_end(s, p, ws, pick)
     return pick

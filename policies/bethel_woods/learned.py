@@ -36,7 +36,6 @@ from numba import njit
 
 from simcore.bethel_woods import GAME, engine as E
 from simcore.bethel_woods.actions import A_END_TURN, PH_PAY, PH_TERMINAL, OUT_WIN
-from simcore.rng import draw
 
 from .. import value_model as VM
 from . import heuristic as H
@@ -183,10 +182,8 @@ def choose(s, p, theta, ws):
 
 def dial_theta(temperature: float, theta: np.ndarray | None = None) -> np.ndarray:
     """The learned player's vector (default: the installed model's) with the skill dial at
-    `temperature` (0: the learned player itself)."""
-    t = (learned_theta() if theta is None else np.asarray(theta, dtype=np.float64)).copy()
-    t[T_TEMP] = float(temperature)
-    return t
+    `temperature` (``value_model.with_dial``)."""
+    return VM.with_dial(learned_theta() if theta is None else theta, T_TEMP, temperature)
 
 
 @njit(cache=True, _nrt=False)
@@ -204,20 +201,7 @@ def choose_soft(s, p, theta, ws, key):
         vals[c] = plan_value(p, theta, ws, c)
         if vals[c] > bv:
             bv = vals[c]
-    t = theta[T_TEMP]
-    total = 0.0
-    for c in range(nc):
-        vals[c] = np.exp((vals[c] - bv) / t)
-        total += vals[c]
-    u = (draw(key, 0) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * total
-    pick = nc - 1
-    acc = 0.0
-    for c in range(nc):
-        acc += vals[c]
-        if u < acc:
-            pick = c
-            break
-    store_candidate(s, ws, pick)
+    store_candidate(s, ws, VM.softmax_pick(vals, nc, bv, theta[T_TEMP], key))
 
 
 @njit(cache=True, _nrt=False)
