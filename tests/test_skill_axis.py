@@ -10,9 +10,9 @@ import pytest
 from arena.units import Cell, as_dict, run_unit
 from experiments.study import run_study
 from experiments.stats import games_to_notice, games_to_notice_edge
-from experiments.study.skill_axis import DEFAULT_BANDS, band_of, order_changes
+from experiments.study.skill_axis import band_of, order_changes
 from experiments.stats import plain_pct
-from experiments.study.spec import study_from_dict
+from experiments.study.spec import DEFAULT_BANDS, study_from_dict
 from simcore.errors import UserError
 
 

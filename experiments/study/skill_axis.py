@@ -35,30 +35,10 @@ from ..render import Section
 from ..run.execute import execute
 from ..stats import games_to_notice, games_to_notice_edge, plain_pct, plain_pp, spies_label, wilson
 from .common import Result, _csv, _diff_cell, _rate_cell
-from .spec import DIFFICULTY, Study, _leaves_name, leaves_for
+from .spec import DIFFICULTY, Study, _leaves_name, leaves_for, rung_cell
 
-# the rungs a skill study plays when its file names none: weakest to strongest
-DEFAULT_RUNGS = ("random", "heuristic", "learned", "expert")
-# Designer target bands for a cooperative game's win rate (the study file's ``bands`` replaces
-# them): published co-op targets are about 60% at an easy level, 30-40% at a standard one and
-# 10-20% at a hard one (docs/studies.md, "The skill axis", names the sources); the easy band is
-# taken as 55-65% around the quoted 60%.
-DEFAULT_BANDS = {"easy": (0.55, 0.65), "standard": (0.30, 0.40), "hard": (0.10, 0.20)}
 PIECES = 6            # Daydreamer pieces: a won game built all six
 ACROSS = "this row is every rung"   # the front page's stronger-play cell of a row across skill
-
-
-def rung_name(policy: str, temperature: float | None) -> str:
-    """A rung as the tables name it: the player, or ``learned@0.03`` for the skill dial."""
-    return policy if temperature is None else f"{policy}@{temperature:g}"
-
-
-def rung_cell(setup: Cell, rung: str) -> Cell:
-    """The setup played by a rung in every seat: a player by name, or the learned player with the
-    skill dial at T (``learned@T``: its parameter vector with the temperature, ``policies.dial_theta``)."""
-    from policies import dial_theta, parse_rung
-    pol, temp = parse_rung(rung, setup.game)
-    return replace(setup, policies=(pol,), theta=None if temp is None else dial_theta(setup.game, temp))
 
 
 def mixed_cell(setup: Cell, rung: str, others: str) -> Cell:

@@ -5,7 +5,7 @@ the defaults of each kind, and the checked ``Study`` that a kind's runner plays 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena.units import Cell, check_cell
@@ -27,6 +27,28 @@ KINDS = {"difficulty": BW.name, "characters": BW.name, "seats": BV.name,
 # it names no level for 0 spies (the base game), which we call Normal.
 DIFFICULTY = charts.DIFFICULTY
 FRESH_SEED_OFFSET = 1_000_003   # confirmation seeds: seed + this (never a search seed)
+
+
+# the rungs a skill study plays when its file names none: weakest to strongest
+DEFAULT_RUNGS = ("random", "heuristic", "learned", "expert")
+# Designer target bands for a cooperative game's win rate (the study file's ``bands`` replaces
+# them): published co-op targets are about 60% at an easy level, 30-40% at a standard one and
+# 10-20% at a hard one (docs/studies.md, "The skill axis", names the sources); the easy band is
+# taken as 55-65% around the quoted 60%.
+DEFAULT_BANDS = {"easy": (0.55, 0.65), "standard": (0.30, 0.40), "hard": (0.10, 0.20)}
+
+
+def rung_name(policy: str, temperature: float | None) -> str:
+    """A rung as the tables name it: the player, or ``learned@0.03`` for the skill dial."""
+    return policy if temperature is None else f"{policy}@{temperature:g}"
+
+
+def rung_cell(setup: Cell, rung: str) -> Cell:
+    """The setup played by a rung in every seat: a player by name, or the learned player with the
+    skill dial at T (``learned@T``: its parameter vector with the temperature, ``policies.dial_theta``)."""
+    from policies import dial_theta, parse_rung
+    pol, temp = parse_rung(rung, setup.game)
+    return replace(setup, policies=(pol,), theta=None if temp is None else dial_theta(setup.game, temp))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -303,9 +325,8 @@ def study_from_dict(raw: dict, name: str, base=None, quick=False, seed=None,
 def _check_skill(st: Study, raw: dict, where: str) -> None:
     """A skill study: rungs are players of the game, named once each, weakest to strongest, the
     study player (policy, one) among them; spies for Bethel Woods, leaves for Benevolent; bands
-    default to ``skill_axis.DEFAULT_BANDS``. Every cell checked before anything is played."""
+    default to ``DEFAULT_BANDS``. Every cell checked before anything is played."""
     from policies import check_player, parse_rung
-    from .skill_axis import DEFAULT_BANDS, DEFAULT_RUNGS, rung_name
     o = st.opts
     game = st.game
     rungs = []
@@ -335,7 +356,6 @@ def _check_skill(st: Study, raw: dict, where: str) -> None:
         for pl in o["players"]:
             for spec in o["leaves"]:
                 leaves_for(spec, pl)
-    from .skill_axis import rung_cell
     for r in o["rungs"]:
         for pl in o["players"]:
             if game == BW.name:
