@@ -31,7 +31,7 @@ def compiled():
     return json.loads(r.stdout)
 
 
-@pytest.mark.parametrize("game,name", [(g, x) for g in POLICIES for x in POLICIES[g]])
+@pytest.mark.parametrize("game,name", [(g, x) for g in POLICIES for x in POLICIES[g] + ("learned@0.03",)])
 def test_uncompiled_play_equals_compiled_play(compiled, game, name):
     import uncompiled_games
     mine = uncompiled_games.play(game, name)

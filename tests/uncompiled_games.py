@@ -16,8 +16,21 @@ def _small():
     from policies.bethel_woods.search import T_BUDGET as BW_BUDGET, T_CANDIDATES
     # two plans compared by a rollout each (search: budget 2 over 2 candidates)
     return {"bethel_woods": {"search": {BW_BUDGET: 2}, "clairvoyant": {T_CANDIDATES: 2},
-                             "expert": {WL.T_M: 2, WL.T_BUDGET: 2}},
-            "benevolent": {"search": {BV_BUDGET: 2}, "expert": {BL.T_M: 2, BL.T_REPS: 1, BL.T_HMAX: 4}}}
+                             "expert": {WL.T_M: 2, WL.T_BUDGET: 2}, DIAL: {WL.T_TEMP: 0.03}},
+            "benevolent": {"search": {BV_BUDGET: 2}, "expert": {BL.T_M: 2, BL.T_REPS: 1, BL.T_HMAX: 4},
+                           DIAL: {BL.T_TEMP: 0.03}}}
+
+
+DIAL = "learned@0.03"   # the learned player with the skill dial turned (its draw from the policy's key)
+
+def names(game):
+    """Every policy of the game (policies.POLICIES), and the learned player on the skill dial."""
+    from policies import POLICIES
+    return tuple(POLICIES[game]) + (DIAL,)
+
+
+def _policy(name):
+    return "learned" if name == DIAL else name
 
 
 def bethel_woods(name, players, spies, seed, game_index):
@@ -26,7 +39,7 @@ def bethel_woods(name, players, spies, seed, game_index):
     from simcore.bethel_woods.actions import N_ACTIONS
     from simcore.bethel_woods.face import setup_config
     from simcore.bethel_woods.rules import MAX_PLAYERS, Rules
-    pols, thetas = seat_policies(name, players)
+    pols, thetas = seat_policies(_policy(name), players)
     for i, v in _small()["bethel_woods"].get(name, {}).items():
         thetas[:, i] = v
     s = np.zeros(E.S_SIZE, dtype=np.int32)
@@ -44,8 +57,8 @@ def benevolent(name, players, seed, game_index, rounds=None):
     from arena.benevolent.batch import parse_policies
     from arena.benevolent.trace import _play_logged
     from simcore.benevolent.face import State
-    names = [name] * (players - 1) + ["heuristic"]
-    _, pols, thetas = parse_policies(None, names, players)
+    seats = [_policy(name)] * (players - 1) + ["heuristic"]
+    _, pols, thetas = parse_policies(None, seats, players)
     for i, v in _small()["benevolent"].get(name, {}).items():
         thetas[:players - 1, i] = v
     rules = rules_from_mapping({"timeout_rounds": rounds}) if rounds else None
@@ -63,9 +76,8 @@ def play(game, name):
 
 
 def play_all():
-    """{game: {policy: games}} for every policy of both games (policies.POLICIES)."""
-    from policies import POLICIES
-    return {game: {name: play(game, name) for name in names} for game, names in POLICIES.items()}
+    """{game: {policy: games}} for every policy of both games (policies.POLICIES) and the dial."""
+    return {game: {name: play(game, name) for name in names(game)} for game in ("bethel_woods", "benevolent")}
 
 
 if __name__ == "__main__":
