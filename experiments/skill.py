@@ -144,6 +144,18 @@ def bootstrap_change(counts, arms: int, stat, seed: int) -> dict:
             "p_value": bootstrap_pvalue(dist) if dist.size else 1.0}
 
 
+def pair_table_shares(tables, players: int):
+    """Each seat's share of the decided games on both sides of (..., 5, 5) Benevolent pair tables
+    (code 0 a timeout, code q + 1 seat q won; rows one arm's codes, columns the other's):
+    (the rows' shares, the columns' shares), each (..., players), nan where a side decided no game."""
+    t = np.asarray(tables, dtype=float)
+    out = []
+    for wins in (t.sum(axis=-1)[..., 1:players + 1], t.sum(axis=-2)[..., 1:players + 1]):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out.append(wins / wins.sum(axis=-1)[..., None])
+    return out[0], out[1]
+
+
 def table_bootstrap(table, stat, seed: int, resamples: int = 20_000) -> dict:
     """A statistic of two arms played on the same games that depends only on their pair table
     (levels x levels counts of (arm a's outcome code, arm b's), e.g. ``cells.StarCell.pair_table``),

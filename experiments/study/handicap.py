@@ -76,17 +76,12 @@ def changed(leaves: tuple, printed: tuple) -> int:
 
 
 def _table_gaps(tables: np.ndarray, players: int):
-    """The largest seat gap over the decided games of each side of (..., 5, 5) pair tables
-    (code 0 a timeout, code q + 1 seat q won; rows the candidate, columns the printed):
-    (candidate's gaps, printed's gaps), nan where a side has no decided game."""
-    t = np.asarray(tables, dtype=float)
-    out = []
-    for wins in (t.sum(axis=-1)[..., 1:players + 1], t.sum(axis=-2)[..., 1:players + 1]):
-        dec = wins.sum(axis=-1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            share = wins / dec[..., None]
-        out.append(share.max(axis=-1) - share.min(axis=-1))
-    return out[0], out[1]
+    """The largest seat gap over the decided games of each side of (..., 5, 5) pair tables (rows
+    the candidate, columns the printed; ``skill.pair_table_shares``): (candidate's gaps, printed's
+    gaps), nan where a side has no decided game."""
+    from ..skill import pair_table_shares
+    a, b = pair_table_shares(tables, players)
+    return a.max(axis=-1) - a.min(axis=-1), b.max(axis=-1) - b.min(axis=-1)
 
 
 def gap_difference(table, players: int, seed: int, resamples: int = GAP_RESAMPLES) -> dict:

@@ -78,24 +78,17 @@ def run_skill(st: Study, threads=None, progress=None, chart_dir=None, backend=No
     from ..cells import StarCell, cell_unit
     o = st.opts
     levels = 2 if st.game == BW.name else 5
+    mixed = st.game == BV.name and bool(o.get("mixed"))
     stars = []
     for setup, extra in _setups(st):
         base, others = rung_cells(st, setup)
         arms = tuple(rung_cell(setup, r) for r in others)
+        if mixed:   # each other rung in seat 1 against the study player elsewhere: more arms on the same seeds
+            arms += tuple(mixed_cell(setup, r, st.policies[0]) for r in others)
         stars.append((setup, extra, [st.policies[0]] + others,
                       StarCell(base, arms, levels, counts=True)))
-    mixed = []
-    if st.game == BV.name and o.get("mixed"):
-        # mixed tables: each other rung in seat 1 against the study player in every other seat,
-        # paired with the study player's self-play on the same seeds
-        for setup, extra in _setups(st):
-            base, others = rung_cells(st, setup)
-            mixed.append((setup, extra, [st.policies[0]] + others,
-                          StarCell(base, tuple(mixed_cell(setup, r, st.policies[0]) for r in others), 5, counts=True)))
-    totals = execute([(sc, o["games"]) for *_, sc in stars + mixed], threads=threads, progress=progress,
+    totals = execute([(sc, o["games"]) for *_, sc in stars], threads=threads, progress=progress,
                      unit_fn=cell_unit, **(backend or {}))
-    mixed_totals = totals[len(stars):]
-    totals = totals[:len(stars)]
     rank = {r: i for i, r in enumerate(o["rungs"])}
     rows = []
     for k, ((setup, extra, names, sc), t) in enumerate(zip(stars, totals)):
@@ -107,7 +100,7 @@ def run_skill(st: Study, threads=None, progress=None, chart_dir=None, backend=No
             row.update(_vs_study(sc, t, i, st.game, setup.players, o["seed"]))
             rows.append(row)
     df = pd.DataFrame(rows).sort_values(["setup", "rung_order"], kind="stable").reset_index(drop=True)
-    mixed_df = _mixed_frame(mixed, mixed_totals, rank, o["seed"])
+    mixed_df = _mixed_frame(stars, totals, rank, o["seed"]) if mixed else pd.DataFrame()
     bands = o["bands"]
     if st.game == BW.name:
         df["difficulty"] = [DIFFICULTY[int(s)] for s in df["spies"]]
@@ -141,14 +134,17 @@ def run_skill(st: Study, threads=None, progress=None, chart_dir=None, backend=No
                   answers=skill_answers(st, df, tests))
 
 
-def _mixed_frame(mixed, totals, rank, seed) -> pd.DataFrame:
+def _mixed_frame(stars, totals, rank, seed) -> pd.DataFrame:
     """The mixed tables' rows: per setup and rung, seat 1's share of the decided games with that
     rung in seat 1 and the study player elsewhere, and its difference from the study player's
-    self-play seat-1 share on the same games (the first row of each setup: the self-play)."""
+    self-play seat-1 share on the same games (the first row of each setup: the self-play). The
+    mixed arms follow the rungs' arms in each setup's StarCell."""
     rows = []
-    for k, ((setup, extra, names, sc), t) in enumerate(zip(mixed, totals)):
+    for k, ((setup, extra, names, sc), t) in enumerate(zip(stars, totals)):
+        skip = len(names) - 1   # the rungs' own arms come first
         for i, name in enumerate(names):
-            d = as_dict(BV.name, sc.cell_counts(t, i))
+            cell = 0 if i == 0 else skip + i
+            d = as_dict(BV.name, sc.cell_counts(t, cell))
             dec = d["games"] - d["timeouts"]
             w1 = d.get("seat0_wins", 0)
             lo, hi = wilson(w1, dec) if dec else (np.nan, np.nan)
@@ -160,7 +156,7 @@ def _mixed_frame(mixed, totals, rank, seed) -> pd.DataFrame:
                 row.update({"vs_selfplay": 0.0, "vs_selfplay_low": 0.0, "vs_selfplay_high": 0.0, "vs_selfplay_p": 1.0})
             else:
                 from ..skill import table_bootstrap
-                e = table_bootstrap(sc.pair_table(t, i - 1), lambda x, pl=setup.players: _edge_of_tables(x, pl),
+                e = table_bootstrap(sc.pair_table(t, cell - 1), lambda x, pl=setup.players: _edge_of_tables(x, pl),
                                     seed + 100 + i)
                 row.update({"vs_selfplay": e["diff"], "vs_selfplay_low": e["diff_low"],
                             "vs_selfplay_high": e["diff_high"], "vs_selfplay_p": e["p_value"]})
@@ -249,13 +245,10 @@ def _vs_study(sc, counts, i: int, game: str, players: int, seed: int) -> dict:
 
 def _edge_of_tables(t, players: int):
     """Seat 1's edge of the rung minus the study player's, from (..., 5, 5) pair tables (rows the
-    rung's outcome code, columns the study player's; code 1 = seat 1 won, 0 a timeout)."""
-    t = np.asarray(t, dtype=float)
-    out = []
-    for wins in (t.sum(axis=-1)[..., 1:players + 1], t.sum(axis=-2)[..., 1:players + 1]):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out.append(wins[..., 0] / wins.sum(axis=-1))
-    return out[0] - out[1]
+    rung's outcome code, columns the study player's; ``skill.pair_table_shares``)."""
+    from ..skill import pair_table_shares
+    a, b = pair_table_shares(t, players)
+    return a[..., 0] - b[..., 0]
 
 
 # ---------------------------------------------------------------------------------------------
