@@ -9,8 +9,9 @@ link to its study's section.
 Verdicts (docs/studies.md, "The front page"):
 
 - an answer that is a level (a win rate "about 26%"): **established** when every rate of the
-  answer is known to +-MARGIN (its 95% interval's half-width), **suggested** to +-2 MARGIN,
-  else **too noisy to say**;
+  answer is known to +-MARGIN (its 95% interval's half-width), **approximate** to +-2 MARGIN,
+  else **too noisy to say** (a level's verdict grades its precision: "suggested" there read as doubt
+  about rows whose differences have p < 1e-30);
 - an answer that is an effect (seat 1's edge, a character against the others, a variant, a
   handicap against the printed one): **established** when its 95% interval excludes 0 (after the
   study's Holm correction where it makes one), or when it lies inside +-MARGIN (then the answer is
@@ -29,7 +30,8 @@ from .skill import CHANGES, HOLDS, MARGIN, NOISY as SKILL_NOISY
 from .stats import plain_pct, plain_pp
 
 ESTABLISHED, SUGGESTED, NOISY = "established", "suggested", "too noisy to say"
-ORDER = {ESTABLISHED: 0, SUGGESTED: 1, NOISY: 2}
+APPROXIMATE = "approximate"   # a level known to +-2 MARGIN (an effect's middle word is SUGGESTED)
+ORDER = {ESTABLISHED: 0, APPROXIMATE: 1, SUGGESTED: 1, NOISY: 2}
 SUGGEST_P = 0.20   # an effect whose p is below this (and not significant) is "suggested"
 
 
@@ -55,7 +57,7 @@ def verdict_level(halfwidth: float, margin: float = MARGIN) -> str:
         return NOISY
     if halfwidth <= margin:
         return ESTABLISHED
-    return SUGGESTED if halfwidth <= 2 * margin else NOISY
+    return APPROXIMATE if halfwidth <= 2 * margin else NOISY
 
 
 def verdict_effect(lo: float, hi: float, p: float, significant: bool | None = None,
@@ -171,8 +173,8 @@ def cannot_say(answers: list[Answer]) -> str:
 VERDICT_NOTE = (
     f"Verdicts: established = the 95% interval excludes zero (after Holm's correction where a "
     f"study makes one), or every rate is known to ±{100 * MARGIN:.0f} points, or the effect is shown "
-    f"to be smaller than {100 * MARGIN:.0f} points; suggested = the data lean that way (p < "
-    f"{SUGGEST_P:g}) or the rates are known to ±{200 * MARGIN:.0f} points; too noisy to say = neither, "
+    f"to be smaller than {100 * MARGIN:.0f} points; approximate = the rates are known to ±"
+    f"{200 * MARGIN:.0f} points; suggested = the effect leans that way (p < {SUGGEST_P:g}); too noisy to say = neither, "
     "with the smallest effect the sample had an 80% chance to find. With stronger play: the same "
     "question answered by the best honest player on the same seeds, as the paired difference stronger "
     f"minus study player: holds = within ±{100 * MARGIN:.0f} points, changes = the interval excludes 0. "
@@ -180,6 +182,6 @@ VERDICT_NOTE = (
     "setups compared; for a seat's edge, decided games) to see the finding with an 80% chance at the 5% "
     "level, at the rates measured.")
 
-__all__ = ["pp_ci", "skills_text", "Answer", "ESTABLISHED", "SUGGESTED", "NOISY", "verdict_level", "verdict_effect", "weakest",
+__all__ = ["pp_ci", "skills_text", "Answer", "ESTABLISHED", "APPROXIMATE", "SUGGESTED", "NOISY", "verdict_level", "verdict_effect", "weakest",
            "grouped", "skill_text", "front_tables", "cannot_say", "range_text", "pp_range", "VERDICT_NOTE",
            "HOLDS", "CHANGES", "SKILL_NOISY"]

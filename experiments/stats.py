@@ -63,9 +63,10 @@ def signed(x: float, digits: int = 2) -> str:
 
 
 def rate_text(k, n, ci_word: str = "95% CI ") -> str:
-    """k of n as a rate with its Wilson 95% interval: "27.000% (95% CI 23.6% to 30.7%)"."""
+    """k of n as a rate with its Wilson 95% interval, as the report's prose says it (``prose_pct``):
+    "27.0% (95% CI 23.6% to 30.7%)"."""
     lo, hi = wilson(int(k), int(n))
-    return f"{pct(k / n)} ({ci_word}{pct(lo)} to {pct(hi)})"
+    return f"{prose_pct(k / n)} ({ci_word}{prose_pct(lo)} to {prose_pct(hi)})"
 
 
 def p_text(p: float) -> str:
@@ -87,6 +88,23 @@ def pct(x: float) -> str:
         return "0%"
     v = 100 * x
     return f"{v:.3f}%" if v >= 0.1 else f"{v:.3g}%"
+
+
+def prose_pct(x: float) -> str:
+    """A rate as the report's sentences say it: one decimal from 1% ("48.7%"; the report's tables
+    and the CLI keep ``pct``'s three), two significant digits below (a small bound stays visible:
+    "0.038%"), and never "100.0%" or "0.0%" for a rate that is not exactly that."""
+    if x == 0:
+        return "0%"
+    if x == 1:
+        return "100%"
+    v = 100 * x
+    if v < 1:
+        return f"{v:.2g}%"
+    s = f"{v:.1f}"
+    if s == "100.0":   # 99.95% or more but not all: as many decimals as it takes to show it is not 100
+        s = f"{v:.6g}"
+    return s + "%"
 
 
 def spies_label(n) -> str:

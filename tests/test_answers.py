@@ -9,8 +9,8 @@ from experiments.skill import CHANGES, HOLDS, MARGIN, NOISY
 
 def test_level_verdicts_follow_the_intervals_half_width():
     assert A.verdict_level(MARGIN) == A.ESTABLISHED
-    assert A.verdict_level(MARGIN + 1e-9) == A.SUGGESTED
-    assert A.verdict_level(2 * MARGIN) == A.SUGGESTED
+    assert A.verdict_level(MARGIN + 1e-9) == A.APPROXIMATE
+    assert A.verdict_level(2 * MARGIN) == A.APPROXIMATE
     assert A.verdict_level(2 * MARGIN + 1e-9) == A.NOISY
     assert A.verdict_level(float("nan")) == A.NOISY
 

@@ -312,9 +312,9 @@ def test_p_text_never_prints_zero():
 
 
 def test_rate_text_carries_the_wilson_interval():
-    from experiments.stats import pct, rate_text
+    from experiments.stats import prose_pct as pct, rate_text
     lo, hi = wilson(27, 100)
-    assert rate_text(27, 100) == f"27.000% (95% CI {pct(lo)} to {pct(hi)})"
+    assert rate_text(27, 100) == f"27.0% (95% CI {pct(lo)} to {pct(hi)})"
     assert rate_text(0, 600, "") == f"0% (0% to {pct(wilson(0, 600)[1])})"
 
 

@@ -16,7 +16,7 @@ from experiments.study.characters import character_effects
 from experiments.study.common import fixed_games, leaves_order
 from experiments.study.spec import leaves_for
 from experiments.study import load_study
-from experiments.stats import pct, rate_text, wilson
+from experiments.stats import prose_pct, rate_text, wilson
 from test_browser import chromium  # noqa: F401  (a fixture)
 
 BW = Cell("bethel_woods", 3, spies=2, seed=5)
@@ -512,8 +512,8 @@ def test_sequential_stops_at_the_target(tmp_path):
     # the findings quote the seats' sequential intervals, not the Goodman ones
     text = res.section.paragraph
     s = res.tables["seats"].sort_values("rate").iloc[-1]
-    assert f"({pct(s.rate)}, {pct(s.seq_ci_low)} to {pct(s.seq_ci_high)})" in text
-    assert f"{pct(s.ci_low)} to {pct(s.ci_high)}" not in text
+    assert f"({prose_pct(s.rate)}, {prose_pct(s.seq_ci_low)} to {prose_pct(s.seq_ci_high)})" in text
+    assert f"{prose_pct(s.ci_low)} to {prose_pct(s.ci_high)}" not in text
     assert "sequential 95% intervals per seat" in text and "not adjusted for the looks" in text
 
 
@@ -533,23 +533,23 @@ def test_sequential_difficulty_findings_quote_the_sequential_interval():
     df["seq_ci_low"], df["seq_ci_high"] = zip(*[plan.interval(w, n, k) for w, n, k in zip(df["wins"], df["games"], looks)])
     text = difficulty_findings(df, seq=True)
     lo, hi = plan.interval(270, 1000, 1)
-    assert f"sequential 95% CI {pct(lo)} to {pct(hi)}" in text
+    assert f"sequential 95% CI {prose_pct(lo)} to {prose_pct(hi)}" in text
     plain = wilson(270, 1000)
-    assert f"{pct(plain[0])} to" not in text     # the plain interval is not quoted after stopping
+    assert f"{prose_pct(plain[0])} to" not in text     # the plain interval is not quoted after stopping
     d, dlo, dhi = independent_difference(270, 1000, 30, 2000)
-    assert f"a drop of {100 * d:.2f} pp (95% CI {100 * dlo:.2f} to {100 * dhi:.2f})" in text
+    assert f"a drop of {100 * d:.1f} pp (95% CI {100 * dlo:.1f} to {100 * dhi:.1f})" in text
     # a win rate that rises with the spies is said as a rise, its interval turned round with it
     up = df.assign(wins=[30, 270 * 2], games=[1000, 2000])
     up["win_rate"] = up["wins"] / up["games"]
     up["ci_low"], up["ci_high"] = zip(*[wilson(w, n) for w, n in zip(up["wins"], up["games"])])
     d, dlo, dhi = independent_difference(30, 1000, 540, 2000)
-    assert d < 0 and f"a rise of {-100 * d:.2f} pp (95% CI {-100 * dhi:.2f} to {-100 * dlo:.2f})" in \
+    assert d < 0 and f"a rise of {-100 * d:.1f} pp (95% CI {-100 * dhi:.1f} to {-100 * dlo:.1f})" in \
         difficulty_findings(up, seq=False)
     assert "95% CI" in difficulty_findings(df, seq=False) and "sequential" not in difficulty_findings(df, seq=False)
     # a policy that won nothing: the bound quoted is the sequential interval's upper end
     none = df.assign(wins=0, win_rate=0.0)
     none["seq_ci_low"], none["seq_ci_high"] = zip(*[plan.interval(0, n, k) for n, k in zip(none["games"], looks)])
-    assert f"at most {pct(none['seq_ci_high'].max())} per level" in difficulty_findings(none, seq=True)
+    assert f"at most {prose_pct(none['seq_ci_high'].max())} per level" in difficulty_findings(none, seq=True)
 
 
 # --------------------------------------------------------------------------------- notebooks, browser
@@ -761,13 +761,13 @@ def test_loss_findings_are_per_policy_not_pooled():
 
     def ci(k, n):   # each share with its Wilson interval
         lo, hi = wilson(k, n)
-        return f", 95% CI {pct(lo)} to {pct(hi)}"
-    assert h == ("With the heuristic policy the most common end of a lost game is the malfunction bag "
-                 f"running out (55.556% of 90 lost games{ci(50, 90)}); at 0 spies the malfunction bag running out "
-                 f"(75.000% of 40 lost games{ci(30, 40)}), at 5 spies all 6 spies on the board (60.000% of 50 "
+        return f", 95% CI {prose_pct(lo)} to {prose_pct(hi)}"
+    assert h == ("With the heuristic player the most common end of a lost game is the malfunction bag "
+                 f"running out (55.6% of 90 lost games{ci(50, 90)}); at 0 spies the malfunction bag running out "
+                 f"(75.0% of 40 lost games{ci(30, 40)}), at 5 spies all 6 spies on the board (60.0% of 50 "
                  f"lost games{ci(30, 50)}).")
-    assert r.startswith("With the random policy the most common end of a lost game is four or more "
-                        f"machines critical (90.000% of 100 lost games{ci(90, 100)})")
+    assert r.startswith("With the random player the most common end of a lost game is four or more "
+                        f"machines critical (90.0% of 100 lost games{ci(90, 100)})")
     # a policy that lost no game gets no sentence
     assert loss_findings(df.assign(wins=df["games"], bag_empty=0, four_critical=0, six_spies=0)) == []
 
@@ -856,7 +856,7 @@ def test_first_turn_losses_are_named_where_they_are_common():
             ("random", 2, 5, 1, 367), ("random", 2, 5, 3, 233)]
     h = pd.DataFrame([dict(zip(("policy", "players", "spies", "turns", "games"), r)) for r in rows])
     text = first_turn_findings(h)
-    assert f"With the heuristic policy, games lost on the first turn: 3 players, 5 spies: {rate_text(185, 600)}." in text
-    assert f"With the random policy, games lost on the first turn: 2 players, 5 spies: {rate_text(367, 600)}." in text
+    assert f"With the heuristic player, games lost on the first turn: 3 players, 5 spies: {rate_text(185, 600)}." in text
+    assert f"With the random player, games lost on the first turn: 2 players, 5 spies: {rate_text(367, 600)}." in text
     assert "0 spies" not in text
     assert first_turn_findings(h[h["spies"] == 0]) == ""

@@ -327,7 +327,7 @@ def characters_summary(top: pd.DataFrame) -> str:
         return "In short: no character effect could be estimated (no policy both won and lost games)."
     parts = []
     for r in top.itertuples():
-        parts.append(f"{r.players} players ({r.policy}): {r.strongest} helps most (odds ×{r.s_or:.2f} against an "
+        parts.append(f"{r.players} players ({r.policy} player): {r.strongest} helps most (odds ×{r.s_or:.2f} against an "
                      f"average character), {r.weakest} least (×{r.w_or:.2f}).")
     return "In short: " + " ".join(parts)
 
@@ -373,13 +373,13 @@ def characters_findings(sets, effects, picks=None) -> str:
     parts = []
     for pol, g in sets.groupby("policy", sort=False):
         if pol not in set(effects["policy"]):
-            parts.append(f"With the {pol} policy the sets won {int(g['wins'].sum()):,} of "
+            parts.append(f"With the {pol} player the sets won {int(g['wins'].sum()):,} of "
                          f"{int(g['games'].sum()):,} games: no character effect can be estimated.")
     keys = ["policy", "players"] if "players" in effects.columns else ["policy"]
     for key, e in effects.groupby(keys, sort=False):
         key = key if isinstance(key, tuple) else (key,)
         pol = key[0]
-        where = f"With the {pol} policy" + (f" at {key[1]} players" if len(key) > 1 else "")
+        where = f"With the {pol} player" + (f" at {key[1]} players" if len(key) > 1 else "")
         e = e.sort_values("odds_ratio")
         hi, lo = e.iloc[-1], e.iloc[0]
         sig = e[e["p_holm"] < 0.05]
@@ -413,4 +413,4 @@ def characters_findings(sets, effects, picks=None) -> str:
     parts.append(f"{n_sig} of {len(sets)} sets differ from the rest of their player count and "
                  f"difficulty after Holm's correction; {int(sets['games'].sum()):,} games, every "
                  "set on the same deals.")
-    return " ".join(parts)
+    return "\n\n".join(parts)

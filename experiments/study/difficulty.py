@@ -15,7 +15,7 @@ from ..cells import JointCell, LengthsCell, cell_unit
 from ..run.execute import execute
 from ..render import Section
 from ..stats import (bounded_mean_interval, detectable_difference, independent_difference, mean_interval,
-                     p_is, pct, plain_pct, plain_pp, rate_text, signed, spies_label, wilson)
+                     p_is, prose_pct, plain_pct, plain_pp, rate_text, signed, spies_label, wilson)
 from .spec import DIFFICULTY, Study, _chars
 from .common import (Result, _bw_frame, _bw_lengths, _could_find, _csv, _level_header, _pair_stat, _pivot,
                      _rate_cell, _run_checks, _seq_columns, _skill_plan, _skill_row, _skill_show,
@@ -162,7 +162,7 @@ def close_findings(df: pd.DataFrame) -> str:
     parts = []
     for pol, g in df[df["lost"] > 0].groupby("policy", sort=True):
         a, b = g.loc[g["built_per_lost_game"].idxmin()], g.loc[g["built_per_lost_game"].idxmax()]
-        parts.append(f"With the {pol} policy a lost game had built {a.built_per_lost_game:.1f} of the "
+        parts.append(f"With the {pol} player a lost game had built {a.built_per_lost_game:.1f} of the "
                      f"{PIECES} Daydreamer pieces on average at {a.players} players, {spies_label(a.spies)} "
                      f"(at least {PIECES - a.built_per_lost_game:.1f} turns from a win) to "
                      f"{b.built_per_lost_game:.1f} at {b.players} players, {spies_label(b.spies)}.")
@@ -218,7 +218,7 @@ def first_turn_findings(lengths: pd.DataFrame) -> str:
     named = (first >= FIRST_TURN_SHARE * tot)
     parts = []
     for pol, sel in named[named].groupby(level="policy"):
-        parts.append(f"With the {pol} policy, games lost on the first turn: "
+        parts.append(f"With the {pol} player, games lost on the first turn: "
                      + "; ".join(f"{pl} players, {spies_label(sp)}: {rate_text(first[k], tot[k])}"
                                  for k in sel.index for _, pl, sp in [k]) + ".")
     if not parts:
@@ -245,20 +245,20 @@ def difficulty_findings(df: pd.DataFrame, seq=False) -> str:
         p = chi2_contingency(tab)[1] if (tab.sum(axis=0) > 0).all() else 1.0
         mono = bool(np.all(np.diff(g["win_rate"].to_numpy()) <= 0))
         if g["wins"].sum() == 0:
-            parts.append(f"With {pl} players the {pol} policy won no game at any difficulty "
-                         f"(at most {pct(g[hi_col].max())} per level, the upper end of its {ci_name}).")
+            parts.append(f"With {pl} players the {pol} player won no game at any difficulty "
+                         f"(at most {prose_pct(g[hi_col].max())} per level, the upper end of its {ci_name}).")
             continue
         drop, dlo, dhi = independent_difference(first.wins, first.games, last.wins, last.games)
         word = "a drop" if drop >= 0 else "a rise"
         if drop < 0:   # said as a rise: the estimate and its interval turned round
             drop, dlo, dhi = -drop, -dhi, -dlo
-        num = signed if dlo < 0 else (lambda x: f"{x:.2f}")   # signs only when the interval crosses 0
+        num = (lambda x: signed(x, 1)) if dlo < 0 else (lambda x: f"{x:.1f}")   # signs only when the interval crosses 0
         parts.append(
-            f"With {pl} players and the {pol} policy the win rate goes from {pct(first.win_rate)} "
-            f"({spies_label(first.spies)}, {first.difficulty}; {ci_name} {pct(first[lo_col])} to "
-            f"{pct(first[hi_col])}) to {pct(last.win_rate)} ({spies_label(last.spies)}, "
-            f"{last.difficulty}; {pct(last[lo_col])} to {pct(last[hi_col])}), {word} of "
-            f"{100 * drop:.2f} pp (95% CI {num(100 * dlo)} to {num(100 * dhi)}); "
+            f"With {pl} players and the {pol} player the win rate goes from {prose_pct(first.win_rate)} "
+            f"({spies_label(first.spies)}, {first.difficulty}; {ci_name} {prose_pct(first[lo_col])} to "
+            f"{prose_pct(first[hi_col])}) to {prose_pct(last.win_rate)} ({spies_label(last.spies)}, "
+            f"{last.difficulty}; {prose_pct(last[lo_col])} to {prose_pct(last[hi_col])}), {word} of "
+            f"{100 * drop:.1f} pp (95% CI {num(100 * dlo)} to {num(100 * dhi)}); "
             + ("the difference is significant" if p < 0.05 else "the difference is NOT significant")
             + f" (chi-square {p_is(p)})"
             + ("" if p < 0.05 else _could_find(detectable_difference(
@@ -266,7 +266,7 @@ def difficulty_findings(df: pd.DataFrame, seq=False) -> str:
             + ("" if mono else "; the curve is not monotone at this sample size") + ".")
     parts += loss_findings(df)
     parts.append(f"The table rests on {int(df['games'].sum()):,} games.")
-    return " ".join(parts)
+    return "\n\n".join(parts)
 
 
 # the three ways to lose (charts.LOSS_REASONS) as they read inside a sentence
@@ -287,8 +287,8 @@ def loss_findings(df: pd.DataFrame) -> list[str]:
         if not lost:
             return None
         lo, hi = wilson(int(r.max()), lost)
-        return (f"{LOSS_PHRASES[r.idxmax()]} ({pct(r.max() / lost)} of {lost:,} lost games, 95% CI "
-                f"{pct(lo)} to {pct(hi)})")
+        return (f"{LOSS_PHRASES[r.idxmax()]} ({prose_pct(r.max() / lost)} of {lost:,} lost games, 95% CI "
+                f"{prose_pct(lo)} to {prose_pct(hi)})")
 
     out = []
     for pol, g in df.groupby("policy", sort=True):
@@ -297,6 +297,6 @@ def loss_findings(df: pd.DataFrame) -> list[str]:
             continue
         ends = [(sp, top(g[g["spies"] == sp])) for sp in (g["spies"].min(), g["spies"].max())]
         ends = [f"at {spies_label(sp)} {t}" for sp, t in dict(ends).items() if t is not None]
-        out.append(f"With the {pol} policy the most common end of a lost game is {overall}"
+        out.append(f"With the {pol} player the most common end of a lost game is {overall}"
                    + (f"; {', '.join(ends)}" if len(ends) > 1 else "") + ".")
     return out

@@ -475,4 +475,4 @@ def handicap_findings(cand, conf, hold, n, o) -> str:
         txt += (f"; in the search, {overl} of the other {m} candidates have a gap interval that overlaps its "
                 "fairest's, so the search alone cannot tell them from it")
         parts.append(txt + ".")
-    return " ".join(parts)
+    return "\n\n".join(parts)

@@ -15,7 +15,7 @@ from ..cells import JointCell
 from ..run.execute import execute
 from ..render import Section
 from ..answers import pp_range
-from ..stats import (balance, detectable_difference, mean_interval, p_is, pct, plain_pct, plain_pp, rate_text,
+from ..stats import (balance, detectable_difference, mean_interval, p_is, prose_pct, plain_pct, plain_pp, rate_text,
                      seat_fairness, seat_intervals, seats_verdict, SEATS_ALIKE, wilson)
 from .spec import Study, _leaves_name, leaves_for
 from .common import (Result, _could_find, _csv, _diff_cell, _pivot, _rate_cell, _run_checks, _seq_columns,
@@ -335,7 +335,7 @@ def seats_findings(cdf, sdf) -> str:
 
         def seat_rate(q):
             s = rows.iloc[q - 1]
-            return f"{pct(s.rate)}, {pct(s[lo_col])} to {pct(s[hi_col])}"
+            return f"{prose_pct(s.rate)}, {prose_pct(s[lo_col])} to {prose_pct(s[hi_col])}"
         equal = seats_verdict(r.chi2_p)
         if equal == SEATS_ALIKE:
             equal += _could_find(detectable_difference(r.decided, 1 / r.players, None, direction=1),
@@ -354,4 +354,4 @@ def seats_findings(cdf, sdf) -> str:
                      "the looks; the gap and Balance intervals are per-comparison figures on "
                      "the final counts, not adjusted for the looks.")
     parts.append(f"{int(cdf['games'].sum()):,} games in all.")
-    return " ".join(parts)
+    return "\n\n".join(parts)

@@ -240,4 +240,4 @@ def sensitivity_findings(df: pd.DataFrame) -> str:
                  f"{df['policy'].iloc[0]} policy; the intervals are per comparison (not corrected "
                  f"for the {len(df)} comparisons). An interval that includes 0 bounds an effect by "
                  "its width; it does not show that the effect is 0.")
-    return " ".join(parts)
+    return "\n\n".join(parts)

@@ -429,7 +429,7 @@ def skill_findings(st: Study, df: pd.DataFrame) -> str:
                     "established at some)")
             parts.append(f"{pl} players, {lv} leaves: seat 1's edge goes from {g.iloc[0].rung} "
                          f"{plain_pp(g.iloc[0].edge)} to {g.iloc[-1].rung} {plain_pp(g.iloc[-1].edge)}; {word}.")
-    return " ".join(parts)
+    return "\n\n".join(parts)
 
 
 def skill_answers(st: Study, df: pd.DataFrame, tests: pd.DataFrame) -> list:

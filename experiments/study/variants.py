@@ -132,7 +132,7 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
     summary = "In short: " + " ".join(
         f"{t}: {', '.join(plain_pp(d) + ' at ' + lab for d, lab in zip(g['diff'], g['label']))}."
         for t, g in df.groupby("title", sort=False))
-    section = Section(st.title, summary + "\n\n" + " ".join(parts), tables=tables, charts=figs, anchor=st.name)
+    section = Section(st.title, summary + "\n\n" + "\n\n".join(parts), tables=tables, charts=figs, anchor=st.name)
     return Result(st, {"pairs": df, **_skill_tables(skill_rows, counts, checks)}, section,
                   answers=variants_answers(st, df, skill_df, outcome))
 
