@@ -37,6 +37,14 @@ LOSS_REASONS = {
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
            "#000000"]
 LINESTYLES = ["-", "--", ":", "-."]
+# six line styles, one per spies count (0-5) where six levels share a panel: no two levels alike in
+# style, and the two pairs of near colours (blue / sky blue, orange / vermilion) differ in style
+LEVEL_STYLES = ["-", "--", ":", "-.", (0, (3, 1, 1, 1, 1, 1)), (0, (8, 2))]
+# a filled marker means the same in every chart that has one: significant after Holm's correction
+# over the study's comparisons (the verdict the text gives); hollow: not. The interval drawn is
+# each row's own (uncorrected) 95% interval, so a hollow marker may sit on a line that misses 0.
+FILLED_HOLM = "filled: significant after Holm's correction"
+HOLLOW_HOLM = "hollow: not significant after Holm's correction"
 MARKERS = ["o", "s", "^", "D"]
 DPI = 150
 NOTE_COLOUR = "#444444"
@@ -339,7 +347,7 @@ def game_length(hist: pd.DataFrame, out, title: str = "Bethel Woods: how long wo
                 gs = gs.iloc[nz[0]:nz[-1] + 1]   # from the first game of this kind to the last
                 share = 100 * gs[c] / n
                 i = spies_all.index(s)
-                ax.plot(gs["turns"], share, color=PALETTE[i % len(PALETTE)], ls=LINESTYLES[i % len(LINESTYLES)],
+                ax.plot(gs["turns"], share, color=PALETTE[i % len(PALETTE)], ls=LEVEL_STYLES[i % len(LEVEL_STYLES)],
                         lw=1.7, label=f"{spies_label(s)} ({DIFFICULTY.get(int(s), '')})")
                 top = max(top, float(share.max()))
             ax.set_title(f"{pl} players, {pol}: {names[c]}", loc="left", fontsize=10)
@@ -506,12 +514,13 @@ def character_forest(effects: pd.DataFrame, out, *, policy: str | None = None,
         for si, pl in enumerate(series):
             handles.append(Line2D([], [], color=PALETTE[si % len(PALETTE)], marker=MARKERS[si % len(MARKERS)], lw=1.8))
             labs.append(f"{pl} players")
+    holm = p_name.lower().startswith("holm")
     if (e["p_value"] < 0.05).any():
         handles.append(Line2D([], [], ls="none", marker="o", color="#444444"))
-        labs.append(f"filled: {p_name} < 0.05")
+        labs.append(FILLED_HOLM if holm else f"filled: {p_name} < 0.05")
     if (e["p_value"] >= 0.05).any():
         handles.append(Line2D([], [], ls="none", marker="o", mfc="white", mec="#444444"))
-        labs.append(f"hollow: {p_name} ≥ 0.05")
+        labs.append(HOLLOW_HOLM if holm else f"hollow: {p_name} ≥ 0.05")
     note = (f"Policy: {policy}. Logistic regression per player count on {_n(games)} games (every set on the same "
             f"deals). Lines: 95% intervals; filled markers: {p_name} < 0.05 (the p_value column given). "
             "The effects of a player count add up to 0 in log odds: 1 is a character of average strength.")
@@ -633,6 +642,11 @@ def handicap_dose(seats: pd.DataFrame, out, *, policy: str | None = None,
         ax.set_title(f"{pl} players: {g['leaves'].nunique()} candidates", loc="left")
         ax.set_xlabel("Leaves above the table's mean")
         _pct_axis(ax)
+    # headroom above every point for the legend of the most seats (a line of legend text is about
+    # 7.5% of a panel's height): no marker, printed or not, under a legend's text
+    lo, hi = float(s["share"].min()) - 2.0, float(s["share"].max()) + 2.0
+    frac = 0.075 * max(pl for pl, _ in panels) + 0.05
+    axes[0].set_ylim(lo, hi + frac / (1.0 - frac) * (hi - lo))
     axes[0].set_ylabel("Share of the decided games (%)")
     from matplotlib.lines import Line2D
     handles = [Line2D([], [], ls="none", marker="s", ms=7, mfc="white", mec="black")]
@@ -855,8 +869,8 @@ def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
     data table, the difference variant - default with its paired 95% interval, one panel per
     setup (Bethel Woods: spies at setup; Benevolent: players), readings by their plain names
     (experiments.glossary), ordered by their largest effect. A dashed line at 0 (no effect); a
-    filled dot where the interval excludes 0; a dark ring around it where the row is significant
-    after Holm's correction over the table (when df has p_holm); a red cross beside a Benevolent
+    filled dot where the row is significant after Holm's correction over the table (when df has
+    p_holm, as in every chart with filled markers; else where its interval excludes 0); a red cross beside a Benevolent
     row whose arms' timeouts differ by 5% of the games or more (its gap rests on fewer decided
     games). The legend lists only the markers the chart draws.
 
@@ -887,18 +901,18 @@ def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
             drawn.add(r.kind)
             yi = y[r.variant]
             ax.hlines(yi, 100 * r.ci_low, 100 * r.ci_high, color=c, lw=2, zorder=2)
-            sig = r.ci_low > 0 or r.ci_high < 0
+            sig = (r.p_holm < 0.05) if holm else (r.ci_low > 0 or r.ci_high < 0)
             drawn.add("filled" if sig else "hollow")
             ax.scatter([100 * r.diff], [yi], s=30, zorder=3, color=c if sig else "white", edgecolor=c, lw=1.4)
-            if holm and r.p_holm < 0.05:
-                drawn.add("ringed")
-                ax.scatter([100 * r.diff], [yi], s=110, zorder=4, facecolor="none", edgecolor="#222222", lw=1.1)
             if timeouts and abs(r.variant_timeouts - r.default_timeouts) >= 0.05 * r.games:
                 drawn.add("timeouts")
                 ax.scatter([100 * r.ci_high + 0.06 * lim], [yi], s=40, marker="x", color="#d55e00", zorder=5,
                            lw=1.6, clip_on=False)
         ax.set_xlim(-lim, lim)
-        ax.set_title(spies_label(st) if facet == "spies" else f"{int(st)} players", fontsize=10.5)
+        name = spies_label(st) if facet == "spies" else f"{int(st)} players"
+        if "default" in d.columns and len(d):   # the one play of the defaults every row of the panel is read against
+            name += f"\ndefaults: {100 * float(d['default'].iloc[0]):.0f}{'%' if game == BW.name else ' pp'}"
+        ax.set_title(name, fontsize=10.5)
         ax.set_xlabel("points")
         ax.grid(axis="y", visible=False)
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4, symmetric=True))
@@ -911,13 +925,9 @@ def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
     legend = [("switch", Line2D([], [], color=PALETTE[0], marker="o", lw=2), "rules reading (the other one)"),
               ("table", Line2D([], [], color=PALETTE[1], marker="o", lw=2), "assumed data table (an alternative)"),
               ("filled", Line2D([], [], ls="none", marker="o", markersize=6, color="#555555"),
-               "filled: the interval excludes 0"),
+               FILLED_HOLM if holm else "filled: the interval excludes 0 (no correction)"),
               ("hollow", Line2D([], [], ls="none", marker="o", markersize=6, markerfacecolor="white",
-                                markeredgecolor="#555555"), "hollow: the interval includes 0"),
-              ("ringed", (Line2D([], [], ls="none", marker="o", markersize=11, markerfacecolor="none",
-                                 markeredgecolor="#222222"),
-                          Line2D([], [], ls="none", marker="o", markersize=5, color="#555555")),
-               "ringed: significant after Holm's correction"),
+                                markeredgecolor="#555555"), HOLLOW_HOLM if holm else "hollow: the interval includes 0"),
               ("timeouts", Line2D([], [], ls="none", marker="x", color="#d55e00", markersize=7, mew=1.6),
                "x: timeouts differ by 5% of the games or more")]
     handles = [h for key, h, _ in legend if key in drawn]
@@ -935,7 +945,10 @@ def sensitivity_forest(df: pd.DataFrame, out, title: str | None = None):
     note = (f"{_policy_phrase(df['policy'])}. Variant minus default {metric}, in percentage points, on "
             f"common seeds (seed {int(df['seed'].iloc[0])}): {each}, {_n(played)} games in all; "
             f"lines: {interval}"
-            + (f"; Holm's correction over all {len(df)} rows" if holm else "") + ".")
+            + (f"; Holm's correction over all {len(df)} rows" if holm else "") + ". Every row of a panel is "
+            "paired with the same play of the defaults (its figure under the panel's name): where that play came out "
+            "high or low by chance, all of the panel's rows lean the same way together, so rows leaning alike in "
+            "one panel are not by themselves a finding.")
     if "timeouts" in drawn:
         t = df[(df["variant_timeouts"] - df["default_timeouts"]).abs() >= 0.05 * df["games"]]
         note += " Timeouts differ: " + "; ".join(
@@ -986,10 +999,10 @@ def paired_differences(pairs: pd.DataFrame, out, *, outcome: str = "win rate",
     labs = list(variants)
     if p["significant"].astype(bool).any():
         handles.append(Line2D([], [], ls="", marker="o", ms=6, color="#333333"))
-        labs.append("significant")
+        labs.append(FILLED_HOLM)
     if (~p["significant"].astype(bool)).any():
         handles.append(Line2D([], [], ls="", marker="o", ms=6, mfc="white", mec="#333333", mew=1.6))
-        labs.append("not significant")
+        labs.append(HOLLOW_HOLM)
     note = (f"{_policy_phrase(p['policy'])}. {_games_phrase(p['games'], 'row')}, the same seeds "
             "for the variant and the defaults. Lines: paired 95% intervals; filled dots: "
             "significant by McNemar's test after Holm's correction.")

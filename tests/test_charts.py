@@ -550,15 +550,22 @@ def test_handicap_decision_draws_each_paired_difference_and_says_the_decision(mo
 
 
 def test_sensitivity_legend_lists_only_markers_drawn(monkeypatch, tmp_path):
-    """No "ringed" entry when no row is significant after Holm's correction (it named a marker that
-    never appeared); a Benevolent row whose arms' timeouts differ by 5% of the games is marked."""
-    plain = _drawn(monkeypatch, charts.sensitivity_forest, sensitivity_rows(), tmp_path / "a")
+    """No "filled" entry when no row is significant after Holm's correction (it named a marker that
+    never appeared), although every row's own interval misses 0 here; a filled marker means what it
+    means in the other charts (Holm); a Benevolent row whose arms' timeouts differ by 5% of the
+    games is marked."""
+    rows = sensitivity_rows().assign(ci_low=lambda d: np.where(d["diff"] > 0, 0.001, d["ci_low"]))
+    plain = _drawn(monkeypatch, charts.sensitivity_forest, rows, tmp_path / "a")
     labels = plain["legend"][1]
-    assert not any("ringed" in x for x in labels) and not any("timeouts" in x for x in labels)
-    assert any("hollow" in x for x in labels) and not any(x.startswith("filled") for x in labels)
+    assert not any("timeouts" in x for x in labels)
+    assert charts.HOLLOW_HOLM in labels and not any(x.startswith("filled") for x in labels)
     marked = _drawn(monkeypatch, charts.sensitivity_forest, sensitivity_rows(sig=True, timeouts=True), tmp_path / "b")
     labels = marked["legend"][1]
-    assert any("ringed" in x for x in labels) and any("timeouts differ" in x for x in labels)
+    assert charts.FILLED_HOLM in labels and any("timeouts differ" in x for x in labels)
+    filled = [c for a in marked["fig"].axes for c in a.collections if c.get_offsets().shape[0] == 1
+              and len(c.get_facecolor()) and c.get_facecolor()[0][:3].tolist() != [1.0, 1.0, 1.0]
+              and c.get_sizes()[0] == 30]
+    assert len(filled) == 3   # sides-common at each of the 3 player counts: its p_holm is below 0.05
     crosses = [c for a in marked["fig"].axes for c in a.collections if c.get_offsets().shape[0] == 1
                and c.get_paths() and len(c.get_facecolor()) and tuple(np.round(c.get_edgecolor()[0][:3], 2)) ==
                tuple(np.round(matplotlib_colour("#d55e00"), 2))]
