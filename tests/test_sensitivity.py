@@ -151,16 +151,19 @@ def test_chart(bw, tmp_path):
     from experiments.charts import sensitivity_forest
     png, svg = sensitivity_forest(bw, tmp_path / "s")
     assert imread(png).shape[0] > 200 and "learned" in svg.read_text()
-    # the legend lists only the markers drawn (issue 33: a "ringed" entry named rings that never
-    # appeared): the rings' entry exactly when some row is significant after Holm's correction
-    assert ("significant after Holm" in svg.read_text()) == bool((bw["p_holm"] < 0.05).any())
-    hollow = ~((bw["ci_low"] > 0) | (bw["ci_high"] < 0))
-    assert ("hollow: the interval includes 0" in svg.read_text()) == bool(hollow.any())
-    ringed = bw.assign(p_holm=np.where(bw.index == 0, 0.001, 0.9))
-    _, svg3 = sensitivity_forest(ringed, tmp_path / "r")
-    assert "significant after Holm" in svg3.read_text()
+    # the legend lists only the markers drawn (issue 33: an entry named markers that never
+    # appeared): the filled marker's entry exactly when some row is significant after Holm's correction
+    assert ("filled: significant after Holm" in svg.read_text()) == bool((bw["p_holm"] < 0.05).any())
+    assert ("hollow: not significant after Holm" in svg.read_text()) == bool((bw["p_holm"] >= 0.05).any())
+    one = bw.assign(p_holm=np.where(bw.index == 0, 0.001, 0.9))
+    _, svg3 = sensitivity_forest(one, tmp_path / "r")
+    assert "filled: significant after Holm" in svg3.read_text()
+    # without Holm's p, a filled marker is an interval that excludes 0, and the legend says so
     _, svg2 = sensitivity_forest(bw.drop(columns=["p_holm"]), tmp_path / "t")
+    hollow = ~((bw["ci_low"] > 0) | (bw["ci_high"] < 0))
     assert "Holm" not in svg2.read_text()
+    assert ("hollow: the interval includes 0" in svg2.read_text()) == bool(hollow.any())
+    assert ("filled: the interval excludes 0 (no correction)" in svg2.read_text()) == bool((~hollow).any())
 
 
 def test_command_json_and_errors(capsys, tmp_path):
