@@ -228,7 +228,12 @@ def report(out: Annotated[Optional[Path], typer.Option(
                help="Folder to write (created; its parent must exist); default: report, or "
                     "report-quick with --quick.")] = None, quick: Quick = False, seed: Seed = None,
            threads: Threads = None, fresh: Fresh = False, workers: Workers = None, scheduler: Scheduler = None,
-           connect_timeout: ConnectTimeout = None):
+           connect_timeout: ConnectTimeout = None,
+           bands: Annotated[Optional[str], typer.Option(
+               help="The designer's target win-rate bands the skill study places each difficulty in, "
+                    "comma-separated name=LOW-HIGH in percent (default easy=55-65,standard=30-40,hard=10-20; "
+                    "docs/studies.md, \"The skill axis\"). Only the words and the chart's shading change: no game "
+                    "is played again.")] = None):
     """Run the nine standard studies and write report.md and a self-contained report.html.
 
     Every finished unit of games is recorded in --out/results.sqlite, as `experiment run` does: run
@@ -246,11 +251,14 @@ def report(out: Annotated[Optional[Path], typer.Option(
         raise UserError(f"--connect-timeout {connect_timeout:g} is only used with --scheduler; add --scheduler")
     if threads is not None:
         check_threads(threads)
-    studies = standard_studies(quick=quick, seed=seed)
+    from experiments.study.spec import parse_bands
+    target = parse_bands(bands) if bands is not None else None
+    studies = standard_studies(quick=quick, seed=seed, bands=target)
     out = out or Path("report-quick" if quick else "report")
     _check_out(out)
     bar = _progress_wanted()   # a bar per study on a terminal; in a log, a line as each study finishes
-    command = "boardsim report" + (" --quick" if quick else "") + (f" --seed {seed}" if seed is not None else "")
+    command = ("boardsim report" + (" --quick" if quick else "") + (f" --seed {seed}" if seed is not None else "")
+               + (f" --bands {bands}" if bands is not None else ""))
     with contextlib.ExitStack() as stack:
         stack.enter_context(folder_lock(out))      # one run writes into a folder at a time (refused, not queued)
         backend, threads, replay = _store_and_cluster(stack, out, fresh, workers, scheduler, threads,

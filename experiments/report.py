@@ -347,5 +347,12 @@ def replayed_text(r) -> str:
             f"and compared: {r.matched:,} matched (`boardsim experiment verify` replays more)")
 
 
-def standard_studies(quick=False, seed=None):
-    return [load_study(STUDIES_DIR / f"{name}.toml", quick=quick, seed=seed) for name in STANDARD]
+def standard_studies(quick=False, seed=None, bands=None):
+    """The standard studies' files, checked; `bands` (``spec.parse_bands``) replaces the target
+    bands of every study that reads them (the skill studies)."""
+    studies = [load_study(STUDIES_DIR / f"{name}.toml", quick=quick, seed=seed) for name in STANDARD]
+    if bands:
+        for st in studies:
+            if "bands" in st.opts:
+                st.opts["bands"] = dict(bands)
+    return studies

@@ -94,10 +94,13 @@ def test_status_and_verify_read_a_report_folder(whole):
 
 
 @pytest.mark.parametrize("args, says", [(["--connect-timeout", "5"], "only used with --scheduler"),
-                                        (["--workers", "0"], "workers")])
+                                        (["--workers", "0"], "workers"),
+                                        (["--bands", "easy=65-55"], "expected 0 <= LOW < HIGH <= 100"),
+                                        (["--bands", "easy:55-65"], "is not name=LOW-HIGH")])
 def test_report_options_are_checked_before_anything_plays(tmp_path, args, says):
     r = CliRunner().invoke(app, ["report", "--quick", "--out", str(tmp_path / "r"), *args])
     assert r.exit_code == 2 and says in r.output and not (tmp_path / "r").exists()
+    assert "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
 
 
 def test_a_log_gets_a_line_a_minute_per_study():

@@ -162,3 +162,21 @@ def test_a_rung_on_the_skill_dial_plays_the_learned_player_at_that_temperature()
     assert r.wins == own["wins"]
     with pytest.raises(UserError, match="learned@T"):
         _study(rungs=["random", "heuristic@0.1"])
+
+
+def test_bands_from_the_command_line_are_the_study_files_bands_in_percent():
+    from experiments.report import standard_studies
+    from experiments.study.spec import BANDS_EXAMPLE, parse_bands
+    assert parse_bands(BANDS_EXAMPLE) == DEFAULT_BANDS
+    assert parse_bands(" casual = 50-70 , expert=5-15% ") == {"casual": (0.5, 0.7), "expert": (0.05, 0.15)}
+    for bad, says in (("easy=55", "is not name=LOW-HIGH"), ("easy=55-65,easy=30-40", "given twice"),
+                      ("hard=20-10", "0 <= LOW < HIGH <= 100"), ("hard=10-120", "0 <= LOW < HIGH <= 100")):
+        with pytest.raises(UserError) as e:
+            parse_bands(bad)
+        assert says in str(e.value) and "\n" not in str(e.value)
+    mine = {"playtested": (0.4, 0.5)}
+    studies = standard_studies(quick=True, bands=mine)
+    skill = [s for s in studies if "bands" in s.opts]
+    assert skill and all(s.kind == "skill" for s in skill) and all(s.opts["bands"] == mine for s in skill)
+    assert all(s.opts["bands"] == DEFAULT_BANDS for s in standard_studies(quick=True) if "bands" in s.opts)
+

@@ -38,6 +38,29 @@ DEFAULT_RUNGS = ("random", "heuristic", "learned", "expert")
 DEFAULT_BANDS = {"easy": (0.55, 0.65), "standard": (0.30, 0.40), "hard": (0.10, 0.20)}
 
 
+BANDS_EXAMPLE = "easy=55-65,standard=30-40,hard=10-20"
+
+
+def parse_bands(text: str, what: str = "--bands") -> dict:
+    """Target bands as a command line gives them: comma-separated name=LOW-HIGH, in percent
+    ("easy=55-65,standard=30-40,hard=10-20"); the same table as a study file's ``bands`` (win rates
+    as fractions). A one-line UserError names the bad part and what is allowed."""
+    import re
+    allowed = f"expected name=LOW-HIGH in percent, comma-separated, e.g. {BANDS_EXAMPLE}"
+    out = {}
+    for part in str(text).split(","):
+        m = re.fullmatch(r"\s*([A-Za-z][\w ]*?)\s*=\s*(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)\s*%?\s*", part)
+        if not m:
+            raise UserError(f"{what} {text!r}: {part.strip()!r} is not name=LOW-HIGH; {allowed}")
+        name, lo, hi = m.group(1), float(m.group(2)), float(m.group(3))
+        if not lo < hi <= 100:
+            raise UserError(f"{what} {text!r}: {name} = {m.group(2)}-{m.group(3)}: expected 0 <= LOW < HIGH <= 100")
+        if name in out:
+            raise UserError(f"{what} {text!r}: the band {name!r} is given twice")
+        out[name] = (lo / 100, hi / 100)
+    return out
+
+
 def rung_name(policy: str, temperature: float | None) -> str:
     """A rung as the tables name it: the player, or ``learned@0.03`` for the skill dial."""
     return policy if temperature is None else f"{policy}@{temperature:g}"
