@@ -13,6 +13,11 @@ from simcore.errors import UserError
 
 MODEL_POLICIES = ("learned", "expert")
 
+ModelFiles = Annotated[Optional[list[Path]], typer.Option(
+    "--model", metavar="PATH", help="A model file (from `boardsim train --model PATH` or `--no-install`) for the learned and "
+                    "expert players of its game instead of the installed one, in every study that plays them; "
+                    "repeat for the other game. Its sha256 is named on the first screen and in run.json.")]
+
 ModelFile = Annotated[Optional[Path], typer.Option(
     "--model", help="A model file (from `boardsim train --model PATH` or `--no-install`) for the learned and "
                     "expert players instead of the installed one; its sha256 is printed with the results.")]
@@ -41,3 +46,38 @@ def model_thetas(game: str, path: Optional[Path], names) -> tuple[dict, str | No
         full[:len(t)] = t
         out[n] = full
     return out, model_label(path)
+
+
+def _file_game(path: Path) -> str | None:
+    """The game a model file says it is for, or None when it cannot be read as one (then
+    ``model_thetas`` names what is wrong with it)."""
+    import json
+
+    from policies.value_model import MAX_MODEL_BYTES
+    from simcore.limits import parse_nested, read_regular
+    try:
+        obj = parse_nested(lambda b: json.loads(b.decode("utf-8")), read_regular(path, str(path), MAX_MODEL_BYTES),
+                           str(path))
+    except (OSError, ValueError, UnicodeDecodeError, UserError):
+        return None
+    g = obj.get("game") if isinstance(obj, dict) else None
+    from simcore.games import GAMES
+    return g if g in GAMES else None
+
+
+def run_models(paths, plays: dict) -> tuple[dict, dict]:
+    """`experiment run --model` and `report --model`: ({game: {policy: vector}}, {game: label}) for
+    the model files `paths` (one per game, each file saying its game), `plays` {game: the players
+    the run's studies play}. One-line UserErrors: a model of a game the run does not play, two
+    for one game, a run without a learned or expert player, or a file that is not a sound model."""
+    from experiments.glossary import GAME_NAMES
+    model, labels = {}, {}
+    for path in paths or ():
+        game = _file_game(Path(path)) or next(iter(plays))
+        if game not in plays:
+            raise UserError(f"--model {str(path)!r} is a {GAME_NAMES.get(game, game)} model; this run plays "
+                            f"{' and '.join(GAME_NAMES[g] for g in plays)}: leave it out")
+        if game in model:
+            raise UserError(f"--model {str(path)!r}: a second {GAME_NAMES[game]} model; give one model per game")
+        model[game], labels[game] = model_thetas(game, Path(path), plays[game])
+    return model, labels

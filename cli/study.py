@@ -11,6 +11,7 @@ import typer
 from simcore.errors import UserError
 
 from .errors import user_errors
+from .models import ModelFiles
 
 app = typer.Typer(no_args_is_help=True, help="Balance studies from study files (docs/studies.md).")
 
@@ -81,6 +82,25 @@ def check_inputs(st, file, out: Path) -> None:
                             "folders): it would be replaced; give another --out or move the file")
 
 
+def _models(paths, studies, out: Path) -> tuple[dict, dict]:
+    """--model files for the studies (``cli.models.run_models``), checked before anything plays
+    (a model file among the files the run writes in `out` is refused: it would be replaced)."""
+    if not paths:
+        return {}, {}
+    for m in paths:
+        if _written_by_the_run(out, Path(m)):
+            raise UserError(f"the model file {str(m)!r} is among the files the run writes in {str(out)!r}: it would "
+                            "be replaced; give another --out or move the file")
+    from experiments.study.common import study_players
+
+    from .models import run_models
+    plays = {}
+    for st in studies:
+        plays.setdefault(st.game, [])
+        plays[st.game] += [p for p in study_players(st) if p not in plays[st.game]]
+    return run_models(paths, plays)
+
+
 def _store_and_cluster(stack, out: Path, fresh: bool, workers, scheduler, threads, connect_timeout,
                        study: str | None = None):
     """What `experiment run` and `report` play through, entered on `stack`: a Dask client when
@@ -114,7 +134,7 @@ def run(file: Annotated[Path, typer.Argument(help="A study file (TOML), e.g. exp
             help="Folder to write (created; its parent must exist); default: study-NAME, NAME the "
                  "study file's name.")] = None, quick: Quick = False, seed: Seed = None, threads: Threads = None,
         fresh: Fresh = False, workers: Workers = None, scheduler: Scheduler = None,
-        connect_timeout: ConnectTimeout = None, allow: Allow = None):
+        connect_timeout: ConnectTimeout = None, allow: Allow = None, model: ModelFiles = None):
     """Run one study file: tables (CSV, Parquet), charts, report.md and report.html in --out.
 
     Every finished unit of games is recorded in --out/results.sqlite: run the same command again
@@ -141,14 +161,18 @@ def run(file: Annotated[Path, typer.Argument(help="A study file (TOML), e.g. exp
     out = out or Path(f"study-{st.name}")
     _check_out(out)
     check_inputs(st, file, out)
+    thetas, labels = _models(model, [st], out)
     command = f"boardsim experiment run {file}" + (" --quick" if quick else "") + (
-        f" --seed {seed}" if seed is not None else "")
+        f" --seed {seed}" if seed is not None else "") + "".join(f" --model {m}" for m in model or ())
     with contextlib.ExitStack() as stack:
         stack.enter_context(folder_lock(out))   # one run writes into a folder at a time (refused, not queued)
         backend, threads, replay = _store_and_cluster(stack, out, fresh, workers, scheduler, threads,
                                                       connect_timeout, study=st.name)
+        if thetas:
+            backend["model"] = thetas
         info = run_studies([st], out, threads=threads, show_progress=_progress_wanted(),
-                           title=st.title, command=command, backend=backend, replay=replay, inputs=[file])
+                           title=st.title, command=command, backend=backend, replay=replay,
+                           inputs=[file, *(model or ())], models=labels)
     s = info["studies"][0]
     if s["played"] == s["games"]:
         where = "all played now"
@@ -228,7 +252,7 @@ def report(out: Annotated[Optional[Path], typer.Option(
                help="Folder to write (created; its parent must exist); default: report, or "
                     "report-quick with --quick.")] = None, quick: Quick = False, seed: Seed = None,
            threads: Threads = None, fresh: Fresh = False, workers: Workers = None, scheduler: Scheduler = None,
-           connect_timeout: ConnectTimeout = None,
+           connect_timeout: ConnectTimeout = None, model: ModelFiles = None,
            bands: Annotated[Optional[str], typer.Option(
                help="The designer's target win-rate bands the skill study places each difficulty in, "
                     "comma-separated name=LOW-HIGH in percent (default easy=55-65,standard=30-40,hard=10-20; "
@@ -256,17 +280,21 @@ def report(out: Annotated[Optional[Path], typer.Option(
     studies = standard_studies(quick=quick, seed=seed, bands=target)
     out = out or Path("report-quick" if quick else "report")
     _check_out(out)
+    thetas, labels = _models(model, studies, out)
     bar = _progress_wanted()   # a bar per study on a terminal; in a log, a line as each study finishes
     command = ("boardsim report" + (" --quick" if quick else "") + (f" --seed {seed}" if seed is not None else "")
-               + (f" --bands {bands}" if bands is not None else ""))
+               + (f" --bands {bands}" if bands is not None else "") + "".join(f" --model {m}" for m in model or ()))
     with contextlib.ExitStack() as stack:
         stack.enter_context(folder_lock(out))      # one run writes into a folder at a time (refused, not queued)
         backend, threads, replay = _store_and_cluster(stack, out, fresh, workers, scheduler, threads,
                                                       connect_timeout)
+        if thetas:
+            backend["model"] = thetas
         info = run_studies(studies, out, threads=threads, show_progress=bar,
                            say=None if bar else (lambda line: typer.echo(line, err=True)),
                            title="boardsim balance report" + (" (quick)" if quick else ""),
-                           command=command, backend=backend, replay=replay)
+                           command=command, backend=backend, replay=replay, models=labels,
+                           inputs=list(model or ()))
     games = sum(s["games"] for s in info["studies"])
     played = sum(s["played"] for s in info["studies"])
     typer.echo(f"{games:,} games ({played:,} played now, the rest read from {store_path(out)}) in "

@@ -61,7 +61,7 @@ def _check_out(out: Path) -> None:
 
 
 def run_studies(studies, out, threads=None, show_progress=True, title="boardsim balance report",
-                command="", backend=None, say=None, replay=None, inputs=()) -> dict:
+                command="", backend=None, say=None, replay=None, inputs=(), models=None) -> dict:
     """Play checked studies and write the folder `out`; returns run.json's content.
 
     say: called with one line as each study finishes (its games and seconds), for a log where
@@ -70,6 +70,9 @@ def run_studies(studies, out, threads=None, show_progress=True, title="boardsim 
     backend: execute's store=/client= keywords for every study (``boardsim experiment run``:
     a results store, so games recorded before are read back, not replayed, and a Dask client).
     A study's "games" in run.json are the games it holds; "played" those played in this run.
+
+    models: {game: label} of a user's model (``--model``: backend["model"] plays it), named
+    beside the players on the first screen, in the run's details and in run.json.
 
     replay: called once every study has played, before anything is written, with the number of
     threads; it returns what it found (``experiments.run.store.Replayed``: units of the results store
@@ -88,7 +91,7 @@ def run_studies(studies, out, threads=None, show_progress=True, title="boardsim 
     inputs = [*inputs, *(f for st in studies for f in getattr(st, 'files', ()))]
     with _stage(out, inputs) as stage:
         try:
-            info = _run_into(studies, stage, nthreads, show_progress, title, command, backend, say, replay)
+            info = _run_into(studies, stage, nthreads, show_progress, title, command, backend, say, replay, models)
             _move_into(stage, out)
         except BaseException:
             shutil.rmtree(stage, ignore_errors=True)
@@ -204,7 +207,8 @@ def _move_into(src: Path, dst: Path) -> None:
             os.replace(p, target)
 
 
-def _run_into(studies, out: Path, nthreads, show_progress, title, command, backend, say=None, replay=None) -> dict:
+def _run_into(studies, out: Path, nthreads, show_progress, title, command, backend, say=None, replay=None,
+              models=None) -> dict:
     sections, runs, answers = [], [], []
     t_all = time.perf_counter()
     load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
@@ -229,37 +233,42 @@ def _run_into(studies, out: Path, nthreads, show_progress, title, command, backe
             "threads": nthreads, "cpus": os.cpu_count(), "load_at_start": load0,
             "load_at_end": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
             "python": platform.python_version()}
+    if models:
+        info["models"] = dict(models)
     meta = {"command": command or "boardsim report", "studies": ", ".join(s.name for s in studies),
             "games": f"{sum(r['games'] for r in runs):,}",
             "time": f"{seconds:.0f} s on {nthreads} thread{'s' if nthreads != 1 else ''} (load {load0:.1f} at start)"
             if load0 is not None else f"{seconds:.0f} s on {nthreads} thread{'s' if nthreads != 1 else ''}",
             "seeds": ", ".join(f"{r['study']} {r['seed']}" for r in runs),
-            "players": players_text(studies),
+            "players": players_text(studies) + "".join(
+                f"; {g}: learned and expert with {lab} (--model)" for g, lab in (models or {}).items()),
             "tables": "tables/<study>_<table>.csv and .parquet: one row per cell with its counts"}
     if checked is not None:
         info["replayed"] = checked.as_dict()
         meta["replayed"] = replayed_text(checked)
-    front = front_page(answers, studies)
-    lede = f"{sum(r['games'] for r in runs):,} games, {len(studies)} studies. {players_line(studies)}. Methods: docs/studies.md."
+    front = front_page(answers, studies, models)
+    lede = (f"{sum(r['games'] for r in runs):,} games, {len(studies)} studies. {players_line(studies, models)}. "
+            "Methods: docs/studies.md.")
     sections.append(glossary_section(studies, sections))
     write_report(sections, out, title, meta, front=front, lede=lede)
     (out / "run.json").write_text(json.dumps(info, indent=1) + "\n")
     return info
 
 
-def front_page(answers, studies) -> Section:
+def front_page(answers, studies, models=None) -> Section:
     """The report's first screen: one table per game of the studies' plain answers (question,
     answer with its interval, verdict, and the answer with stronger play), each question linking
     to its section; under them what the verdicts mean and which answers this run cannot give."""
     from .answers import VERDICT_NOTE, cannot_say, front_tables
     from .render import Link, slug
-    tables = front_tables(answers, skill_players(studies), lambda t, a: Link(t, "#" + slug(a)))
+    tables = front_tables(answers, skill_players(studies, models), lambda t, a: Link(t, "#" + slug(a)))
     return Section("Answers", "", tables=tables, anchor="answers",
                    after="\n\n".join(x for x in (cannot_say(answers), VERDICT_NOTE) if x))
 
 
-def skill_players(studies) -> dict:
-    """Per game: "played by X; stronger play: Y (Z games per headline cell)" from the studies."""
+def skill_players(studies, models=None) -> dict:
+    """Per game: "played by X (stronger: Y)" from the studies, and the user's model when one was
+    played (models: {game: label}, ``--model``)."""
     from .study.common import _skill_plan
     out = {}
     for st in studies:
@@ -269,12 +278,14 @@ def skill_players(studies) -> dict:
             if g in out:
                 continue
             out[g] = f"played by {st.policies[0]}" + (f" (stronger: {plan[1]})" if plan else "")
+            if (models or {}).get(g):
+                out[g] += f"; learned and expert with {models[g]} (--model)"
     return out
 
 
-def players_line(studies) -> str:
+def players_line(studies, models=None) -> str:
     from .glossary import GAME_NAMES
-    sp = skill_players(studies)
+    sp = skill_players(studies, models)
     return "; ".join(f"{GAME_NAMES[g]}: {t.replace('played by ', '')}" for g, t in sp.items())
 
 

@@ -72,6 +72,33 @@ def dial_theta(game, temperature: float):
     return tuple(float(x) for x in f(float(temperature)))
 
 
+def dial_temperature(game, theta) -> float | None:
+    """The skill dial's temperature of a learned player's vector (``dial_theta``), or None when
+    the vector is not the installed model's at some temperature (then it is someone else's vector)."""
+    g = _game(game)
+    if g.name == _BW.name:
+        from .bethel_woods.learned import T_TEMP
+    else:
+        from .benevolent.learned import T_TEMP
+    if theta is None or len(theta) <= T_TEMP:
+        return None
+    t = float(theta[T_TEMP])
+    return t if tuple(float(x) for x in theta) == dial_theta(game, t) else None
+
+
+def with_dial_at(game, theta, temperature: float) -> tuple:
+    """A learned player's vector `theta` (e.g. a user's model, ``--model``) with the skill dial at
+    `temperature`."""
+    g = _game(game)
+    if g.name == _BW.name:
+        from .bethel_woods.learned import T_TEMP
+    else:
+        from .benevolent.learned import T_TEMP
+    t = [float(x) for x in theta]
+    t[T_TEMP] = float(temperature)
+    return tuple(t)
+
+
 def parse_rung(name: str, game) -> tuple[str, float | None]:
     """A skill study's rung: a player's name, or ``learned@T`` (the learned player with the skill
     dial at temperature T >= 0). Returns (policy, temperature or None); UserError naming the

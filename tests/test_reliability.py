@@ -993,3 +993,93 @@ def test_play_records_the_model_and_replay_needs_the_same_model(capsys, tmp_path
     code, so, err = run(capsys, game.replace("_", "-"), "play", *args, "--trace", m, "--model", m)
     one_line(code, err, "is also the model file of this run")
     assert snapshot(tmp_path) == before
+
+
+# -- --model on `experiment run` and `report`: every study cell that plays the learned or expert
+# players plays the user's model (the dial's rungs at their temperature), named on the first screen
+
+SKILL_STUDY = ('kind = "skill"\ngame = "bethel_woods"\nrungs = ["heuristic", "learned@0.05", "learned"]\n'
+               'policy = ["learned"]\nplayers = [2]\nspies = [0]\ngames = 40\nseed = 3\n')
+
+
+def test_experiment_run_plays_the_model_it_is_given_in_every_rung(capsys, tmp_path):
+    import shutil
+
+    import pandas as pd
+    study = tmp_path / "sk.toml"
+    study.write_text(SKILL_STUDY)
+    same = tmp_path / "same.json"
+    shutil.copy(_installed("bethel-woods"), same)
+    W2 = np.asarray(json.loads(same.read_text())["W2"])
+    worse = _model_with("bethel_woods", tmp_path, "worse.json", W2=-W2)   # prefers what the installed one avoids
+
+    def rungs(out, *extra):
+        code, so, err = run(capsys, "experiment", "run", study, "--out", out, "--threads", "1", *extra)
+        assert code == 0, err
+        return pd.read_csv(out / "tables" / "sk_rungs.csv").set_index("rung")
+    plain = rungs(tmp_path / "a")
+    copy = rungs(tmp_path / "b", "--model", same)
+    other = rungs(tmp_path / "c", "--model", worse)
+    cols = ["games", "wins", "first_turn_losses"]
+    # the installed network under another name: the same games, the same decisions, every rung
+    assert copy[cols].equals(plain[cols])
+    # another network: the heuristic rung is untouched, the learned rungs (the dial's too) play it
+    assert other.loc["heuristic", cols].equals(plain.loc["heuristic", cols])
+    assert other.loc["learned", "wins"] != plain.loc["learned", "wins"]
+    assert other.loc["learned@0.05", "wins"] != plain.loc["learned@0.05", "wins"]
+    run_json = json.loads((tmp_path / "c" / "run.json").read_text())
+    assert run_json["models"]["bethel_woods"].startswith(f"model {_digest_of(worse)}")
+    assert f"--model {worse}" in run_json["command"]
+    assert f"model {_digest_of(worse)}" in (tmp_path / "c" / "report.md").read_text()
+    # the store keeps each model's units apart: the same folder with another model reads none of them back
+    code, so, err = run(capsys, "experiment", "run", study, "--out", tmp_path / "c", "--threads", "1",
+                        "--model", same)
+    assert code == 0 and "all played now" in so, (so, err)
+
+
+def test_model_on_a_study_or_report_is_checked_before_anything_plays(capsys, tmp_path):
+    study = tmp_path / "sk.toml"
+    study.write_text(SKILL_STUDY)
+    heur = tmp_path / "h.toml"
+    heur.write_text(STUDY.replace('["random"]', '["heuristic"]'))
+    bw = _model_with("bethel_woods", tmp_path, "bw.json")
+    bv = _model_with("benevolent", tmp_path, "bv.json")
+    inside = tmp_path / "o2" / "tables" / "m.json"
+    inside.parent.mkdir(parents=True)
+    inside.write_bytes(bw.read_bytes())
+    before = snapshot(tmp_path)
+    for args, says in (
+            (["experiment", "run", study, "--model", bv], "is a Benevolent model; this run plays Bethel Woods"),
+            (["experiment", "run", heur, "--model", bw], "for the learned and expert players only"),
+            (["experiment", "run", study, "--model", bw, "--model", bw], "a second Bethel Woods model"),
+            (["experiment", "run", study, "--model", tmp_path / "nothing.json"], "no learned model at"),
+            (["report", "--quick", "--model", bw, "--model", bv, "--model", bv], "a second Benevolent model")):
+        code, so, err = run(capsys, *args, "--out", tmp_path / "o")
+        one_line(code, err, says)
+    code, so, err = run(capsys, "experiment", "run", study, "--out", tmp_path / "o2", "--model", inside)
+    one_line(code, err, "among the files the run writes")
+    assert snapshot(tmp_path) == before   # nothing written, made or removed; the model files as they were
+
+
+def test_with_model_maps_every_arm_and_seat():
+    from arena.units import Cell
+    from cli.models import model_thetas
+    from experiments.cells import StarCell, with_model
+    from policies import dial_temperature, dial_theta
+    from simcore.errors import UserError
+    m, _ = model_thetas("benevolent", _installed("benevolent"), ["learned", "expert"])
+    model = {"benevolent": m}
+    mixed = Cell("benevolent", 3, policies=("expert", "learned", "heuristic"), seed=1)
+    dial = Cell("benevolent", 2, policies=("learned",), theta=dial_theta("benevolent", 0.04), seed=1)
+    star = StarCell(Cell("benevolent", 2, policies=("learned",), seed=1), (mixed, dial), 5)
+    got = with_model(star, model)
+    assert got.base.theta == tuple(m["learned"]) and got.base.policies == ("learned",)
+    assert got.arms[0].seat_thetas == (tuple(m["expert"]), tuple(m["learned"]), None)
+    assert dial_temperature("benevolent", dial.theta) == 0.04
+    from policies.benevolent.learned import T_TEMP
+    assert got.arms[1].theta[T_TEMP] == 0.04 and len(got.arms[1].theta) == len(m["learned"])
+    heur = Cell("bethel_woods", 2, policies=("heuristic",), seed=1)
+    assert with_model(heur, {"bethel_woods": {"learned": (0.0,)}}) is heur and with_model(mixed, {}) is mixed
+    own = Cell("benevolent", 2, policies=("learned",), theta=(1.0, 2.0), seed=1)
+    with pytest.raises(UserError, match="a parameter vector of their own"):
+        with_model(own, model)

@@ -89,7 +89,7 @@ OnUnit = Callable[[object, int, int, np.ndarray], None]
 
 def execute(work: Sequence[tuple], threads: int | None = None, progress=None,
             on_unit: OnUnit | None = None, unit_fn=None, *, store=None, workers: int | None = None,
-            scheduler: str | None = None, client=None) -> list[np.ndarray]:
+            scheduler: str | None = None, client=None, model: dict | None = None) -> list[np.ndarray]:
     """Play every item of `work` and return one summed count vector per item, in order.
 
     work: (cell, games) or (cell, games, start) items. threads: numba threads (default: all).
@@ -109,7 +109,13 @@ def execute(work: Sequence[tuple], threads: int | None = None, progress=None,
     workers=N (a new LocalCluster), scheduler="tcp://HOST:PORT" or an open Dask client: where
     units are played; `threads` is then numba's threads per unit on a worker. A study opens one
     client for all its execute calls (``experiments.run.cluster.dask_client``) and passes client=.
+    model: {game: {"learned": vector, "expert": vector}}, a user's model (``--model``) played
+    in place of the installed one in every cell (``experiments.cells.with_model``); the cells
+    played, recorded and keyed are the mapped ones, so a store keeps such units apart.
     """
+    if model:
+        from ..cells import with_model
+        work = [(with_model(w[0], model), *w[1:]) for w in work]
     if store is not None or workers is not None or scheduler is not None or client is not None:
         from .runwork import execute_units
         return execute_units(work, threads, progress, on_unit, unit_fn, plan=units, store=store,

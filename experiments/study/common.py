@@ -106,6 +106,18 @@ def _skill_plan(st: Study):
     return st.opts["policy"][0], st.opts.get("skill_policy") or BEST_PLAYER[st.game], n
 
 
+def study_players(st: Study) -> list[str]:
+    """Every player a study plays: its players (``policy``), its rungs (the dial's as the learned
+    player) and its skill check's stronger player, each once."""
+    from policies import parse_rung
+    names = list(st.opts.get("policy") or [])
+    names += [parse_rung(r, st.game)[0] for r in st.opts.get("rungs") or []]
+    plan = _skill_plan(st)
+    if plan:
+        names.append(plan[1])
+    return list(dict.fromkeys(names))
+
+
 def _bw_frame(cells, totals, extra=None) -> pd.DataFrame:
     """One row per Bethel Woods cell: its settings and every scalar count."""
     rows = []
