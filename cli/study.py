@@ -154,10 +154,6 @@ def run(file: Annotated[Path, typer.Argument(help="A study file (TOML), e.g. exp
     if threads is not None:
         check_threads(threads)
     st = load_study(file, quick=quick, seed=seed, allow=allow or ())
-    if st.kind == "sensitivity" and (workers is not None or scheduler is not None):
-        raise UserError(f"{'--workers' if workers is not None else '--scheduler'}: a sensitivity study "
-                        "plays in this process (its paired intervals need every game's outcome, which "
-                        "the results store and the cluster do not return); leave it out")
     out = out or Path(f"study-{st.name}")
     _check_out(out)
     check_inputs(st, file, out)

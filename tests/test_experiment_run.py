@@ -134,17 +134,20 @@ def test_bad_backend_options_are_one_line_errors_and_write_nothing(study, tmp_pa
     assert not out.exists()
 
 
-@pytest.mark.parametrize("args", [["--workers", "1"], ["--scheduler", "tcp://h:8786"]])
-def test_a_sensitivity_study_refuses_a_cluster_in_one_line(tmp_path, capsys, args):
-    """Its paired intervals need every game's outcome, which units do not return: a cluster would
-    sit idle while the study played here, so the option is refused before anything starts."""
+def test_a_sensitivity_study_runs_on_a_cluster_and_resumes_from_its_store(tmp_path, capsys):
+    """Played in units like every study since its tables became StarCells (each unit's counts keep
+    every arm's outcome paired with the defaults'): a local cluster gives the local run's tables,
+    and the same command again reads every game from the store."""
     f = tmp_path / "s.toml"
-    f.write_text('kind = "sensitivity"\ngame = "benevolent"\ngames = 4\nonly = ["empty_gift=offered"]\n')
-    out = tmp_path / "o"
-    assert main(["experiment", "run", str(f), "--out", str(out), *args]) == 2
-    err = capsys.readouterr().err.strip()
-    assert err.startswith(f"error: {args[0]}: a sensitivity study plays in this process") and "\n" not in err
-    assert not out.exists()
+    f.write_text('kind = "sensitivity"\ngame = "benevolent"\npolicy = "random"\ngames = 20\nseed = 5\n'
+                 'only = ["empty_gift=offered", "dream-b"]\nskill_games = 0\n')
+    here, there = tmp_path / "here", tmp_path / "there"
+    assert main(["experiment", "run", str(f), "--out", str(here), "--threads", "1"]) == 0
+    assert main(["experiment", "run", str(f), "--out", str(there), "--workers", "1", "--threads", "1"]) == 0
+    capsys.readouterr()
+    assert (here / "tables" / "s_rows.csv").read_bytes() == (there / "tables" / "s_rows.csv").read_bytes()
+    assert main(["experiment", "run", str(f), "--out", str(here), "--threads", "1"]) == 0
+    assert "(all read from" in capsys.readouterr().out
 
 
 def test_a_store_of_another_engine_asks_for_fresh(study, tmp_path, capsys):

@@ -1,6 +1,6 @@
 """`boardsim report` on a results store (issue 46): every unit recorded in --out/results.sqlite, a
 run killed mid-study resumes playing only what is missing to byte-identical tables, a local Dask
-cluster gives the same tables, `experiment status` and `verify` read a report folder, and a log
+cluster gives the same tables (a sensitivity study among them), `experiment status` and `verify` read a report folder, and a log
 gets a line a minute per study."""
 from pathlib import Path
 
@@ -17,6 +17,10 @@ SMALL = {
     "difficulty": 'kind = "difficulty"\npolicy = ["heuristic"]\nplayers = [2]\nspies = [0, 3]\ngames = 90\n'
                   'seed = 11\nskill_games = 0\n',
     "seats": 'kind = "seats"\npolicy = ["heuristic"]\nplayers = [2, 3]\ngames = 90\nseed = 13\nskill_games = 0\n',
+    # played in units like every study (its StarCells keep each arm's outcome paired with the
+    # defaults' in the unit's counts), so it resumes and runs on Dask alike
+    "sensitivity": 'kind = "sensitivity"\ngame = "benevolent"\npolicy = "random"\ngames = 30\nseed = 3\n'
+                   'skill_games = 0\n',
 }
 
 
