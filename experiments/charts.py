@@ -825,12 +825,14 @@ def skill_curve(df: pd.DataFrame, out, *, bands: dict | None = None,
 
 
 @_styled
-def skill_seats(df: pd.DataFrame, out, title: str = "Benevolent: seat order against player skill"):
+def skill_seats(df: pd.DataFrame, out, title: str = "Benevolent: seat order against player skill",
+                adopted: dict | None = None):
     """The skill study's Benevolent chart: seat 1's edge over its fair share and the largest seat
     gap (points, over the decided games) against the rungs of skill in self-play, with their 95%
     intervals, one panel per player count and leaves; a dashed line at no edge.
 
-    df: players, leaves, rung, rung_order, games, edge, edge_low, edge_high, max_gap, gap_low, gap_high."""
+    df: players, leaves, rung, rung_order, games, edge, edge_low, edge_high, max_gap, gap_low, gap_high.
+    adopted: {players: leaves name} of a handicap the report adopts (its panel says so)."""
     _require(df, ["players", "leaves", "rung", "rung_order", "games", "edge", "edge_low", "edge_high",
                   "max_gap", "gap_low", "gap_high"], "df")
     panels = list(df.groupby(["players", "leaves"], sort=False))   # the study file's order
@@ -848,7 +850,8 @@ def skill_seats(df: pd.DataFrame, out, title: str = "Benevolent: seat order agai
         ax.axhline(0, color="#555555", ls=":", lw=1.2)
         ax.set_xticks(range(len(rungs)))
         ax.set_xticklabels(rungs, rotation=20)
-        ax.set_title(f"{pl} players, {lv} leaves", loc="left")
+        ax.set_title(f"{pl} players, {lv} leaves" + (" (adopted)" if (adopted or {}).get(pl) == lv else ""),
+                     loc="left")
         ax.set_xlabel("Player in every seat (weakest to strongest)")
         ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:+g}" if v else "0"))
         ax.grid(axis="x", visible=False)

@@ -23,6 +23,8 @@ from simcore.errors import UserError
 from .progress import StudyProgress
 from .render import Section, write_report
 from .study import load_study, run_study, save_tables
+from .study.handicap import adopted_handicaps
+from .study.skill_axis import with_adopted
 
 STUDIES_DIR = Path(__file__).resolve().parent / "studies"
 STANDARD = ("difficulty", "characters", "seats", "handicap", "variants", "sensitivity_bethel_woods",
@@ -212,13 +214,17 @@ def _run_into(studies, out: Path, nthreads, show_progress, title, command, backe
     sections, runs, answers = [], [], []
     t_all = time.perf_counter()
     load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    adopted = {}   # the handicaps a handicap study adopted: the Benevolent skill study plays them at every rung
     for i, st in enumerate(studies):
         t0 = time.perf_counter()
+        st = with_adopted(st, adopted)
         if backend and backend.get("store") is not None:
             backend["store"].study = st.name   # the store notes what each study asked (`experiment status`)
         with StudyProgress(st.name, enabled=show_progress, say=None if show_progress else say) as bar:
             res = run_study(st, threads=nthreads, progress=bar, chart_dir=out / "charts",
                             backend=backend)
+        if st.kind == "handicap":
+            adopted.update(adopted_handicaps(res))
         seconds = time.perf_counter() - t0
         save_tables(res, out / "tables")
         sections.append(res.section)

@@ -11,7 +11,7 @@ from arena.units import Cell, as_dict, run_unit
 from experiments.study import run_study
 from experiments.stats import games_to_notice, games_to_notice_edge
 from experiments.study.skill_axis import band_of, order_changes
-from experiments.stats import plain_pct
+from experiments.stats import plain_pct, plain_pp
 from experiments.study.spec import DEFAULT_BANDS, study_from_dict
 from simcore.errors import UserError
 
@@ -180,3 +180,41 @@ def test_bands_from_the_command_line_are_the_study_files_bands_in_percent():
     assert skill and all(s.kind == "skill" for s in skill) and all(s.opts["bands"] == mine for s in skill)
     assert all(s.opts["bands"] == DEFAULT_BANDS for s in standard_studies(quick=True) if "bands" in s.opts)
 
+
+
+def test_the_adopted_handicap_is_played_by_every_rung_beside_the_printed_one():
+    """with_adopted adds the handicap a handicap study adopted: each rung plays it on the same seeds
+    as the printed one (whose rows do not move), and the front page gets its gap across skill."""
+    from experiments.study.skill_axis import with_adopted
+    st = _study("benevolent", leaves=["printed"], games=30)
+    assert with_adopted(st, {3: [1, 2, 4]}) is st and with_adopted(_study(), {2: [2, 5]}).opts == _study().opts
+    plain = run_study(st, threads=1)
+    both = with_adopted(st, {2: [2, 5]})
+    assert both.opts["leaves"] == ["printed", [2, 5]] and both.opts["adopted"] == {2: "2,5"}
+    res = run_study(both, threads=1)
+    df = res.tables["rungs"]
+    printed = df[df["leaves"] == "printed"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(printed.drop(columns="setup"),
+                                  plain.tables["rungs"].drop(columns="setup").reset_index(drop=True))
+    adopted = df[df["leaves"] == "2,5"]
+    assert adopted["rung"].tolist() == ["random", "heuristic"] and (adopted["games"] == 30).all()
+    a = [x for x in res.answers if x.question == "The adopted handicap across skill, 2 players"]
+    assert len(a) == 1 and a[0].first
+    for r in adopted.itertuples():
+        p = printed[printed["rung"] == r.rung].iloc[0]
+        assert (f"{r.rung} {plain_pp(r.max_gap, sign=False).replace(' pp', '')} (printed "
+                f"{plain_pp(p.max_gap, sign=False).replace(' pp', '')})") in a[0].answer
+    assert "2,5 is the handicap the report's handicap study adopts at 2 players" in res.section.paragraph
+
+
+def test_a_report_hands_the_adopted_handicap_to_the_skill_study(tmp_path, monkeypatch):
+    import experiments.report as R
+    from experiments.study.spec import study_from_dict
+    hand = study_from_dict({"kind": "handicap", "players": [2], "max_leaves": 1, "games": 20, "confirm_top": 1,
+                            "confirm_games": 20, "seed": 3, "policy": ["random"], "skill_games": 0}, "handicap")
+    st = _study("benevolent", leaves=["printed"], games=10)
+    monkeypatch.setattr(R, "adopted_handicaps", lambda res: {2: [0, 1]})   # whatever the tiny search found
+    R.run_studies([hand, st], tmp_path / "r", threads=1, show_progress=False)
+    rungs = pd.read_csv(tmp_path / "r" / "tables" / "sk_rungs.csv")
+    assert sorted(rungs["leaves"].unique()) == ["0,1", "printed"]
+    assert "The adopted handicap across skill, 2 players" in (tmp_path / "r" / "report.md").read_text()

@@ -476,3 +476,14 @@ def handicap_findings(cand, conf, hold, n, o) -> str:
                 "fairest's, so the search alone cannot tell them from it")
         parts.append(txt + ".")
     return "\n\n".join(parts)
+
+
+def adopted_handicaps(res) -> dict:
+    """{players: the handicap (list of leaves by seat)} the study adopts on its holdout games (a
+    player count that keeps the printed handicap is not listed): what the report's Benevolent skill
+    study plays again at every rung (``skill_axis.with_adopted``)."""
+    hold = res.tables.get("holdout")
+    if hold is None or not len(hold):
+        return {}
+    got = hold[hold["challenger"].astype(bool) & (hold["decision"] == ADOPT)]
+    return {int(r.players): [int(x) for x in str(r.leaves).split(",")] for r in got.itertuples()}

@@ -74,6 +74,20 @@ def _setups(st: Study):
                        {"leaves": _leaves_name(spec, lv)})
 
 
+def with_adopted(st: Study, adopted: dict) -> Study:
+    """The Benevolent skill study with the handicaps a handicap study adopted ({players: leaves},
+    ``handicap.adopted_handicaps``) added to its leaves for the player counts it plays: every rung
+    then plays the prescribed handicap on the same seeds, so the report says whether the
+    prescription holds from the weakest player to the strongest. Other studies: unchanged."""
+    if st.kind != "skill" or st.game != BV.name or not adopted:
+        return st
+    extra = [lv for pl, lv in sorted(adopted.items()) if pl in st.opts["players"] and lv not in st.opts["leaves"]]
+    if not extra:
+        return st
+    names = {int(pl): ",".join(map(str, lv)) for pl, lv in adopted.items() if pl in st.opts["players"]}
+    return replace(st, opts={**st.opts, "leaves": [*st.opts["leaves"], *extra], "adopted": names})
+
+
 def run_skill(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:
     from ..cells import StarCell, cell_unit
     o = st.opts
@@ -117,7 +131,7 @@ def run_skill(st: Study, threads=None, progress=None, chart_dir=None, backend=No
         else:
             figs.append(("Seat 1's edge over its fair share and the largest seat gap against player skill "
                          "(self-play, every rung on the same seeds)",
-                         charts.skill_seats(df, chart_dir / f"{st.name}_seats")[0]))
+                         charts.skill_seats(df, chart_dir / f"{st.name}_seats", adopted=o.get("adopted"))[0]))
     tables = [(_caption(st), _show(st, df), _csv(st, "rungs")),
               ("Playtests to notice: how many games a group would have to play at each of two setups to see the "
                "difference each rung measures (80% power, 5% level, independent games)", tests, _csv(st, "playtests"))]
@@ -392,6 +406,27 @@ def _in_bands(g: pd.DataFrame, bands: dict) -> list[str]:
     return out
 
 
+def _adopted_gaps(df: pd.DataFrame, pl: int, lv: str) -> tuple[str, float]:
+    """The adopted handicap's largest seat gap at each rung beside the printed handicap's on the
+    same seeds ("random 3 (printed 5), ..."), and the largest half-width of its intervals."""
+    g = df[(df["players"] == pl) & (df["leaves"] == lv)].sort_values("rung_order")
+    pr = df[(df["players"] == pl) & (df["leaves"] == "printed")].set_index("rung")
+    parts = []
+    for r in g.itertuples():
+        p_ = f" (printed {plain_pp(pr.loc[r.rung, 'max_gap'], sign=False).replace(' pp', '')})" if r.rung in pr.index else ""
+        parts.append(f"{r.rung} {plain_pp(r.max_gap, sign=False).replace(' pp', '')}{p_}")
+    hw = float(((g["gap_high"] - g["gap_low"]) / 2).max())
+    return ", ".join(parts) + " pp", hw
+
+
+def _adopted_answer(st: Study, df: pd.DataFrame, pl: int, lv: str):
+    from ..answers import Answer, verdict_level
+    text, hw = _adopted_gaps(df, pl, lv)
+    return Answer(BV.name, f"The adopted handicap across skill, {pl} players",
+                  f"largest seat gap with {lv}: {text} (±{plain_pp(hw, sign=False)})", verdict_level(hw), st.name,
+                  skill=ACROSS, first=True)
+
+
 def _first_turn(g: pd.DataFrame) -> str:
     """Games lost on the first turn at the hardest level played, per rung."""
     sp = int(g["spies"].max())
@@ -429,6 +464,11 @@ def skill_findings(st: Study, df: pd.DataFrame) -> str:
                     "established at some)")
             parts.append(f"{pl} players, {lv} leaves: seat 1's edge goes from {g.iloc[0].rung} "
                          f"{plain_pp(g.iloc[0].edge)} to {g.iloc[-1].rung} {plain_pp(g.iloc[-1].edge)}; {word}.")
+            if (st.opts.get("adopted") or {}).get(pl) == lv:
+                text, _ = _adopted_gaps(df, pl, lv)
+                parts.append(f"{lv} is the handicap the report's handicap study adopts at {pl} players (on its "
+                             f"holdout games, played by {st.policies[0]}); played again by every rung on the same "
+                             f"seeds as the printed one, its largest seat gap: {text}.")
     return "\n\n".join(parts)
 
 
@@ -449,8 +489,12 @@ def skill_answers(st: Study, df: pd.DataFrame, tests: pd.DataFrame) -> list:
                               + _first_turn(g)[1:],
                               verdict_level(hw), st.name, skill=ACROSS, first=True, playtests=notice))
     else:
+        adopted = st.opts.get("adopted") or {}
         for (pl, lv), g in df.groupby(["players", "leaves"], sort=False):
             g = g.sort_values("rung_order")
+            if adopted.get(pl) == lv:
+                out.append(_adopted_answer(st, df, pl, lv))
+                continue
             hw = float(((g["edge_high"] - g["edge_low"]) / 2).max())
             t = tests[(tests["players"] == pl) & (tests["leaves"] == lv)]
             fin = t[np.isfinite(t["games_needed"])]
