@@ -167,6 +167,18 @@ def test_expert_without_rollouts_is_the_learned_players_choice_among_as_many_pla
     assert not full.records[["winner", "turns", "decisions"]].equals(a.records[["winner", "turns", "decisions"]])
 
 
+def test_expert_rollouts_cut_short_by_the_learned_value():
+    """theta[T_DEPTH]: 0 plays every rollout on to its end (the expert as it was); a depth longer
+    than a rollout may last (T_HMAX turns) is the same games; the default depth plays other games."""
+    def recs(depth=None):
+        th = None if depth is None else [X.expert_theta(depth=depth)] * 2
+        return simulate(2, None, games=6, seed=4, policies=["expert", "expert"], thetas=th,
+                        keep_records=True).records[["winner", "turns", "decisions"]]
+    full = recs(0)
+    assert recs(X.HMAX_DEFAULT + 1).equals(full)
+    assert X.DEPTH_DEFAULT > 0 and recs().equals(recs(X.DEPTH_DEFAULT)) and not recs().equals(full)
+
+
 def test_a_model_file_of_another_game_or_cut_short_is_one_line(tmp_path):
     from policies.bethel_woods.learned import MODEL_PATH as BW_MODEL
     other = tmp_path / "bw.json"

@@ -193,6 +193,34 @@ def test_expert_budget_zero_is_the_learned_players_choice():
     assert a.records.drop(columns=[]).equals(b.records)
 
 
+def test_expert_rollouts_cut_short_by_the_learned_value():
+    """theta[T_DEPTH]: 0 plays every rollout to the end (the expert as it was); a depth longer than
+    any game is the same games; a short depth scores each rollout by the learned value, a chance of
+    winning in [0, 1], and plays other games."""
+    from arena.units import Cell, run_unit
+
+    def counts(depth, n=8):
+        return run_unit(Cell("bethel_woods", 3, spies=1, policies=("expert",),
+                             theta=tuple(X.expert_theta(depth=depth)), seed=6), 0, n)
+    full = counts(0)
+    assert np.array_equal(counts(1000), full)
+    d = X.DEPTH_DEFAULT
+    assert np.array_equal(run_unit(Cell("bethel_woods", 3, spies=1, policies=("expert",), seed=6), 0, 8), counts(d))
+    assert d > 0 and not np.array_equal(counts(d), full)
+    # the score at a position where a seat is about to plan: the value of its best kept plan, clipped
+    p, positions = turn_starts(3, 1, 3)
+    theta = X.expert_theta()
+    ws = np.zeros(X.WS_SIZE, np.int32)
+    seen = []
+    for s in positions:
+        v = X._end_value(s.copy(), p, theta, ws[X.LWS:2 * X.LWS])
+        nc = L.plan_candidates(s.copy(), p, theta, ws[0:X.LWS])
+        best = max(L.plan_value(p, theta, ws[0:X.LWS], c) for c in range(nc))
+        assert 0.0 <= v <= 1.0 and v == pytest.approx(min(1.0, max(0.0, best)))
+        seen.append(v)
+    assert len(set(seen)) > 3   # a value, not a constant
+
+
 def test_train_is_reproducible_from_its_seed_and_refuses_bad_values(tmp_path):
     """Two tiny runs of `boardsim train` with one seed write the same model file, byte for byte;
     another seed another model; bad values are one-line errors, exit 2, nothing written."""

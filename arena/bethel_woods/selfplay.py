@@ -88,7 +88,7 @@ def label_chunk(p, cfgs, seed, start, count, theta, reps, eps, label_prob, X_out
                     for r in range(reps):
                         for z in range(E.S_SIZE):
                             st[z] = lws[H.W_TST + c * H.S_SIZE + z]
-                        bits |= X.rollout(st, p, theta, xws, draw(lk, 1000 * turn + r)) << r
+                        bits |= int(X.rollout(st, p, theta, xws, draw(lk, 1000 * turn + r))) << r   # theta[T_DEPTH] is 0 here: a win or a loss
                     Y_out[i, t, c] = bits
                 chosen = best
                 if nc >= 2 and below(lk, 3 * turn + 1, 1_000_000) < eps * 1_000_000:

@@ -37,6 +37,7 @@ REPS_DEFAULT = 4
 RK_DEFAULT = 8
 RNOISE_DEFAULT = 1.5
 HMAX_DEFAULT = 400
+DEPTH_DEFAULT = 2     # about this many turns a rollout plays, then the learned value scores it (0: to the end; docs/policies.md)
 
 LWS = L.WS_SIZE + (L.WS_SIZE & 1)
 X_S = 2 * LWS                      # S_SIZE: the rollout's position
@@ -45,8 +46,9 @@ X_VAL = X_IDX + H.K_MAX + ((X_IDX + H.K_MAX) & 1)   # 2 * K_MAX: their values (f
 WS_SIZE = X_VAL + 2 * H.K_MAX
 
 
-def expert_theta(net=None, m: int = M_DEFAULT, reps: int = REPS_DEFAULT) -> np.ndarray:
+def expert_theta(net=None, m: int = M_DEFAULT, reps: int = REPS_DEFAULT, depth: int = DEPTH_DEFAULT) -> np.ndarray:
     t = L.learned_theta(net, k=K_DEFAULT)
+    t[L.T_DEPTH] = depth
     t[L.T_M] = m
     t[L.T_REPS] = reps
     t[L.T_RK] = RK_DEFAULT
@@ -61,17 +63,39 @@ def expert_reset(ws):
 
 
 @njit(cache=True, _nrt=False)
+def _end_value(st, p, theta, me, rws, k):
+    """What a truncated rollout scores at st (`me` about to plan): the learned value of `me`'s best
+    kept plan (what the learned player plays by; its repetition term included), as a chance of
+    winning in [0, 1] (a plan that wins at once: 1). -1 when `me` has no plan."""
+    nc = L.plan_candidates(st, p, theta, me, rws, k)
+    if nc <= 0:
+        return -1.0
+    bv = -1.0e300
+    for c in range(nc):
+        v = L.plan_value(st, p, theta, me, rws, c)
+        if v > bv:
+            bv = v
+    return min(1.0, max(0.0, bv))
+
+
+@njit(cache=True, _nrt=False)
 def rollout(st, p, theta, me, ws, rk):
     """Play the game at st (the end of a plan) on with the learned player in every seat (keeping
     theta[T_RK] plans, the second plan with probability theta[T_RNOISE] / 10 drawn from rk) for at
-    most theta[T_HMAX] turns; 1 if `me` wins."""
+    most theta[T_HMAX] turns; 1.0 if `me` wins, else 0.0. With theta[T_DEPTH] = d > 0 it stops at
+    `me`'s first turn at least d turns on and scores the learned value there (``_end_value``)."""
     rws = ws[LWS:2 * LWS]
     k = int(theta[L.T_RK])
     hmax = int(theta[L.T_HMAX])
     noise = theta[L.T_RNOISE]
+    depth = int(theta[L.T_DEPTH])
     t0 = st[E.TURN]
     while st[E.PHASE] != PH_TERMINAL and st[E.TURN] - t0 < hmax:
         x = st[E.CUR]
+        if depth > 0 and x == me and st[E.TURN] - t0 >= depth:
+            v = _end_value(st, p, theta, me, rws, k)
+            if v >= 0.0:
+                return v
         c = L.choose(st, p, theta, x, rws, k)
         if c < 0:
             break
@@ -85,8 +109,8 @@ def rollout(st, p, theta, me, ws, rk):
         if end_terminal == 0:
             L.hist_add(rws, h)
     if st[E.PHASE] == PH_TERMINAL and st[E.OUTCOME] == OUT_WIN and st[E.WINNER] == me:
-        return 1
-    return 0
+        return 1.0
+    return 0.0
 
 
 @njit(cache=True, _nrt=False)
@@ -119,10 +143,10 @@ def choose(s, p, theta, me, ws, key):
     if m >= 2 and reps > 0:
         st = ws[X_S:X_S + E.S_SIZE]
         rws = ws[LWS:2 * LWS]
-        bsc = -1
+        bsc = -1.0
         for i in range(m):
             c = idx[i]
-            tot = 0
+            tot = 0.0
             for r in range(reps):
                 H.end_of(s, p, lws, c, st)
                 L.hist_copy(rws, lws)

@@ -61,7 +61,8 @@ MAX_HIDDEN = 128
 # the chance of winning, less the repetition penalty), drawn from the decision's key (the policy's
 # own stream); docs/studies.md, "The skill dial"
 T_TEMP = T_NET + VM.packed_size(NF, MAX_HIDDEN)
-THETA_SIZE = T_TEMP + 1
+T_DEPTH = T_TEMP + 1     # expert: turns a rollout plays before the learned value scores it (0: to the end)
+THETA_SIZE = T_TEMP + 2
 HT = 2048                # repetition table slots (power of two; a game has at most 800 turns)
 
 MODEL_PATH = Path(__file__).with_name("learned.json")

@@ -35,23 +35,26 @@ from . import learned as L
 
 M_DEFAULT = 4
 BUDGET_DEFAULT = 16
+DEPTH_DEFAULT = 2     # turns a rollout plays, then the learned value scores it (0: to the end; docs/policies.md)
 
 # ---- workspace layout (int32) ---------------------------------------------------------------------------
 LWS = L.WS_SIZE
 X0 = 2 * LWS
 X_NROLL = X0                     # statistics: rollouts played (wraps around)
 X_IDX = X0 + 2                   # K_CAND: kept plans, by value then by rollouts
-X_WINS = X_IDX + H.K_CAND        # K_CAND: rollouts won (in X_IDX's order)
-X_VAL = X_WINS + H.K_CAND        # 2 * K_CAND: the plans' values (float64, by kept index)
+X_WINS = X_IDX + H.K_CAND        # 2 * K_CAND: rollouts won (float64: a truncated rollout scores its
+                                 # end's value, a chance of winning; in X_IDX's order)
+X_VAL = X_WINS + 2 * H.K_CAND    # 2 * K_CAND: the plans' values (float64, by kept index)
 X_ACTS = X_VAL + 2 * H.K_CAND    # N_ACTIONS: legal actions in a rollout
 X_S = X_ACTS + N_ACTIONS         # S_SIZE: the rollout's position
 WS_SIZE = X_S + E.S_SIZE
 
 
-def expert_theta(net=None, m: int = M_DEFAULT, budget: int = BUDGET_DEFAULT) -> np.ndarray:
+def expert_theta(net=None, m: int = M_DEFAULT, budget: int = BUDGET_DEFAULT, depth: int = DEPTH_DEFAULT) -> np.ndarray:
     t = L.learned_theta(net)
     t[L.T_M] = m
     t[L.T_BUDGET] = budget
+    t[L.T_DEPTH] = depth
     return t
 
 
@@ -62,13 +65,34 @@ def expert_reset(ws):
 
 
 @njit(cache=True, _nrt=False)
+def _end_value(s, p, theta, rws):
+    """What a truncated rollout scores at s (a seat about to plan its turn): the learned value of
+    the best plan the seat's planner keeps (the value the learned player itself would play by),
+    as a chance of winning in [0, 1]: a plan that wins at once 1, a certain loss 0."""
+    nc = L.plan_candidates(s, p, theta, rws)
+    if nc == 0:
+        return -1.0
+    bv = -1.0e300
+    for c in range(nc):
+        v = L.plan_value(p, theta, rws, c)
+        if v > bv:
+            bv = v
+    return min(1.0, max(0.0, bv))
+
+
+@njit(cache=True, _nrt=False)
 def rollout(s, p, theta, ws, rk):
     """Play the game at s (the end of a plan) out with the learned player for every seat, chance
-    drawn from rk; 1 if the players win."""
+    drawn from rk; 1.0 if the players win, 0.0 if they lose. With theta[T_DEPTH] = d > 0 the
+    rollout stops when a seat is about to plan the d-th turn after this one and scores the
+    learned value there (``_end_value``): the same futures, a fraction of the play, and a score
+    of less variance than a single win or loss."""
     rws = ws[LWS:2 * LWS]
     acts = ws[X_ACTS:X_ACTS + N_ACTIONS]
+    depth = int(theta[L.T_DEPTH])
     if s[E.PHASE] == PH_POST:
         E.apply(s, p, A_END_TURN)
+    stop = s[E.TURN] + depth
     L.learned_reset(rws)
     while True:
         q = E.current_player(s)
@@ -77,10 +101,15 @@ def rollout(s, p, theta, ws, rk):
         if q == PLAYER_CHANCE:
             E.apply_chance_inlined(s, p, E.chance_outcome_inlined(s, p, rk))
         else:
+            if depth > 0 and s[E.TURN] >= stop and H.planning_turn(s, q):
+                v = _end_value(s, p, theta, rws)
+                if v >= 0.0:
+                    ws[X_NROLL] = (ws[X_NROLL] + 1) & 0x3FFFFFFF
+                    return v
             n = E.legal_actions(s, p, acts)
             E.apply(s, p, L.learned_action(s, p, theta, q, acts, n, rk, rws))
     ws[X_NROLL] = (ws[X_NROLL] + 1) & 0x3FFFFFFF
-    return 1 if s[E.OUTCOME] == OUT_WIN else 0
+    return 1.0 if s[E.OUTCOME] == OUT_WIN else 0.0
 
 
 @njit(cache=True, _nrt=False)
@@ -91,7 +120,7 @@ def _choose(s, p, theta, ws, key):
     if nc == 0:
         return
     idx = ws[X_IDX:X_IDX + H.K_CAND]
-    wins = ws[X_WINS:X_WINS + H.K_CAND]
+    wins = ws[X_WINS:X_WINS + 2 * H.K_CAND].view(np.float64)
     val = ws[X_VAL:X_VAL + 2 * H.K_CAND].view(np.float64)
     for c in range(nc):
         val[c] = L.plan_value(p, theta, lws, c)
@@ -112,7 +141,7 @@ def _choose(s, p, theta, ws, key):
             rounds += 1
             t = (t + 1) // 2
         for i in range(live):
-            wins[i] = 0
+            wins[i] = 0.0
         left = budget
         r0 = 0
         st = ws[X_S:X_S + E.S_SIZE]
@@ -135,9 +164,9 @@ def _choose(s, p, theta, ws, key):
                     t = idx[j]
                     idx[j] = idx[j - 1]
                     idx[j - 1] = t
-                    t = wins[j]
+                    w = wins[j]
                     wins[j] = wins[j - 1]
-                    wins[j - 1] = t
+                    wins[j - 1] = w
                     j -= 1
             live = (live + 1) // 2
     L.store_candidate(s, lws, idx[0])

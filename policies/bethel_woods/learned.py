@@ -54,7 +54,8 @@ MAX_HIDDEN = 128             # hidden units a model may have (the scratch below 
 # estimates, so T is in units of a chance of winning (docs/studies.md, "The skill dial"); drawn
 # from the decision's key (the policy's own stream, never the game's chance)
 T_TEMP = T_NET + VM.packed_size(NF, MAX_HIDDEN)
-THETA_SIZE = T_TEMP + 1
+T_DEPTH = T_TEMP + 1         # expert: turns a rollout plays before the learned value scores it (0: to the end)
+THETA_SIZE = T_TEMP + 2
 LOSS_VALUE = -1.0e6          # a plan that leaves four machines critical at `end turn`
 WIN_VALUE = 1.0e6
 
