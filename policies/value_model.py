@@ -116,6 +116,15 @@ def _span(nf, nh, st):
     return st if st - nf <= 2 * nh + 1 else nf
 
 
+@njit(cache=True, _nrt=False)
+def same_row(X, st, c, d):
+    """Rows c and d of X (of st floats each) hold the same features."""
+    for i in range(st):
+        if X[c * st + i] != X[d * st + i]:
+            return False
+    return True
+
+
 @njit(cache=True, _nrt=False, fastmath=True)
 def values(X, st, nc, theta, off, out):
     """out[c] = the network packed at theta[off:] at the features X[c * st: c * st + nf], for c <

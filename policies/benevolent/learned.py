@@ -274,8 +274,10 @@ def choose(s, p, theta, me, ws, k):
     """The index of the kept plan to play from s (-1: none); its end's hash at ws[L_CH] and
     whether the game ends there at ws[L_CT]. The plan of the highest ``plan_value`` (a win at once
     first; ties: the heuristic's order), as valuing every plan with it would find it: with a
-    network, the kept plans are screened together (``screen_values``) and only those within
-    MARGIN of the screen's best are valued exactly (value_model.MARGIN)."""
+    network, the kept plans are screened together (``screen_values``); a plan more than MARGIN
+    below the screen's best cannot be the best (value_model.MARGIN), a plan whose features and
+    repetitions are those of an earlier one near the top has its value (and comes later), and
+    the rest are valued exactly, unless only one is left."""
     nc = plan_candidates(s, p, theta, me, ws, k)
     if nc <= 1:
         if nc == 1:
@@ -301,16 +303,36 @@ def choose(s, p, theta, me, ws, k):
             if vals[c] > top:
                 top = vals[c]
         cut = top - VM.MARGIN * (1.0 + abs(top))
+        X = ws[L_X:L_X + 2 * NFS * H.K_MAX].view(np.float64)
+        live = 0      # bit c: plan c may be the best (near the top, not a copy of an earlier one)
+        m = 0
         for c in range(nc):
-            if vals[c] >= cut:
-                v = exact_value(theta, ws, c)
-                if v >= 1.0e6:
-                    if c != nc - 1:
-                        plan_end(s, p, ws, c)
-                    return c
-                if v > bv:
-                    bv = v
-                    best = c
+            if vals[c] < cut:
+                continue
+            r = ws[L_REP + c]
+            if r >= 0:
+                dup = False
+                for d in range(c):
+                    if (live >> d) & 1 and ws[L_REP + d] == r and VM.same_row(X, NFS, d, c):
+                        dup = True
+                        break
+                if dup:
+                    continue
+            live |= 1 << c
+            m += 1
+            if m == 1:
+                best = c
+        if m > 1:
+            for c in range(nc):
+                if (live >> c) & 1:
+                    v = exact_value(theta, ws, c)
+                    if v >= 1.0e6:
+                        if c != nc - 1:
+                            plan_end(s, p, ws, c)
+                        return c
+                    if v > bv:
+                        bv = v
+                        best = c
     if best != nc - 1:
         plan_end(s, p, ws, best)
     return best

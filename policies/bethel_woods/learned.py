@@ -185,9 +185,10 @@ def exact_value(p, theta, ws, c):
 @njit(cache=True, _nrt=False)
 def best_plan(p, theta, ws, nc):
     """The kept plan of the highest ``plan_value`` (ties: the first kept), as valuing every plan
-    with it would find it: the kept plans are screened together (``screen_values``), and only
-    those within MARGIN of the screen's best are valued exactly; a plan further below cannot be
-    the best (value_model.MARGIN)."""
+    with it would find it: the kept plans are screened together (``screen_values``); a plan more
+    than MARGIN below the screen's best cannot be the best (value_model.MARGIN), a plan whose
+    features are those of an earlier one near the top has its value (and comes later), and the
+    rest are valued exactly, unless only one is left."""
     if theta[T_NET] == 0.0:
         best = 0
         bv = -1.0e300
@@ -204,10 +205,31 @@ def best_plan(p, theta, ws, nc):
         if vals[c] > top:
             top = vals[c]
     cut = top - VM.MARGIN * (1.0 + abs(top))
+    X = ws[L_X: L_X + 2 * NFS * H.K_CAND].view(np.float64)
+    live = 0          # bit c: plan c may be the best (near the top, not a copy of an earlier one)
+    first = -1
+    m = 0
+    for c in range(nc):
+        if vals[c] < cut:
+            continue
+        if ws[L_NCRIT + c] >= 0:
+            dup = False
+            for d in range(c):
+                if (live >> d) & 1 and ws[L_NCRIT + d] >= 0 and VM.same_row(X, NFS, d, c):
+                    dup = True
+                    break
+            if dup:
+                continue
+        live |= 1 << c
+        m += 1
+        if first < 0:
+            first = c
+    if m == 1:
+        return first
     best = 0
     bv = -1.0e300
     for c in range(nc):
-        if vals[c] >= cut:
+        if (live >> c) & 1:
             v = exact_value(p, theta, ws, c)
             if v > bv:
                 bv = v
