@@ -34,6 +34,8 @@ import numpy as np
 from numba import njit
 
 from policies import value_model as VM
+from simcore.games import BENEVOLENT as BV
+from simcore.games import BETHEL_WOODS as BW
 
 ROWS = 16          # a decision's kept plans (Bethel Woods keeps 16, Benevolent 8)
 FLOOR_BATCH = 4096
@@ -88,7 +90,7 @@ def _median_ns(fn, evals):
 def _games():
     from policies.benevolent import learned as VL
     from policies.bethel_woods import learned as BL
-    return (("bethel_woods", BL), ("benevolent", VL))
+    return ((BW.name, BL), (BV.name, VL))
 
 
 def network_rows(quick=False):
@@ -141,7 +143,7 @@ def network_rows(quick=False):
 
 
 def _rate(game, policy, games, seed, threads):
-    if game == "bethel_woods":
+    if game == BW.name:
         from arena.bethel_woods.batch import simulate
         t0 = time.perf_counter()
         s = simulate(3, 0, None, policy, games, seed, threads)
@@ -152,7 +154,7 @@ def _rate(game, policy, games, seed, threads):
     return s.games / (time.perf_counter() - t0), {"seat_wins": list(s.seat_wins), "timeouts": s.timeouts}
 
 
-SPEED = {"bethel_woods": (2000, 8191), "benevolent": (1000, 7)}   # games, seed
+SPEED = {BW.name: (2000, 8191), BV.name: (1000, 7)}   # games, seed
 
 
 def speed_rows(quick=False, threads=2):
