@@ -26,7 +26,7 @@ The model file (``policies/<game>/learned.json``, written by ``boardsim train``)
     training  the record of how it was trained and what it scored on seeds it never saw
 
 ``values(X, st, nc, theta, off, out)`` evaluates it at a decision's kept plans together (rows of
-``stride(nf)`` floats, four at a time), about 6x faster than ``value`` one plan at a time, to the
+``stride(nf)`` floats, four at a time), 3-8x faster per position than ``value`` (benchmarks/network.py), to the
 last few bits: the players use it to rule out the plans that cannot be the best and ``value`` for
 the few whose values come within ``MARGIN`` of the best, so their choices are ``value``'s, bit for
 bit (docs/policies.md, "The network's cost"; tests/test_network.py).
