@@ -2,8 +2,10 @@
 
 For each game and policy: games/s and decisions/s on 1 and 2 threads, each normalised by the
 calibration kernel timed right before it; the reference engine on the same games (checked to give
-the same outcomes) and the compiled/reference speed ratio; in the full run also the cold compile
-time (empty numba cache), the warm start of a small CLI run and the peak memory of 1- and
+the same outcomes) and the compiled/reference speed ratio; ns per evaluation of the learned
+value at batch 1 and batched against the multiply-add floor, and the learned players' games/s
+against the heuristic's (benchmarks/network.py); in the full run also the cold compile time (empty
+numba cache), the warm start of a small CLI run and the peak memory of 1- and
 10-million-game runs.
 
 Every benchmark first checks that its code is right: a fixed run (seed 12345) must give the
@@ -320,6 +322,11 @@ def run(quick=False, progress=None, baseline=None):
                          "normalized": dt / same})
         if not quick and b.process_rows:
             rows += _process_rows(b, say, baseline, expected)
+    from . import network   # issue 43: ns per network evaluation against the floor, learned / heuristic speed
+    say("network: ns per evaluation (batch 1, batched, floor)")
+    rows += network.network_rows(quick)
+    say("network: learned / heuristic games/s, both games")
+    rows += network.speed_rows(quick)
     return rows, expected
 
 

@@ -25,6 +25,12 @@ The model file (``policies/<game>/learned.json``, written by ``boardsim train``)
     sha256    of the network's numbers (a file edited by hand or cut short is refused)
     training  the record of how it was trained and what it scored on seeds it never saw
 
+``values(X, st, nc, theta, off, out)`` evaluates it at a decision's kept plans together (rows of
+``stride(nf)`` floats, four at a time), 3-8x faster per position than ``value`` (benchmarks/network.py), to the
+last few bits: the players use it to rule out the plans that cannot be the best and ``value`` for
+the few whose values come within ``MARGIN`` of the best, so their choices are ``value``'s, bit for
+bit (docs/policies.md, "The network's cost"; tests/test_network.py).
+
 A file that is missing, truncated, not JSON, of another format, version, game or feature list,
 or whose numbers do not match its sha256, is a one-line ``UserError`` that says what to do.
 """
@@ -88,6 +94,94 @@ def pack(mean, scale, W1, b1, W2, b2) -> np.ndarray:
     W1f = flush(W1 / scale[:, None])
     b1f = flush(np.asarray(b1, dtype=np.float64) - (mean / scale) @ W1)
     return np.concatenate([[nf, nh], W1f.T.ravel(), b1f, flush(W2), [float(b2)]])
+
+
+LANES = 16   # the dot products run over the features padded to a multiple of this (4 AVX2 vectors)
+# a plan whose ``values`` number is below the best's by more than MARGIN x (1 + |best|) cannot be
+# ``value``'s best: the two differ by < 1e-12 (sums of at most a few thousand products of size < 1e4,
+# each rounding 1.1e-16), so the margin leaves a factor > 1e4 to spare
+MARGIN = 1e-7
+
+
+def stride(nf: int) -> int:
+    """The floats a padded feature row takes: nf rounded up to a multiple of LANES."""
+    return -(-nf // LANES) * LANES
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _span(nf, nh, st):
+    """How many weights of a unit's row the dot products read: st (the padded row) when the
+    floats after each row in the packing (the next row; after the last, b1, W2 and b2: 2 nh + 1
+    finite numbers) cover the padding, where they meet the zero padding of the features; else nf."""
+    return st if st - nf <= 2 * nh + 1 else nf
+
+
+@njit(cache=True, _nrt=False)
+def same_row(X, st, c, d):
+    """Rows c and d of X (of st floats each) hold the same features."""
+    for i in range(st):
+        if X[c * st + i] != X[d * st + i]:
+            return False
+    return True
+
+
+@njit(cache=True, _nrt=False, fastmath=True)
+def values(X, st, nc, theta, off, out):
+    """out[c] = the network packed at theta[off:] at the features X[c * st: c * st + nf], for c <
+    nc rounded up to a multiple of 4 (X holds that many rows of st = ``stride(nf)`` floats, each
+    zero from nf to st; rows past nc may hold anything finite, their values are not used).
+
+    The kept plans of a decision are evaluated four at a time: each unit's weights are read once
+    for four positions, and the four dot products (over the padded row, no scalar tail) are four
+    independent sums the compiler vectorises side by side. A position's value does not depend on
+    its row or on the other rows (the four sums are the same loop's). The sums are taken in
+    another order than ``value``'s, so the two differ in the last bits (|difference| below 1e-12
+    on the shipped models' positions, far below MARGIN: tests/test_network.py)."""
+    nf = int(theta[off])
+    nh = int(theta[off + 1])
+    w1 = off + 2
+    b1 = w1 + nf * nh
+    w2 = b1 + nh
+    n = _span(nf, nh, st)
+    for c in range(0, nc, 4):
+        x0 = X[c * st: c * st + n]
+        x1 = X[(c + 1) * st: (c + 1) * st + n]
+        x2 = X[(c + 2) * st: (c + 2) * st + n]
+        x3 = X[(c + 3) * st: (c + 3) * st + n]
+        v0 = theta[w2 + nh]
+        v1 = v0
+        v2 = v0
+        v3 = v0
+        for j in range(nh):
+            wr = theta[w1 + j * nf: w1 + j * nf + n]
+            a0 = 0.0
+            a1 = 0.0
+            a2 = 0.0
+            a3 = 0.0
+            for i in range(n):
+                w = wr[i]
+                a0 += w * x0[i]
+                a1 += w * x1[i]
+                a2 += w * x2[i]
+                a3 += w * x3[i]
+            b = theta[b1 + j]
+            u = theta[w2 + j]
+            a0 += b
+            a1 += b
+            a2 += b
+            a3 += b
+            if a0 > 0.0:
+                v0 += a0 * u
+            if a1 > 0.0:
+                v1 += a1 * u
+            if a2 > 0.0:
+                v2 += a2 * u
+            if a3 > 0.0:
+                v3 += a3 * u
+        out[c] = v0
+        out[c + 1] = v1
+        out[c + 2] = v2
+        out[c + 3] = v3
 
 
 @njit(cache=True, _nrt=False, fastmath=True)

@@ -28,7 +28,8 @@ trains one.
 
 Workspace (int32): [0, HWS) the heuristic's (candidates, the plan), an end position, float64
 scratch viewed over int32 pairs (features, hidden units), then the repetition table (uint64
-hashes viewed over int32 pairs, int32 counts) and its bookkeeping.
+hashes viewed over int32 pairs, int32 counts) and its bookkeeping, the kept plans' values, their
+features (a padded row each, ``screen_values``) and each kept end's earlier occurrences.
 """
 from __future__ import annotations
 
@@ -80,7 +81,10 @@ L_LAST = L_NTAB + 1                 # the turn whose start was last entered
 L_CT = L_LAST + 1                   # the chosen plan's end is the game's end (1) or not (0)
 L_CH = L_CT + 1                     # 2: the hash of the chosen plan's end (uint64)
 L_V = L_CH + 2 + ((L_CH + 2) & 1)   # 2 * K_MAX: the kept plans' values (float64, 8-byte aligned; the skill dial)
-WS_SIZE = L_V + 2 * H.K_MAX
+NFS = VM.stride(NF)                 # a kept plan's features padded with zeros (value_model.values)
+L_X = L_V + 2 * H.K_MAX             # 2 * K_MAX * NFS: the kept plans' features, a row each (float64)
+L_REP = L_X + 2 * H.K_MAX * NFS     # K_MAX: earlier occurrences of each kept plan's end (-1: won by another seat)
+WS_SIZE = L_REP + H.K_MAX
 
 
 def model_record(path: Path | None = None) -> dict:
@@ -220,9 +224,61 @@ def plan_value(s, p, theta, me, ws, c):
 
 
 @njit(cache=True, _nrt=False)
+def screen_values(s, p, theta, me, ws, nc, vals):
+    """vals[c] for c < nc: ``plan_value`` of kept plan c to the last few bits, the network
+    evaluated at all kept ends together (``value_model.values``, four at a time; vals needs room
+    for nc rounded up to 4); a theta with a network only. Keeps each end's features (row c of L_X,
+    padded with zeros) and earlier occurrences (L_REP + c; -1: another seat wins there) for
+    ``exact_value``. Stops at the first plan that wins for `me` at once and returns its index
+    (its end left by ``plan_end``), as the plan-by-plan loop did; otherwise -1 (the last plan's
+    end left)."""
+    lam = theta[T_LAM]
+    for c in range(nc):
+        hc = plan_end(s, p, ws, c)
+        st = ws[L_ST:L_ST + E.S_SIZE]
+        if st[E.PHASE] == PH_TERMINAL and st[E.OUTCOME] == OUT_WIN:
+            if st[E.WINNER] == me:
+                vals[c] = 1.0e6
+                return c
+            ws[L_REP + c] = -1
+            continue
+        ws[L_REP + c] = hist_count(ws, hc) if lam > 0.0 else 0
+        row = ws[L_X + 2 * NFS * c: L_X + 2 * NFS * (c + 1)].view(np.float64)
+        features(st, p, theta, me, row)
+        for i in range(NF, NFS):
+            row[i] = 0.0
+    VM.values(ws[L_X:L_X + 2 * NFS * H.K_MAX].view(np.float64), NFS, nc, theta, T_NET, vals)
+    for c in range(nc):
+        if ws[L_REP + c] < 0:
+            vals[c] = -1.0e6
+        elif lam > 0.0:
+            vals[c] -= lam * ws[L_REP + c]
+    return -1
+
+
+@njit(cache=True, _nrt=False)
+def exact_value(theta, ws, c):
+    """``plan_value`` of kept plan c (not won by `me` at once), bit for bit, from what
+    ``screen_values`` kept (``value_model.value`` at its features, less the repetition term)."""
+    if ws[L_REP + c] < 0:
+        return -1.0e6
+    fv = ws[L_X + 2 * NFS * c: L_X + 2 * NFS * (c + 1)].view(np.float64)
+    v = VM.value(fv, theta, T_NET, ws[L_H:L_H + 2 * MAX_HIDDEN].view(np.float64))
+    lam = theta[T_LAM]
+    if lam > 0.0:
+        v -= lam * ws[L_REP + c]
+    return v
+
+
+@njit(cache=True, _nrt=False)
 def choose(s, p, theta, me, ws, k):
     """The index of the kept plan to play from s (-1: none); its end's hash at ws[L_CH] and
-    whether the game ends there at ws[L_CT]."""
+    whether the game ends there at ws[L_CT]. The plan of the highest ``plan_value`` (a win at once
+    first; ties: the heuristic's order), as valuing every plan with it would find it: with a
+    network, the kept plans are screened together (``screen_values``); a plan more than MARGIN
+    below the screen's best cannot be the best (value_model.MARGIN), a plan whose features and
+    repetitions are those of an earlier one near the top has its value (and comes later), and
+    the rest are valued exactly, unless only one is left."""
     nc = plan_candidates(s, p, theta, me, ws, k)
     if nc <= 1:
         if nc == 1:
@@ -230,13 +286,54 @@ def choose(s, p, theta, me, ws, k):
         return nc - 1
     best = 0
     bv = -1.0e300
-    for c in range(nc):
-        v = plan_value(s, p, theta, me, ws, c)
-        if v >= 1.0e6:
-            return c
-        if v > bv:
-            bv = v
-            best = c
+    if theta[T_NET] == 0.0:
+        for c in range(nc):
+            v = plan_value(s, p, theta, me, ws, c)
+            if v >= 1.0e6:
+                return c
+            if v > bv:
+                bv = v
+                best = c
+    else:
+        vals = ws[L_V:L_V + 2 * H.K_MAX].view(np.float64)
+        w = screen_values(s, p, theta, me, ws, nc, vals)
+        if w >= 0:
+            return w
+        top = -1.0e300
+        for c in range(nc):
+            if vals[c] > top:
+                top = vals[c]
+        cut = top - VM.MARGIN * (1.0 + abs(top))
+        X = ws[L_X:L_X + 2 * NFS * H.K_MAX].view(np.float64)
+        live = 0      # bit c: plan c may be the best (near the top, not a copy of an earlier one)
+        m = 0
+        for c in range(nc):
+            if vals[c] < cut:
+                continue
+            r = ws[L_REP + c]
+            if r >= 0:
+                dup = False
+                for d in range(c):
+                    if (live >> d) & 1 and ws[L_REP + d] == r and VM.same_row(X, NFS, d, c):
+                        dup = True
+                        break
+                if dup:
+                    continue
+            live |= 1 << c
+            m += 1
+            if m == 1:
+                best = c
+        if m > 1:
+            for c in range(nc):
+                if (live >> c) & 1:
+                    v = exact_value(theta, ws, c)
+                    if v >= 1.0e6:
+                        if c != nc - 1:
+                            plan_end(s, p, ws, c)
+                        return c
+                    if v > bv:
+                        bv = v
+                        best = c
     if best != nc - 1:
         plan_end(s, p, ws, best)
     return best

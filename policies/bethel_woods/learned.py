@@ -24,7 +24,9 @@ measured below), two fields the expert reads (T_M, T_BUDGET), then the network p
 or foreign file is a one-line error naming the command that trains one.
 
 Workspace (int32): [0, HWS) the heuristic's (candidates, their end positions, the plan), then
-float64 scratch viewed over int32 pairs: the features and the hidden units.
+float64 scratch viewed over int32 pairs: the features and the hidden units, the kept plans'
+values, their features (a padded row each, ``screen_values``); then each kept end's critical
+machines.
 """
 from __future__ import annotations
 
@@ -67,7 +69,10 @@ HWS = H.WS_SIZE + (H.WS_SIZE & 1)   # the heuristic's workspace, padded to an ev
 L_FV = HWS                          # 2 * NF: the features (float64)
 L_H = L_FV + 2 * NF                 # 2 * MAX_HIDDEN: the hidden units (float64)
 L_V = L_H + 2 * MAX_HIDDEN          # 2 * K_CAND: the kept plans' values (float64; the skill dial)
-WS_SIZE = L_V + 2 * H.K_CAND
+NFS = VM.stride(NF)                 # a kept plan's features padded with zeros (value_model.values)
+L_X = L_V + 2 * H.K_CAND            # 2 * K_CAND * NFS: the kept plans' features, a row each (float64)
+L_NCRIT = L_X + 2 * H.K_CAND * NFS  # K_CAND: machines critical at each kept plan's end (-1: the game ends there)
+WS_SIZE = L_NCRIT + H.K_CAND
 
 
 def model_record(path: Path | None = None) -> dict:
@@ -138,6 +143,102 @@ def plan_value(p, theta, ws, c):
 
 
 @njit(cache=True, _nrt=False)
+def screen_values(p, theta, ws, nc, vals):
+    """vals[c] for c < nc: kept plan c's value (``plan_value``'s rules) to the last few bits, the
+    network evaluated at all kept ends together (``value_model.values``, four at a time; vals
+    needs room for nc rounded up to 4). Keeps each end's features (row c of L_X, padded with
+    zeros) and critical machines (L_NCRIT + c; -1 where the game ends) for ``exact_value``."""
+    for c in range(nc):
+        st = ws[H.W_TST + c * H.S_SIZE: H.W_TST + (c + 1) * H.S_SIZE]
+        if st[E.PHASE] == PH_TERMINAL:
+            ws[L_NCRIT + c] = -1
+            continue
+        row = ws[L_X + 2 * NFS * c: L_X + 2 * NFS * (c + 1)].view(np.float64)
+        ws[L_NCRIT + c] = features(st, p, ws, row)
+        for i in range(NF, NFS):
+            row[i] = 0.0
+    VM.values(ws[L_X: L_X + 2 * NFS * H.K_CAND].view(np.float64), NFS, nc, theta, T_NET, vals)
+    for c in range(nc):
+        k = ws[L_NCRIT + c]
+        if k < 0:
+            st = ws[H.W_TST + c * H.S_SIZE: H.W_TST + (c + 1) * H.S_SIZE]
+            vals[c] = WIN_VALUE if st[E.OUTCOME] == OUT_WIN else -WIN_VALUE
+        elif k >= E.CRITICAL_LOSS_AT:
+            vals[c] += LOSS_VALUE
+
+
+@njit(cache=True, _nrt=False)
+def exact_value(p, theta, ws, c):
+    """``plan_value`` of kept plan c, bit for bit, from the features ``screen_values`` kept
+    (``value_model.value`` at them, as ``candidate_value`` computes it)."""
+    k = ws[L_NCRIT + c]
+    if k < 0:
+        st = ws[H.W_TST + c * H.S_SIZE: H.W_TST + (c + 1) * H.S_SIZE]
+        return WIN_VALUE if st[E.OUTCOME] == OUT_WIN else -WIN_VALUE
+    fv = ws[L_X + 2 * NFS * c: L_X + 2 * NFS * (c + 1)].view(np.float64)
+    hb = ws[L_H: L_H + 2 * MAX_HIDDEN].view(np.float64)
+    v = VM.value(fv, theta, T_NET, hb)
+    if k >= E.CRITICAL_LOSS_AT:
+        v += LOSS_VALUE
+    return v
+
+
+@njit(cache=True, _nrt=False)
+def best_plan(p, theta, ws, nc):
+    """The kept plan of the highest ``plan_value`` (ties: the first kept), as valuing every plan
+    with it would find it: the kept plans are screened together (``screen_values``); a plan more
+    than MARGIN below the screen's best cannot be the best (value_model.MARGIN), a plan whose
+    features are those of an earlier one near the top has its value (and comes later), and the
+    rest are valued exactly, unless only one is left."""
+    if theta[T_NET] == 0.0:
+        best = 0
+        bv = -1.0e300
+        for c in range(nc):
+            v = ws[H.W_TSC + c] / H.SCORE_SCALE
+            if v > bv:
+                bv = v
+                best = c
+        return best
+    vals = ws[L_V: L_V + 2 * H.K_CAND].view(np.float64)
+    screen_values(p, theta, ws, nc, vals)
+    top = -1.0e300
+    for c in range(nc):
+        if vals[c] > top:
+            top = vals[c]
+    cut = top - VM.MARGIN * (1.0 + abs(top))
+    X = ws[L_X: L_X + 2 * NFS * H.K_CAND].view(np.float64)
+    live = 0          # bit c: plan c may be the best (near the top, not a copy of an earlier one)
+    first = -1
+    m = 0
+    for c in range(nc):
+        if vals[c] < cut:
+            continue
+        if ws[L_NCRIT + c] >= 0:
+            dup = False
+            for d in range(c):
+                if (live >> d) & 1 and ws[L_NCRIT + d] >= 0 and VM.same_row(X, NFS, d, c):
+                    dup = True
+                    break
+            if dup:
+                continue
+        live |= 1 << c
+        m += 1
+        if first < 0:
+            first = c
+    if m == 1:
+        return first
+    best = 0
+    bv = -1.0e300
+    for c in range(nc):
+        if (live >> c) & 1:
+            v = exact_value(p, theta, ws, c)
+            if v > bv:
+                bv = v
+                best = c
+    return best
+
+
+@njit(cache=True, _nrt=False)
 def plan_candidates(s, p, theta, ws):
     """The planner's theta[T_K] best distinct plans from s (at W_TPATH, their ends at W_TST), its
     ability search after the theta[T_KTOP] best stage-1 positions; their number."""
@@ -167,18 +268,12 @@ def store_candidate(s, ws, c):
 
 @njit(cache=True, _nrt=False)
 def choose(s, p, theta, ws):
-    """Plan the turn and store the kept plan of the highest value (ties: the first kept)."""
+    """Plan the turn and store the kept plan of the highest value (ties: the first kept;
+    ``best_plan``)."""
     nc = plan_candidates(s, p, theta, ws)
     if nc == 0:
         return  # the heuristic's own plan (_plan stored it) stays
-    best = 0
-    bv = -1.0e300
-    for c in range(nc):
-        v = plan_value(p, theta, ws, c)
-        if v > bv:
-            bv = v
-            best = c
-    store_candidate(s, ws, best)
+    store_candidate(s, ws, best_plan(p, theta, ws, nc))
 
 
 def dial_theta(temperature: float, theta: np.ndarray | None = None) -> np.ndarray:
