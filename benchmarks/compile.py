@@ -123,6 +123,15 @@ def _workload_engines():
     return {"games": sorted(GAMES)}
 
 
+def _workload_rng():
+    """The random-number helpers alone (simcore.rng): a few seconds, for the tool's tests."""
+    import numpy as np
+
+    from simcore import rng
+    k = rng.stream_key(np.uint64(1), 2, 3)
+    return {"draw": int(rng.below(k, 0, 10))}
+
+
 def _workload_report(out=None):
     """`boardsim report --quick` into a temporary folder (or `out`)."""
     from cli.root import main
@@ -133,7 +142,45 @@ def _workload_report(out=None):
     return {"exit": code}
 
 
-WORKLOADS = {"engines": _workload_engines, "report": _workload_report}
+def _workload_game(name):
+    def run_():
+        from arena.warm import compile_game
+        compile_game(name)
+        return {"game": name}
+    run_.__doc__ = f"The {name} play loop alone (arena.warm.compile_game): what the report's warm-up compiles for it."
+    return run_
+
+
+WORKLOADS = {"engines": _workload_engines, "report": _workload_report, "rng": _workload_rng,
+             "bethel_woods": _workload_game("bethel_woods"), "benevolent": _workload_game("benevolent")}
+OWN = ("simcore.", "policies.", "arena.")   # boardsim's modules (numba's own helpers vary with its version)
+
+
+def own_compiles(rows) -> int:
+    """The specialisations of boardsim's own functions compiled (each function once per signature)."""
+    return sum(1 for r in rows if r.module.startswith(OWN))
+
+
+def bench_row(game, known=None):
+    """`boardsim bench`'s compile row of a game (full run): its play loop compiled in a child with
+    an empty cache, CPU seconds compiling (the figure; wall clock beside it), peak memory, and the
+    number of boardsim's specialisations compiled, checked: more than the known-good number
+    (`known`, from benchmarks/baseline.json) raises CompileCheck, since a new specialisation
+    (another argument type, a literal) costs compile time in every first run."""
+    summary, rows = measure(game)
+    n = own_compiles(rows)
+    if known is not None and n > known:
+        top = ", ".join(f"{m}.{f} x{k}" for m, f, k, _ in by_function(rows)[:5] if k > 1)
+        raise CompileCheck(f"{game}: {n} specialisations of boardsim's functions compiled, more than the "
+                           f"known-good {known} (the most: {top}); `python -m benchmarks.compile --workload {game}` "
+                           f"lists them; if intended, run `boardsim bench --update-baseline`")
+    return ({"id": f"{game}/compile", "game": game, "engine": "compiled", "seconds": summary["compile_seconds"],
+             "wall_seconds": summary["compile_wall_seconds"], "compiles": n, "peak_rss_mb": summary["peak_rss_mb"]},
+            n)
+
+
+class CompileCheck(RuntimeError):
+    """More specialisations compiled than the known-good number."""
 
 
 def _child(workload: str, json_path: str | None):
