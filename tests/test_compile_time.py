@@ -116,3 +116,11 @@ def test_a_cache_without_the_play_loops_is_cold_and_nothing_is_started_when_they
     monkeypatch.setattr(warm, "is_cached", lambda g: True)
     monkeypatch.setattr(warm.subprocess, "run", lambda *a, **k: pytest.fail("a process was started"))
     assert warm.warm_cache() == {}
+
+
+def test_the_bench_row_fails_on_more_specialisations_than_the_known_good_number():
+    row, n = C.bench_row("rng")
+    assert n > 0 and row["compiles"] == n and row["id"] == "rng/compile" and row["seconds"] > 0
+    assert C.bench_row("rng", known=n)[1] == n
+    with pytest.raises(C.CompileCheck, match=f"{n} specialisations.*known-good {n - 1}"):
+        C.bench_row("rng", known=n - 1)
