@@ -60,29 +60,34 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def warm_cache(games=None, say=None) -> dict:
+def warm_cache(games=None, say=None, processes=None) -> dict:
     """Compile the play loops of `games` (names; None: every game) that the cache lacks, each in
-    its own process, in parallel (one a core; one at a time without locked saves). Returns
-    {game: seconds} of the processes run (empty if everything was cached). A process that fails
-    raises RuntimeError: the run would have failed compiling the same code."""
+    its own process, in parallel (at most `processes` at a time, by default one a core; one at a
+    time without locked saves). Returns
+    {game: seconds} of the processes run (empty if everything was cached; None for one that
+    failed: its loop is then compiled by the caller's first call, as without a warm-up, and
+    `say` is told the process's last line of error)."""
     names = [game_of(g).name for g in (games or GAMES)]
     cold = [g for g in dict.fromkeys(names) if not is_cached(g)]
     if not cold:
         return {}
+    width = min(len(cold), processes or _cores()) if numbacache.LOCKED_SAVES else 1
     env = dict(os.environ, NUMBA_NUM_THREADS="1")
     env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     if say:
         say(f"compiling the play loops of {', '.join(cold)} (first run: numba's cache is empty), "
-            f"{min(len(cold), _cores())} at a time")
+            f"{width} at a time")
 
     def one(g):
         t0 = time.perf_counter()
         r = subprocess.run([sys.executable, "-c", f"from arena.warm import compile_game; compile_game({g!r})"],
                            cwd=str(ROOT), env=env, capture_output=True, text=True)
         if r.returncode != 0:
-            raise RuntimeError(f"compiling the {g} play loop failed: {r.stderr.strip().splitlines()[-1:]}")
+            if say:
+                last = (r.stderr.strip().splitlines() or ["no message"])[-1]
+                say(f"compiling the {g} play loop in a process of its own failed ({last}); it is compiled in this one")
+            return g, None
         return g, time.perf_counter() - t0
 
-    width = min(len(cold), _cores()) if numbacache.LOCKED_SAVES else 1
     with ThreadPoolExecutor(max_workers=width) as pool:
         return dict(pool.map(one, cold))

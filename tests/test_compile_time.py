@@ -124,3 +124,12 @@ def test_the_bench_row_fails_on_more_specialisations_than_the_known_good_number(
     assert C.bench_row("rng", known=n)[1] == n
     with pytest.raises(C.CompileCheck, match=f"{n} specialisations.*known-good {n - 1}"):
         C.bench_row("rng", known=n - 1)
+
+
+def test_a_warm_up_process_that_fails_leaves_the_loop_to_the_caller(monkeypatch):
+    from arena import warm
+    said = []
+    monkeypatch.setattr(warm, "is_cached", lambda g: g == "benevolent")
+    monkeypatch.setattr(warm.subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(a, 1, "", "boom\nKeyError: x"))
+    assert warm.warm_cache(say=said.append) == {"bethel_woods": None}
+    assert "bethel_woods" in said[0] and "1 at a time" in said[0] and "KeyError: x" in said[1]
