@@ -36,6 +36,8 @@ def is_cached(game) -> bool:
     the cache directory is keyed by them). Reads numba's index of the loop (an internal of numba;
     if it cannot be read, the answer is False and the loop is compiled as before)."""
     disp = arena_module(game).play_chunk
+    if not hasattr(disp, "signatures"):   # NUMBA_DISABLE_JIT: a plain function, nothing to compile
+        return True
     if disp.signatures:
         return True
     try:
