@@ -367,6 +367,7 @@ def _process_rows(b, say, baseline, expected):
         secs, sig, _ = _subprocess_run(b, 10, 1, 1, dict(os.environ, NUMBA_CACHE_DIR=cache))
     _same(f"{b.game} cold-compile run", sig, b.simulate(10, 1, 1)[2])
     rows.append({"id": f"{b.game}/cold_compile", "game": b.game, "engine": "compiled", "seconds": secs})
+    rows.append(_compile_row(b, say, baseline, expected))
     say(f"{b.game}: warm start of `simulate --games 1000`")
     cli = Path(sys.executable).with_name("boardsim")
     want = b.cli_sig(None, b.simulate(1000, 7, None)[2])
@@ -389,6 +390,19 @@ def _process_rows(b, say, baseline, expected):
         rows.append({"id": f"{b.game}/peak_memory/{n}", "game": b.game, "engine": "compiled", "games": n,
                      "peak_rss_mb": rss})
     return rows
+
+
+def _compile_row(b, say, baseline, expected):
+    """The game's play loop compiled alone with an empty cache (benchmarks/compile.py): CPU seconds
+    compiling, and the number of specialisations, checked against the known-good number."""
+    from . import compile as C
+    say(f"{b.game}: compile time per function (empty numba cache)")
+    key = f"{b.game}/compiles"
+    try:
+        row, expected[key] = C.bench_row(b.game, (baseline or {}).get("expected", {}).get(key))
+    except C.CompileCheck as e:
+        raise BenchError(str(e)) from None
+    return row
 
 
 def compare_to_baseline(rows, baseline):

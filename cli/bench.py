@@ -15,7 +15,7 @@ from benchmarks.ab import ROUNDS as AB_ROUNDS, TOLERANCE as AB_TOLERANCE  # stdl
 from .errors import fail
 
 COLUMNS = ["id", "threads", "games_per_second", "decisions_per_second", "ratio", "normalized", "vs_baseline",
-           "seconds", "peak_rss_mb", "ns_per_eval"]
+           "seconds", "compiles", "peak_rss_mb", "ns_per_eval"]
 AB_COLUMNS = ["row", "base", "head", "ratio", "pairs", "verdict", "wall ratio", "same outcomes"]
 
 

@@ -286,6 +286,9 @@ def report(out: Annotated[Optional[Path], typer.Option(
                                                       connect_timeout)
         if thetas:
             backend["model"] = thetas
+        if scheduler is None:   # a first run: each game's play loop compiled in its own process, in parallel
+            from arena.warm import warm_cache
+            warm_cache({st.game for st in studies}, say=lambda line: typer.echo(line, err=True), processes=threads)
         info = run_studies(studies, out, threads=threads, show_progress=bar,
                            say=None if bar else (lambda line: typer.echo(line, err=True)),
                            title="boardsim balance report" + (" (quick)" if quick else ""),

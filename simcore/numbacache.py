@@ -85,3 +85,42 @@ def use_cache_for(*paths) -> None:
     CACHE_DIR_FROM = "source hash"
     import numba
     numba.config.CACHE_DIR = str(d)
+
+
+# ---------------------------------------------------------------------------------------------
+# Two processes writing one cache at once (the report's warm-up processes, Dask workers): numba's
+# IndexDataCacheFile.save reads a function's index, picks the first free data file number and
+# writes the index and the data file, with no lock. Two processes saving two signatures of one
+# function can both pick number 1: the index of one then names the other's code, which numba
+# loads without a check (wrong code for a signature). Each save is therefore done under an
+# exclusive lock on a file of the cache directory (POSIX flock; elsewhere saves stay unlocked and
+# the warm-up runs one process at a time, see arena/warm.py).
+SAVE_LOCK = "boardsim-save.lock"
+try:
+    import fcntl
+except ImportError:   # not POSIX
+    fcntl = None
+LOCKED_SAVES = False
+
+
+def _lock_saves() -> None:
+    global LOCKED_SAVES
+    if fcntl is None or LOCKED_SAVES:
+        return
+    from numba.core import caching
+    plain = caching.IndexDataCacheFile.save
+
+    def save(self, key, data):
+        with open(os.path.join(self._cache_path, SAVE_LOCK), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                return plain(self, key, data)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    save.__wrapped__ = plain
+    caching.IndexDataCacheFile.save = save
+    LOCKED_SAVES = True
+
+
+_lock_saves()
