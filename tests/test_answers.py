@@ -1,6 +1,5 @@
 """The front page: verdict words, the stronger-play cell, the tables per game, the glossary."""
 import numpy as np
-import pandas as pd
 import pytest
 
 from experiments import answers as A

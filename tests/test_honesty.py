@@ -18,7 +18,7 @@ import pytest
 
 from arena.bethel_woods import batch as BWB
 from arena.benevolent import batch as BVB
-from policies import NOT_PLAYERS, POLICIES, policy_id
+from policies import NOT_PLAYERS, POLICIES
 from simcore.bethel_woods import engine as BWE
 from simcore.bethel_woods.actions import N_ACTIONS as BW_ACTIONS
 from simcore.bethel_woods.face import setup_config as bw_setup

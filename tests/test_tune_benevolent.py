@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-import experiments.tune as tune_mod
 import policies.tuned as tuned_mod
 from arena.benevolent.batch import rotate_seats, simulate
 from arena.units import theta_hash

@@ -10,7 +10,7 @@ import pandas as pd
 from numba import njit, prange
 
 from policies import policy_id as _policy_id
-from policies.benevolent.decide import THETA_SIZE, WS_SIZE, decide, default_theta, reset, ws_size
+from policies.benevolent.decide import THETA_SIZE, WS_SIZE, decide, default_theta, reset, ws_size  # noqa: F401 (WS_SIZE: re-exported to trace.py)
 from simcore.benevolent import GAME, engine as E
 from simcore.benevolent.actions import N_ACTIONS, OUT_WIN
 from simcore.benevolent.face import check_players, setup_config

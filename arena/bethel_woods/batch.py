@@ -18,7 +18,7 @@ import pandas as pd
 from numba import njit, prange
 
 from policies import policy_id as _policy_id
-from policies.bethel_woods.decide import CLAIRVOYANT, THETA_SIZE, WS_SIZE, decide, default_theta, reset, ws_size
+from policies.bethel_woods.decide import CLAIRVOYANT, THETA_SIZE, WS_SIZE, decide, default_theta, reset, ws_size  # noqa: F401 (WS_SIZE: re-exported to trace.py)
 from simcore.bethel_woods import GAME, engine as E
 from simcore.bethel_woods.actions import N_ACTIONS, OUTCOMES, OUT_WIN
 from simcore.bethel_woods.face import check_setup_args, parse_characters, setup_config

@@ -102,7 +102,7 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
     show = pd.DataFrame({
         "variant": df["title"], "setting": df["label"],
         f"defaults: {outcome} (95% CI)": [_rate_cell(w, g) for w, g in zip(df["wins_default"], df["games"])],
-        f"with the variant (95% CI)": [_rate_cell(w, g) for w, g in zip(df["wins_variant"], df["games"])],
+        "with the variant (95% CI)": [_rate_cell(w, g) for w, g in zip(df["wins_variant"], df["games"])],
         "difference (95% CI)": [_diff_cell(d, lo, hi) for d, lo, hi in zip(df["diff"], df["diff_low"], df["diff_high"])],
         "significant? (Holm)": [("yes" if s_ else "no") + f", p = {p:.2g}"
                                 + ("" if s_ else f"; could find {plain_pp(m, sign=False)}")

@@ -12,7 +12,6 @@ rounds played, the player count, the Wooden Table's free slots, the heuristic's 
 special hexes are out. A won position has only the last feature set (+1 `me` won, -1 another).
 Every feature is read from the position through the heuristic's own functions.
 """
-import numpy as np
 from numba import njit
 
 from simcore.benevolent import engine as E

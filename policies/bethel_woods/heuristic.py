@@ -75,7 +75,7 @@ from simcore.bethel_woods.actions import (
 )
 from simcore.bethel_woods.rules import (
     E_ABILITY, E_EXTRA, FARE, HARRIS, NOVA, P_CRIT_ABOVE, P_PER_TURN,
-    P_SECTION_TYPES, P_SW_WRAP,
+    P_SECTION_TYPES,
 )
 
 # ---- the evaluation's weights -------------------------------------------------------------------

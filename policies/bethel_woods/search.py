@@ -47,7 +47,7 @@ from numba import njit
 
 from simcore.bethel_woods import engine as E
 from simcore.bethel_woods.actions import (
-    A_END_TURN, N_ACTIONS, OUT_WIN, PH_FIX, PH_MOVE, PH_PAY, PH_POST, PH_PRE, PH_TERMINAL,
+    A_END_TURN, N_ACTIONS, OUT_WIN, PH_FIX, PH_MOVE, PH_PAY, PH_POST, PH_PRE,
 )
 from simcore.common import PLAYER_CHANCE, PLAYER_TERMINAL
 from simcore.rng import draw

@@ -9,7 +9,7 @@ from ..layout import Const, Derived, Index, Rows, read, shower
 from . import engine as E
 from .actions import ACTION_NAMES, N_ACTIONS, PHASES, action_from_name
 from .engine import NEXT_NAMES  # noqa: F401 (the names, where they were)
-from .rules import FOOTSTEPS_ON_FOREST, MAX_PLAYERS, N_SLOTS, PERMANENT, SINGLE_USE, Rules, parse_leaves
+from .rules import FOOTSTEPS_ON_FOREST, MAX_PLAYERS, N_SLOTS, PERMANENT, SINGLE_USE, Rules, parse_leaves  # noqa: F401 (MAX_PLAYERS: the game object reads it here)
 
 
 def check_players(n):

@@ -19,7 +19,7 @@ from .actions import (
 )
 from .engine import CONTINUATIONS, ROUND_THEN, TILE_REVEAL_THEN  # noqa: F401 (the names, where they were)
 from .rules import (
-    CHARACTERS, DEFAULT_CRITICAL_ABOVE, MAX_PLAYERS, MAX_SPIES_AT_SETUP, N_KINDS, N_MACHINES,
+    CHARACTERS, DEFAULT_CRITICAL_ABOVE, MAX_PLAYERS, MAX_SPIES_AT_SETUP, N_KINDS, N_MACHINES,  # noqa: F401 (MAX_PLAYERS: read here by the game object)
     N_SECTIONS, N_SPIES, Rules,
 )
 
