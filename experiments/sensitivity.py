@@ -218,11 +218,11 @@ def table_text(df: pd.DataFrame) -> str:
     game = df["game"].iloc[0]
     bw = game == BW.name
     if bw:
-        from .stats import prose_pct, wilson
+        from .stats import pct, wilson
 
-        def rate(k, n):   # as stats.prose_pct prints rates: a bound near 0 keeps its digits
+        def rate(k, n):   # as stats.pct prints rates: a bound near 0 keeps its digits
             lo, hi = wilson(int(k), int(n))
-            return f"{prose_pct(k / n)} ({prose_pct(lo)} to {prose_pct(hi)})"
+            return f"{pct(k / n)} ({pct(lo)} to {pct(hi)})"
         w = 30
     else:
         w = 8
