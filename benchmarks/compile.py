@@ -151,8 +151,13 @@ def _workload_game(name):
     return run_
 
 
+def _game_names():
+    from simcore.games import GAMES   # the games by their objects' names (no game named by a string here)
+    return list(GAMES)
+
+
 WORKLOADS = {"engines": _workload_engines, "report": _workload_report, "rng": _workload_rng,
-             "bethel_woods": _workload_game("bethel_woods"), "benevolent": _workload_game("benevolent")}
+             **{name: _workload_game(name) for name in _game_names()}}
 OWN = ("simcore.", "policies.", "arena.")   # boardsim's modules (numba's own helpers vary with its version)
 
 
