@@ -125,6 +125,40 @@ def same_row(X, st, c, d):
     return True
 
 
+@njit(cache=True, _nrt=False)
+def near_top(vals, nc, X, st, keys, match):
+    """Which of a decision's nc screened plans may be the best (both learned players): those
+    within MARGIN of the screen's best, less a plan whose features (row of X, st floats) are those
+    of an earlier such plan. keys[c] < 0 marks a plan never taken for a copy; with `match`, a copy
+    must also have the same key (Benevolent: the same repetition count). Returns (live, m, first):
+    a bit per plan that may be the best, their number, the first of them."""
+    top = -1.0e300
+    for c in range(nc):
+        if vals[c] > top:
+            top = vals[c]
+    cut = top - MARGIN * (1.0 + abs(top))
+    live = 0
+    m = 0
+    first = -1
+    for c in range(nc):
+        if vals[c] < cut:
+            continue
+        if keys[c] >= 0:
+            dup = False
+            for d in range(c):
+                if ((live >> d) & 1 and keys[d] >= 0 and (not match or keys[d] == keys[c])
+                        and same_row(X, st, d, c)):
+                    dup = True
+                    break
+            if dup:
+                continue
+        live |= 1 << c
+        m += 1
+        if first < 0:
+            first = c
+    return live, m, first
+
+
 @njit(cache=True, _nrt=False, fastmath=True)
 def values(X, st, nc, theta, off, out):
     """out[c] = the network packed at theta[off:] at the features X[c * st: c * st + nf], for c <

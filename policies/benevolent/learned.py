@@ -299,30 +299,11 @@ def choose(s, p, theta, me, ws, k):
         w = screen_values(s, p, theta, me, ws, nc, vals)
         if w >= 0:
             return w
-        top = -1.0e300
-        for c in range(nc):
-            if vals[c] > top:
-                top = vals[c]
-        cut = top - VM.MARGIN * (1.0 + abs(top))
         X = ws[L_X:L_X + 2 * NFS * H.K_MAX].view(np.float64)
-        live = 0      # bit c: plan c may be the best (near the top, not a copy of an earlier one)
-        m = 0
-        for c in range(nc):
-            if vals[c] < cut:
-                continue
-            r = ws[L_REP + c]
-            if r >= 0:
-                dup = False
-                for d in range(c):
-                    if (live >> d) & 1 and ws[L_REP + d] == r and VM.same_row(X, NFS, d, c):
-                        dup = True
-                        break
-                if dup:
-                    continue
-            live |= 1 << c
-            m += 1
-            if m == 1:
-                best = c
+        # bit c of live: plan c may be the best (near the top, not a copy of an earlier one with
+        # the same repetitions)
+        live, m, first = VM.near_top(vals, nc, X, NFS, ws[L_REP:L_REP + nc], True)
+        best = first
         if m > 1:
             for c in range(nc):
                 if (live >> c) & 1:

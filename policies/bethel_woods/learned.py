@@ -201,30 +201,10 @@ def best_plan(p, theta, ws, nc):
         return best
     vals = ws[L_V: L_V + 2 * H.K_CAND].view(np.float64)
     screen_values(p, theta, ws, nc, vals)
-    top = -1.0e300
-    for c in range(nc):
-        if vals[c] > top:
-            top = vals[c]
-    cut = top - VM.MARGIN * (1.0 + abs(top))
     X = ws[L_X: L_X + 2 * NFS * H.K_CAND].view(np.float64)
-    live = 0          # bit c: plan c may be the best (near the top, not a copy of an earlier one)
-    first = -1
-    m = 0
-    for c in range(nc):
-        if vals[c] < cut:
-            continue
-        if ws[L_NCRIT + c] >= 0:
-            dup = False
-            for d in range(c):
-                if (live >> d) & 1 and ws[L_NCRIT + d] >= 0 and VM.same_row(X, NFS, d, c):
-                    dup = True
-                    break
-            if dup:
-                continue
-        live |= 1 << c
-        m += 1
-        if first < 0:
-            first = c
+    # bit c of live: plan c may be the best (near the top, not a copy of an earlier one; an end
+    # where the game is over, L_NCRIT -1, is never taken for a copy)
+    live, m, first = VM.near_top(vals, nc, X, NFS, ws[L_NCRIT: L_NCRIT + nc], False)
     if m == 1:
         return first
     best = 0
