@@ -133,13 +133,14 @@ def _workload_rng():
 
 
 def _workload_report(out=None):
-    """`boardsim report --quick` into a temporary folder (or `out`)."""
-    from cli.root import main
+    """The quick report's studies (what `boardsim report --quick` plays, through
+    experiments.report; this layer does not call the CLI above it) into a temporary folder (or
+    `out`), without the CLI's warm-up processes: every compile is this process's."""
+    from experiments.report import run_studies, standard_studies
     with tempfile.TemporaryDirectory() as tmp:
-        code = main(["report", "--quick", "--out", str(out or os.path.join(tmp, "report"))])
-    if code:
-        raise RuntimeError(f"boardsim report --quick exited with {code}")
-    return {"exit": code}
+        info = run_studies(standard_studies(quick=True), Path(out or os.path.join(tmp, "report")),
+                           show_progress=False)
+    return {"games": sum(s["games"] for s in info["studies"])}
 
 
 def _workload_game(name):
