@@ -64,18 +64,14 @@ def expert_reset(ws):
 
 @njit(cache=True, _nrt=False)
 def _end_value(st, p, theta, me, rws, k):
-    """What a truncated rollout scores at st (`me` about to plan): the learned value of `me`'s best
-    kept plan (what the learned player plays by; its repetition term included), as a chance of
-    winning in [0, 1] (a plan that wins at once: 1). -1 when `me` has no plan."""
-    nc = L.plan_candidates(st, p, theta, me, rws, k)
-    if nc <= 0:
+    """What a truncated rollout scores at st (`me` about to plan): the learned value of the plan the
+    learned player would play there (``learned.choose``: the highest value of its k kept plans, its
+    repetition term included), as a chance of winning in [0, 1] (a plan that wins at once: 1).
+    -1 when `me` has no plan."""
+    c = L.choose(st, p, theta, me, rws, k)
+    if c < 0:
         return -1.0
-    bv = -1.0e300
-    for c in range(nc):
-        v = L.plan_value(st, p, theta, me, rws, c)
-        if v > bv:
-            bv = v
-    return min(1.0, max(0.0, bv))
+    return min(1.0, max(0.0, L.plan_value(st, p, theta, me, rws, c)))
 
 
 @njit(cache=True, _nrt=False)

@@ -67,17 +67,13 @@ def expert_reset(ws):
 @njit(cache=True, _nrt=False)
 def _end_value(s, p, theta, rws):
     """What a truncated rollout scores at s (a seat about to plan its turn): the learned value of
-    the best plan the seat's planner keeps (the value the learned player itself would play by),
-    as a chance of winning in [0, 1]: a plan that wins at once 1, a certain loss 0."""
+    the plan the learned player would play there (``learned.best_plan``: the highest value of the
+    planner's kept plans), as a chance of winning in [0, 1]: a plan that wins at once 1, a
+    certain loss 0."""
     nc = L.plan_candidates(s, p, theta, rws)
     if nc == 0:
         return -1.0
-    bv = -1.0e300
-    for c in range(nc):
-        v = L.plan_value(p, theta, rws, c)
-        if v > bv:
-            bv = v
-    return min(1.0, max(0.0, bv))
+    return min(1.0, max(0.0, L.plan_value(p, theta, rws, L.best_plan(p, theta, rws, nc))))
 
 
 @njit(cache=True, _nrt=False)
