@@ -34,6 +34,9 @@ def test_units_follow_a_fixed_grid():
     assert units(BW, 5000) == units(BW, 5000)
     # a slow policy gets a smaller cap, so a unit stays a few seconds
     assert unit_cap(Cell("bethel_woods", 3, policies=("heuristic",))) < cap
+    # the expert's units are the smallest (a few seconds, not minutes: resumes lose little)
+    assert unit_cap(Cell("benevolent", 2, policies=("expert",))) == FIRST_UNIT
+    assert unit_cap(Cell("benevolent", 2, policies=("learned",))) > FIRST_UNIT
     assert sum(n for _, n in units(Cell("benevolent", 4), 123_457)) == 123_457
 
 
