@@ -1,3 +1,3 @@
 """boardsim benchmarks: throughput, compile and start-up times, memory, and the regression check.
 
-Run with `boardsim bench` (see README). The committed baseline is benchmarks/baseline.json."""
+Run with `boardsim bench` (see docs/benchmarks.md). The committed baseline is benchmarks/baseline.json."""

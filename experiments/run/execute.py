@@ -32,7 +32,7 @@ from simcore.games import BENEVOLENT as BV, BETHEL_WOODS as BW
 from ..cells import games_per_seed
 
 FIRST_UNIT = 256   # games in a cell's first unit; later units double up to the cap
-# Nominal games per second on 2 threads of the project machine (README, docs/policies.md), by
+# Nominal games per second on 2 threads of the project machine (docs/performance.md, docs/policies.md), by
 # (game, policy): they fix the unit cap (about UNIT_SECONDS a unit) and weigh the progress bar's
 # time estimate when cells of cheap and costly policies are mixed. A policy not named here is
 # taken as slow (small units: more progress, more rows, never a unit of minutes).
