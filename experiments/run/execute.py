@@ -46,9 +46,10 @@ NOMINAL_SPEED = {
     (BW.name, "search"): 10.0,        # budget 8 (docs/policies.md); a unit of a few minutes
     (BW.name, "clairvoyant"): 10.0,
     (BV.name, "search"): 4.0,
-    # the study players and the skill checks' expert: /tmp/exp/rates.py-style run_unit timings on
-    # 2 threads, 2026-12-06 (docs/studies.md, "The full report"): Bethel Woods learned 1,160-3,130
-    # games/s (2-4 players, 0-5 spies), expert 34-80; Benevolent learned 345-765, expert 6-13
+    # the study players and the skill checks' expert: run_unit on 2 threads, 2026-12-06, 2,000
+    # games (learned) and 60 (expert) a setup (docs/studies.md, "Sizes and times"): Bethel Woods
+    # learned 1,160-3,130 games/s (2-4 players, 0-5 spies), expert 34-80; Benevolent learned
+    # 345-765, expert 6-13 (2-4 players)
     (BW.name, "learned"): 1_300.0,
     (BV.name, "learned"): 500.0,
     (BW.name, "expert"): 40.0,
