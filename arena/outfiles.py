@@ -166,7 +166,7 @@ def atomic_open(path, mode: str = "w", what: str = "", **kwargs):
     shown = f"{what} {str(path)!r}" if what else repr(str(path))
     check_writable(path, what)
     fd = _fd_alias(path)
-    real = None if fd is not None else _real(path)
+    real = "" if fd is not None else _real(path)   # read only when fd is None
     if fd is not None or _special(real):   # written directly, never replaced
         if fd is not None:
             for stream in (sys.stdout, sys.stderr):

@@ -21,6 +21,7 @@ import importlib
 import json
 import pathlib
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -103,7 +104,7 @@ class Cell:
     leaves: tuple | None = None         # Benevolent, starting leaves by seat; None: printed 1,3,4,5
     policies: tuple = ("random",)
     theta: tuple | None = None
-    rules: object = None
+    rules: Any = None   # either game's Rules
     seed: int = 0
     policy_seed: int | None = None
     label: str = field(default="", compare=False)   # a name for reports; not part of the key
@@ -130,7 +131,7 @@ def theta_hash(theta) -> str:
 def engine_hash() -> str:
     """Hash of every compiled source (engines, policies, arena): results of another engine version
     are never mixed with this one's."""
-    return source_hash([pathlib.Path(m.__file__).resolve().parent for m in (simcore, policies)]
+    return source_hash([pathlib.Path(m.__file__).resolve().parent for m in (simcore, policies)]  # type: ignore[arg-type]
                        + [pathlib.Path(__file__).resolve().parent])
 
 
@@ -147,7 +148,7 @@ def cell_dict(cell: Cell) -> dict:
 def _extras(cell: Cell, theta_form) -> dict:
     """The optional fields that are set, for a key or a recipe (unset ones are left out, so the
     keys of the cells without them do not change)."""
-    d = {}
+    d: dict = {}
     if cell.seat_thetas is not None:
         d["seat_thetas"] = [None if t is None else theta_form(t) for t in cell.seat_thetas]
     if cell.budget is not None:

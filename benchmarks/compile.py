@@ -190,7 +190,7 @@ class CompileCheck(RuntimeError):
     """More specialisations compiled than the known-good number."""
 
 
-def _child(workload: str, json_path: str | None):
+def _child(workload: str, json_path: str):
     t0 = time.perf_counter()
     with Recorder() as rec:
         info = WORKLOADS[workload]()

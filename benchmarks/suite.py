@@ -26,6 +26,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
 
 import numba
 import numpy as np
@@ -51,12 +52,12 @@ class WrongResults(BenchError):
 class GameBench:
     game: str
     policy: str
-    simulate: callable          # (games, seed, threads) -> (games, decisions, signature)
-    reference: callable | None  # (games, seed) -> list of per-game (outcome, turns, decisions)
-    records: callable           # (games, seed) -> same list from the compiled engine
+    simulate: Callable[..., Any]          # (games, seed, threads) -> (games, decisions, signature)
+    reference: Callable[..., Any] | None  # (games, seed) -> list of per-game (outcome, turns, decisions)
+    records: Callable[..., Any]           # (games, seed) -> same list from the compiled engine
     players: int
-    time_same: callable | None = None  # (games, seed) -> seconds for the compiled engine to play them once
-    cli_sig: callable | None = None    # (CLI --json output or None, simulate signature or None) -> comparable
+    time_same: Callable[..., Any] | None = None  # (games, seed) -> seconds for the compiled engine to play them once
+    cli_sig: Callable[..., Any] | None = None    # (CLI --json output or None, simulate signature or None) -> comparable
     scale: int = 1                     # games are this much longer than Bethel Woods': play fewer
     process_rows: bool = True          # the game's cold-compile, warm-start and memory rows (once per game)
 

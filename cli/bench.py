@@ -89,6 +89,7 @@ def bench(
         raise fail(f"no baseline at {path}; run `boardsim bench --update-baseline` first")
     commit = None
     if check:
+        assert known is not None   # raised above
         try:
             commit = ab.resolve_base(base or known.get("base_commit"))
         except ab.ABError as e:

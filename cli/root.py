@@ -12,7 +12,7 @@ import typer
 try:  # typer >= 0.20 vendors click; older releases depend on it
     from typer._click.exceptions import UsageError
 except ImportError:  # pragma: no cover
-    from click.exceptions import UsageError
+    from click.exceptions import UsageError  # type: ignore[assignment]
 
 from . import bench, benevolent, bethel_woods, calibrate, ladder, study, train, tune
 

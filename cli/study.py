@@ -94,7 +94,7 @@ def _models(paths, studies, out: Path) -> tuple[dict, dict]:
     from experiments.study.common import study_players
 
     from .models import run_models
-    plays = {}
+    plays: dict = {}
     for st in studies:
         plays.setdefault(st.game, [])
         plays[st.game] += [p for p in study_players(st) if p not in plays[st.game]]

@@ -157,7 +157,7 @@ def train(
                                       confirm_games=confirm_games, say=say, progress_factory=factory)
         model_path, feature_names, gname = L.MODEL_PATH, L.FEATURE_NAMES, "bethel_woods"
     else:
-        from policies.benevolent import learned as L
+        from policies.benevolent import learned as L  # type: ignore[no-redef]
         net, rec = train_benevolent(_parse_list(players, "players", 2, 4), games, iterations, reps, seed, threads,
                                     hidden, eps=0.2, label_prob=label_prob, validate_games=validate_games,
                                     confirm_games=confirm_games, say=say, progress_factory=factory)

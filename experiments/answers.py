@@ -79,19 +79,19 @@ def verdict_effect(lo: float, hi: float, p: float, significant: bool | None = No
 
 def weakest(verdicts) -> str:
     vs = [v for v in verdicts if v]
-    return max(vs, key=ORDER.get) if vs else NOISY
+    return max(vs, key=ORDER.__getitem__) if vs else NOISY
 
 
 def grouped(verdicts: dict, unit: str = " pl") -> str:
     """One verdict word, or several with what each covers ("established (2 pl); too noisy to say
     (3, 4 pl)")."""
-    words = {}
+    words: dict = {}
     for key, v in verdicts.items():
         words.setdefault(v, []).append(key)
     if len(words) == 1:
         return next(iter(words))
     parts = []
-    for v in sorted(words, key=ORDER.get):
+    for v in sorted(words, key=ORDER.__getitem__):
         keys = words[v]
         parts.append(f"{v} ({', '.join(map(str, keys))}{unit})")
     return "; ".join(parts)

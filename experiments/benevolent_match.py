@@ -91,6 +91,7 @@ def match(a, b, deals, seed=1, threads=None, theta_a=None, theta_b=None, rules=N
         seat_thetas = [theta_a, theta_b] if seat_a == 0 else [theta_b, theta_a]
         s = simulate(2, LEAVES, games=deals, seed=seed, threads=threads, rules=rules, policies=names,
                      keep_records=True, thetas=seat_thetas)
+        assert s.records is not None   # keep_records=True
         w = s.records["winner"].to_numpy()
         won += w == seat_a
         wb += int((w == 1 - seat_a).sum())

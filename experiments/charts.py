@@ -181,7 +181,7 @@ def _level_groups(ax, spies, y=-0.13) -> None:
     Hard under 1-2, ...), each centred on its spies with a thin bracket: the names never touch."""
     import matplotlib.transforms as mtransforms
     tr = mtransforms.blended_transform_factory(ax.transData, ax.transAxes)
-    groups = {}
+    groups: dict = {}
     for s in spies:
         groups.setdefault(DIFFICULTY.get(int(s), ""), []).append(int(s))
     for name, ss in groups.items():
@@ -377,7 +377,7 @@ def _character_order(names) -> list[str]:
     try:
         from simcore.bethel_woods.rules import CHARACTERS
     except Exception:  # the chart works without the engine package
-        CHARACTERS = ()
+        CHARACTERS = ()  # type: ignore[assignment]
     known = [c for c in CHARACTERS if c in names]
     return known + sorted(set(names) - set(known))
 

@@ -92,7 +92,7 @@ class StudyProgress:
         self.units = 0          # units finished in this run
         self.total_games = 0
         self.total_cost = 0.0
-        self._t0 = None
+        self._t0: float | None = None
         self.progress = Progress(
             TextColumn("[bold]{task.description}"), BarColumn(),
             TextColumn("{task.fields[games]:,}/{task.fields[all_games]:,} games"),
@@ -104,7 +104,7 @@ class StudyProgress:
         self._started = False
         # in a log (no bar): say(line) once a minute with the games done, asked and the time left
         self.say, self.every = say, every
-        self._said = None
+        self._said: float | None = None
         self._cost_done = 0.0
         if total or done:
             self._grow(total - done, None, done, None)

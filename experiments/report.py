@@ -214,7 +214,7 @@ def _run_into(studies, out: Path, nthreads, show_progress, title, command, backe
     sections, runs, answers = [], [], []
     t_all = time.perf_counter()
     load0 = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    adopted = {}   # the handicaps a handicap study adopted: the Benevolent skill study plays them at every rung
+    adopted: dict = {}   # the handicaps a handicap study adopted: the Benevolent skill study plays them at every rung
     for i, st in enumerate(studies):
         t0 = time.perf_counter()
         st = with_adopted(st, adopted)
@@ -336,7 +336,7 @@ def players_text(studies) -> str:
     import importlib
 
     from .glossary import GAME_NAMES
-    by_game = {}
+    by_game: dict = {}
     for st in studies:
         games = [st.game] if st.game in GAME_NAMES else list(GAME_NAMES)
         for g in games:

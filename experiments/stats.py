@@ -445,7 +445,7 @@ def pair_table(sets: pd.DataFrame) -> pd.DataFrame:
             names = [c.strip() for c in str(chars).split(",") if c.strip()]
             for i in range(len(names)):
                 for j in range(i + 1, len(names)):
-                    key = tuple(sorted((names[i], names[j])))
+                    key = (names[i], names[j]) if names[i] <= names[j] else (names[j], names[i])
                     cell = acc.setdefault(key, [0, 0])
                     cell[0] += int(games)
                     cell[1] += int(wins)

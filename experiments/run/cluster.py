@@ -252,6 +252,7 @@ def dask_client(workers: int | None = None, scheduler: str | None = None, thread
         with client:
             yield client, threads_per_worker
         return
+    assert workers is not None, "dask_client: give workers or scheduler"
     threads = threads_per_worker or max(1, cores() // workers)
     # Dask's statistical profiler samples each worker's threads every 10 ms; a unit is one long
     # compiled call with nothing to learn from its Python stack, so it is switched off (measured:
@@ -273,7 +274,7 @@ def client_units(client, units: Iterable, threads: int | None = None, engine: st
     from distributed import as_completed
     engine = engine or engine_hash()
     it = iter(units)
-    pending = {}
+    pending: dict = {}
     ac = as_completed()
 
     threads_seen = [0, -1.0]   # worker threads in the cluster, when last asked (an RPC: once a second at most)

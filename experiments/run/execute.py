@@ -153,8 +153,10 @@ def execute(work: Sequence[tuple], threads: int | None = None, progress=None,
                 progress.advance(n * k, n * k / speed(cell))
     finally:
         numba.set_num_threads(old)
-    for i, (cell, games, _) in enumerate(items):
-        if totals[i] is None:   # games == 0
+    out = []
+    for (cell, games, _), t in zip(items, totals):
+        if t is None:   # games == 0
             width = len(FIELDS[cell.game]) if cell.game in FIELDS else 0
-            totals[i] = np.zeros(width, dtype=np.int64)
-    return totals
+            t = np.zeros(width, dtype=np.int64)
+        out.append(t)
+    return out

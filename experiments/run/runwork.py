@@ -84,7 +84,7 @@ def run_work(work: Iterable[tuple[Cell, int]], *, store: Store | None = None, wo
     or an open Dask ``client``. ``on_unit(cell, start, count, counts)`` is called after each unit
     is recorded. ``progress``: None shows a bar on a terminal, False never."""
     work = list(work)
-    seen = {}
+    seen: dict = {}
     for cell, games in work:
         check_cell(cell)
         if not isinstance(games, (int, np.integer)) or games < 0:
@@ -184,7 +184,7 @@ def execute_units(work, threads: int | None = None, progress=None, on_unit: Call
         progress.add(todo, todo_cost)
         if done and hasattr(progress, "resumed"):   # games the store holds: done, not in the rate
             progress.resumed(done, done_cost)
-    mem = {}   # without a store: counts by unit
+    mem: dict = {}   # without a store: counts by unit
     for r in map_units(units, workers=workers, scheduler=scheduler, client=client, threads_per_worker=threads,
                        unit_fn=unit_fn):
         if store is not None:

@@ -724,7 +724,7 @@ class Store:
                 out[-1][1] = s + c
             else:
                 out.append([s, s + c])
-        return [tuple(r) for r in out]
+        return [(r[0], r[1]) for r in out]
 
     def missing(self, cell: Cell, games: int, start: int = 0, unit: int | None = None) -> list[tuple[int, int]]:
         """The ranges of games start..start+games-1 of the cell not recorded yet, as (start, count);

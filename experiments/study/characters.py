@@ -163,7 +163,9 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backe
 
     # skill check: per player count, teams with the strongest and with the weakest character (the
     # same partners), played by both players on the same seeds
-    skill_rows, checks, counts = [], [], []
+    skill_rows: list = []
+    checks: list = []
+    counts: list = []
     splan = _skill_plan(st)
     pol0 = st.policies[0]
     if splan is not None and len(top):

@@ -72,10 +72,10 @@ def run_difficulty(st: Study, threads=None, progress=None, chart_dir=None, backe
                 checks.append(({"players": pl, "spies": sp}, JointCell((replace(c, policies=(best,)),
                                                                         replace(c, policies=(pol0,))), 2)))
         counts = _run_checks(st, checks, n, threads, progress, backend)
-        for (info, jc), c in zip(checks, counts):
-            skill_rows.append(_skill_row({**info, "difficulty": _level_header(info["spies"])}, jc, c, splan,
+        for (info, jc), cnt in zip(checks, counts):
+            skill_rows.append(_skill_row({**info, "difficulty": _level_header(info["spies"])}, jc, cnt, splan,
                                          f"win rate, {info['players']} players, {spies_label(info['spies'])}",
-                                         _pair_stat(c)))
+                                         _pair_stat(cnt)))
         for pl in o["players"]:   # every level of the player count together: the row's answer
             pooled = sum(c for (info, _), c in zip(checks, counts) if info["players"] == pl)
             jc = next(jc for info, jc in checks if info["players"] == pl)
@@ -119,7 +119,8 @@ def run_difficulty(st: Study, threads=None, progress=None, chart_dir=None, backe
 def _length_means(lengths: pd.DataFrame, df: pd.DataFrame):
     """Per cell of df: (mean, low, high) of the won games' and of the lost games' length in turns
     (t intervals from the length histogram: exact sums and sums of squares)."""
-    won, lostm = [], []
+    won: list = []
+    lostm: list = []
     for r in df.itertuples():
         h = lengths[(lengths["policy"] == r.policy) & (lengths["players"] == r.players) & (lengths["spies"] == r.spies)]
         for col, acc in (("won", won), ("lost", lostm)):
@@ -148,7 +149,8 @@ def _levels_text(g: pd.DataFrame) -> str:
     """"Normal (0 spies) 49%, Hard (1/2 spies) 38/32%, Insane (3/4 spies) 25/13%, Impossible (5
     spies) 0.3%": the rates of one player count by difficulty level, each level's spies named (a
     reader cannot know which of "Hard 38/32%" is 1 spy and which 2), in order."""
-    by, spies = {}, {}
+    by: dict = {}
+    spies: dict = {}
     for r in g.sort_values("spies").itertuples():
         lvl = DIFFICULTY[int(r.spies)]
         by.setdefault(lvl, []).append(plain_pct(r.win_rate).rstrip("%"))
@@ -295,8 +297,8 @@ def loss_findings(df: pd.DataFrame) -> list[str]:
         overall = top(g)
         if overall is None:
             continue
-        ends = [(sp, top(g[g["spies"] == sp])) for sp in (g["spies"].min(), g["spies"].max())]
-        ends = [f"at {spies_label(sp)} {t}" for sp, t in dict(ends).items() if t is not None]
+        tops = [(sp, top(g[g["spies"] == sp])) for sp in (g["spies"].min(), g["spies"].max())]
+        ends = [f"at {spies_label(sp)} {t}" for sp, t in dict(tops).items() if t is not None]
         out.append(f"With the {pol} player the most common end of a lost game is {overall}"
                    + (f"; {', '.join(ends)}" if len(ends) > 1 else "") + ".")
     return out

@@ -197,7 +197,7 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None, backend
     # the search: every candidate on the same seeds (common random numbers)
     totals = execute([(c, n) for c in search], threads=threads, progress=progress,
                      **(backend or {}))
-    named = [(",".join(map(str, c.leaves)), c) for c in search]
+    named = [(",".join(map(str, c.leaves or ())), c) for c in search]   # every candidate has its leaves
     cand, cand_seats = seat_frames(named, totals)
     cand["printed"] = _printed(cand)
     cand["stage"] = "search"
@@ -209,7 +209,10 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None, backend
     # count: each candidate paired with the printed handicap game by game)
     fresh = o["seed"] + FRESH_SEED_OFFSET
     held = o["seed"] + HOLDOUT_SEED_OFFSET
-    best_search, smallest, roles, stars = set(), set(), {}, []
+    best_search: set = set()
+    smallest: set = set()
+    roles: dict = {}
+    stars: list = []
     for pl, g in cand.groupby("players", sort=True):
         printed = DEFAULT_LEAVES[:pl]
         order = fairest_order(g)

@@ -45,7 +45,7 @@ def run_sensitivity(st: Study, threads=None, progress=None, chart_dir=None, back
     for v, g in df.assign(a=df["diff"].abs(), sig=df["p_holm"] < 0.05,
                           excl=(df["ci_low"] > 0) | (df["ci_high"] < 0)).groupby("variant", sort=False):
         r = (g[g["sig"]] if g["sig"].any() else g).sort_values("a", ascending=False).iloc[0]
-        row = {"reading": plain(v), "kind": "rule reading" if r.kind == "switch" else "assumed table",
+        row: dict = {"reading": plain(v), "kind": "rule reading" if r.kind == "switch" else "assumed table",
                "largest effect at": setup(r)}
         if bw:
             row["win rate: defaults, with it"] = (f"{plain_pct(r.default)}, {int(r.default_wins):,} of {int(r.games):,}\n"
@@ -178,7 +178,9 @@ def sensitivity_findings(df: pd.DataFrame) -> str:
     d = df.assign(excl=(df["ci_low"] > 0) | (df["ci_high"] < 0), a=df["diff"].abs(),
                   sig=df["p_holm"] < 0.05)
     where = (lambda r: spies_label(r.spies)) if bw else (lambda r: f"{int(r.players)} players")
-    moves, chance, dont = [], [], []
+    moves: list = []
+    chance: list = []
+    dont: list = []
     for v, g in d.groupby("variant", sort=False):   # df is sorted largest |diff| first
         ex = g[g["excl"]]
         if len(ex):

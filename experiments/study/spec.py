@@ -7,6 +7,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from arena.units import Cell, check_cell
 from simcore.errors import UserError
@@ -273,7 +274,7 @@ def study_from_dict(raw: dict, name: str, base=None, quick=False, seed=None,
         raise UserError(f"{where}: no kind = \"...\" line; allowed kinds: {', '.join(KINDS)}")
     if not isinstance(kind, str) or kind not in KINDS:
         raise UserError(f"{where}: kind = {kind!r} is not known; allowed: {', '.join(KINDS)}")
-    opts = dict(DEFAULTS[kind])
+    opts: dict[str, Any] = dict(DEFAULTS[kind])
     opts.update(_check_table(where, raw, kind))
     q = raw.get("quick", {})
     if not isinstance(q, dict):
