@@ -162,8 +162,11 @@ class StudyProgress:
         pace over the nominal cost still to play)."""
         left = self.total_cost - self.progress.tasks[0].completed
         pace = self._cost_done / elapsed if elapsed > 0 else 0.0
-        when = (f"about {left / pace / 60:.0f} min left" if pace > 0 and left / pace >= 60 else
-                f"about {left / pace:.0f} s left" if pace > 0 else "time left not known yet")
+        if left <= 0 or self.games >= self.total_games:
+            when = "finishing"   # every game asked is played (a later stage may ask more)
+        else:
+            when = (f"about {left / pace / 60:.0f} min left" if pace > 0 and left / pace >= 60 else
+                    f"about {max(left / pace, 1):.0f} s left" if pace > 0 else "time left not known yet")
         return f"{self.description}: {self.games:,} of {self.total_games:,} games, {when}"
 
     def on_unit(self, cell, start: int, count: int, counts=None) -> None:

@@ -115,6 +115,12 @@ def test_a_log_gets_a_line_a_minute_per_study():
         bar.advance(250)
         bar.advance(250)
     assert len(lines) == 2 and lines[-1].startswith("seats: 500 of 1,000 games, about ")
+    done = []
+    with StudyProgress("handicap", enabled=False, say=done.append, every=0.0) as bar:
+        bar.add(1000)
+        bar.advance(600)
+        bar.advance(400)   # every game asked played: no "about -0 s left"
+    assert done[-1] == "handicap: 1,000 of 1,000 games, finishing"
     quiet = []
     with StudyProgress("seats", enabled=False, say=quiet.append) as bar:   # the default: once a minute
         bar.add(10)
