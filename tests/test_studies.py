@@ -411,7 +411,7 @@ def test_report_folder_contents(tiny_report):
     assert "**Bethel Woods: played by heuristic (across skill: random → heuristic → search)**" in head
     win3 = [line for line in bw_rows.splitlines() if line.startswith("| [Win rate, 3 players](#difficulty)")][0]
     pooled = skill[skill["spies"] == -1].iloc[0]
-    assert (f"every level random {plain_pct(pooled.weaker_value)} → heuristic {plain_pct(pooled.study_value)} → "
+    assert (f"all levels: random {plain_pct(pooled.weaker_value)} → heuristic {plain_pct(pooled.study_value)} → "
             f"search {plain_pct(pooled.best_value)} (n=12); search vs heuristic: ") in win3
     assert "| heuristic: Normal (0 spies) " in win3
     seat = [line for line in head.splitlines() if line.startswith("| [Seat 1's edge, printed leaves](#seats)")][0]

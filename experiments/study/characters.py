@@ -263,7 +263,7 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backe
                        _csv(st, "sets")))
     if len(skill_df):
         tables.append((f"Across skill: teams with the strongest character against the same teams with the "
-                       f"weakest, {_rungs_named(st)} on the same seeds ({spies_label(o['spies'][0])}; "
+                       f"weakest, played by {_rungs_named(st)} on the same seeds ({spies_label(o['spies'][0])}; "
                        "differences of win rates, paired 95% intervals)",
                        _skill_show(skill_df, ["players", "strongest", "weakest"], diff=True), _csv(st, "skill")))
     text = characters_summary(top) + "\n\n" + characters_findings(sets, effects, picks)

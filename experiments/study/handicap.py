@@ -293,7 +293,7 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None, backend
                _search_table(cand, n), _csv(st, "candidates"))]
     if len(skill_df):
         tables.append((f"Across skill: the challenger's largest seat gap minus the printed handicap's, "
-                       f"{_rungs_named(st)} on the same holdout seeds (paired bootstrap 95% intervals)",
+                       f"played by {_rungs_named(st)} on the same holdout seeds (paired bootstrap 95% intervals)",
                        _skill_show(skill_df, ["players", "candidate"], diff=True), _csv(st, "skill")))
     text = (handicap_summary(hold) + "\n\n" + handicap_findings(cand, conf, hold, n, o)
             + assumed_components_note(st.rules))
