@@ -1,10 +1,11 @@
-"""The report's front page: each study's plain answers, with a verdict and whether they hold with
-stronger play.
+"""The report's front page: each study's plain answers, with a verdict and the answer at every rung
+of skill the study's check played on the same seeds.
 
 Every study runner returns ``Answer`` objects beside its tables (``Result.answers``); the front
-page (``front_page``) lists them per game, in the report's first screen: the answer rounded as a
-designer would say it, its 95% interval, one verdict word and the skill check, each question a
-link to its study's section.
+page (``front_page``) lists them per game, in the report's first screen: the study player's answer
+rounded as a designer would say it (naming the player), its 95% interval, one verdict word and the
+answer across skill (weaker rung, study player, stronger player on the same seeds, with the word
+of the stronger-against-study check), each question a link to its study's section.
 
 Verdicts (docs/studies.md, "The front page"):
 
@@ -39,7 +40,7 @@ SUGGEST_P = 0.20   # an effect whose p is below this (and not significant) is "s
 class Answer:
     """One plain answer of a study: `question` (what a designer asks), `answer` (rounded, with its
     interval), `verdict` (one of the three words), `anchor` (the study's section), `skill` (the
-    answer with stronger play: "" when not measured), `detect` (for an answer that is not
+    answer across skill, ``skills_text``: "" when not measured), `detect` (for an answer that is not
     established: the smallest effect the sample had an 80% chance to find)."""
     game: str
     question: str
@@ -49,6 +50,7 @@ class Answer:
     skill: str = ""
     detect: str = ""
     first: bool = False   # the skill study's ranges over skill: listed first in the game's table
+    player: str = ""      # whose answer it is (the study player; study.run_study sets it): the cell names it
     playtests: str = ""   # how many games a group of people would need to notice it (80% power)
 
 
@@ -109,6 +111,7 @@ def pp_range(lo: float, hi: float) -> str:
 
 
 SKILL_WORDS = {HOLDS: "holds", CHANGES: "changes", SKILL_NOISY: "too few games"}
+SKILL_COLUMN = "across skill (same seeds)"   # the front page's column of each answer at every rung
 
 
 def pp_ci(d: float, lo: float, hi: float) -> str:
@@ -119,26 +122,47 @@ def pp_ci(d: float, lo: float, hi: float) -> str:
     return f"{d_} ({plain_pp(lo).replace(' pp', '')} to {plain_pp(hi).replace(' pp', '')})"
 
 
-def skills_text(items) -> str:
-    """The front page's stronger-play cell from skill rows (experiments.skill), each with a key
-    ("2 pl", "0 spies", or "" for one row): the word once when every row agrees ("changes: 2 pl
-    +24 (+15 to +33); 3 pl +17 (+6 to +27) pp, n=120"), else a word per row; n = seeds per arm."""
+def rung_text(row, diff: bool = False) -> str:
+    """One skill row's value at each rung it played, weakest first, on the same seeds: "heuristic
+    31% → learned 49% → expert 83%" (a rate), or with diff=True a difference in points, "heuristic
+    +2 → learned +6 → expert +1 pp". The weaker rung only where the row has one (weaker_policy)."""
+    def fmt(v) -> str:
+        if v is None or not np.isfinite(v):
+            return "n/a"
+        return plain_pp(v).replace(" pp", "") if diff else plain_pct(v)
+    rungs = []
+    weaker = row.get("weaker_policy")
+    if isinstance(weaker, str) and weaker:
+        rungs.append((weaker, row["weaker_value"]))
+    rungs += [(row["study_policy"], row["study_value"]), (row["best_policy"], row["best_value"])]
+    return " → ".join(f"{p} {fmt(v)}" for p, v in rungs) + (" pp" if diff else "")
+
+
+def skills_text(items, diff: bool = False) -> str:
+    """The front page's across-skill cell from skill rows (experiments.skill), each with a key
+    ("2 pl", "0 spies", or "" for one row): each row's value at every rung on the same seeds
+    (``rung_text``), n = seeds per arm, then the word of the paired check stronger against study
+    player, once when every row agrees: "2 pl heuristic 31% → learned 49% → expert 83%; 3 pl ...
+    (n=120); expert vs learned: changes", else per row ("...; expert vs learned: 2 pl holds, 3 pl
+    too few games")."""
     items = [(k, r) for k, r in items if r is not None]
     if not items:
         return ""
     words = [SKILL_WORDS[r["robust"]] for _, r in items]
     ns = sorted({int(r["games"]) for _, r in items})
     n = f"n={ns[0]:,}" if len(ns) == 1 else f"n={ns[0]:,}–{ns[-1]:,}"
-    d = [pp_ci(r["diff"], r["diff_low"], r["diff_high"]) for _, r in items]
+    ranges = "; ".join(f"{k} {rung_text(r, diff)}" if k else rung_text(r, diff) for k, r in items)
+    r0 = items[0][1]
+    vs = f"{r0['best_policy']} vs {r0['study_policy']}"
     if len(set(words)) == 1:
-        body = "; ".join(f"{k} {x}" if k else x for (k, _), x in zip(items, d))
-        return f"{words[0]}: {body} pp, {n}"
-    return "; ".join(f"{k} {w} {x}" for (k, _), w, x in zip(items, words, d)) + f" pp, {n}"
+        return f"{ranges} ({n}); {vs}: {words[0]}"
+    return f"{ranges} ({n}); {vs}: " + ", ".join(f"{k} {w}" for (k, _), w in zip(items, words))
 
 
-def skill_text(row) -> str:
-    """One skill row as the front page's cell: "changes: +24 (+15 to +33) pp, n=120"."""
-    return skills_text([("", row)]) if row is not None else ""
+def skill_text(row, diff: bool = False) -> str:
+    """One skill row as the front page's cell: "heuristic 31% → learned 49% → expert 83% (n=120);
+    expert vs learned: changes"."""
+    return skills_text([("", row)], diff) if row is not None else ""
 
 
 def front_tables(answers: list[Answer], players: dict, link) -> list[tuple]:
@@ -152,9 +176,9 @@ def front_tables(answers: list[Answer], players: dict, link) -> list[tuple]:
             continue
         df = pd.DataFrame({
             "question": [link(a.question, a.anchor) for a in rows],
-            "answer (95% CI)": [a.answer for a in rows],
+            "answer (95% CI)": [f"{a.player}: {a.answer}" if a.player and not a.first else a.answer for a in rows],
             "verdict": [a.verdict + (f"; {a.detect}" if a.detect else "") for a in rows],
-            "with stronger play": [a.skill or "not measured" for a in rows],
+            SKILL_COLUMN: [a.skill or "not measured" for a in rows],
             "playtests to notice": [a.playtests or "—" for a in rows]})
         out.append((f"{GAME_NAMES[game]}: {players.get(game, '')}".rstrip(": "), df))
     return out
@@ -175,13 +199,17 @@ VERDICT_NOTE = (
     f"study makes one), or every rate is known to ±{100 * MARGIN:.0f} points, or the effect is shown "
     f"to be smaller than {100 * MARGIN:.0f} points; approximate = the rates are known to ±"
     f"{200 * MARGIN:.0f} points; suggested = the effect leans that way (p < {SUGGEST_P:g}); too noisy to say = neither, "
-    "with the smallest effect the sample had an 80% chance to find. With stronger play: the same "
-    "question answered by the best honest player on the same seeds, as the paired difference stronger "
-    f"minus study player: holds = within ±{100 * MARGIN:.0f} points, changes = the interval excludes 0. "
+    "with the smallest effect the sample had an 80% chance to find. Across skill (same seeds): the same "
+    "question answered on the same seeds by a weaker player (the heuristic unless the study names "
+    "another), the study player and the best honest player, weakest first (for an effect, the effect "
+    "each player finds), n = seeds per player; then the word of the paired difference stronger minus "
+    f"study player: holds = within ±{100 * MARGIN:.0f} points, changes = its 95% interval excludes 0, "
+    "too few games = neither (each study's skill table has every player's interval and the paired "
+    "differences). "
     "Playtests to notice: how many games a group of people would have to play (at each of the two "
     "setups compared; for a seat's edge, decided games) to see the finding with an 80% chance at the 5% "
     "level, at the rates measured.")
 
 __all__ = ["pp_ci", "skills_text", "Answer", "ESTABLISHED", "APPROXIMATE", "SUGGESTED", "NOISY", "verdict_level", "verdict_effect", "weakest",
-           "grouped", "skill_text", "front_tables", "cannot_say", "range_text", "pp_range", "VERDICT_NOTE",
+           "grouped", "skill_text", "rung_text", "SKILL_COLUMN", "front_tables", "cannot_say", "range_text", "pp_range", "VERDICT_NOTE",
            "HOLDS", "CHANGES", "SKILL_NOISY"]

@@ -263,7 +263,7 @@ def _run_into(studies, out: Path, nthreads, show_progress, title, command, backe
 
 def front_page(answers, studies, models=None) -> Section:
     """The report's first screen: one table per game of the studies' plain answers (question,
-    answer with its interval, verdict, and the answer with stronger play), each question linking
+    answer with its interval, verdict, and the answer across skill), each question linking
     to its section; under them what the verdicts mean and which answers this run cannot give."""
     from .answers import VERDICT_NOTE, cannot_say, front_tables
     from .render import Link, slug
@@ -273,17 +273,19 @@ def front_page(answers, studies, models=None) -> Section:
 
 
 def skill_players(studies, models=None) -> dict:
-    """Per game: "played by X (stronger: Y)" from the studies, and the user's model when one was
+    """Per game: "played by X (across skill: W → X → Y)" from the studies (the weaker rung, the
+    study player and the stronger one of the skill checks), and the user's model when one was
     played (models: {game: label}, ``--model``)."""
-    from .study.common import _skill_plan
+    from .study.common import _skill_plan, _skill_weaker
     out = {}
     for st in studies:
         games = [st.game]
         plan = _skill_plan(st)
+        rungs = " → ".join(x for x in (_skill_weaker(st), st.policies[0], plan[1] if plan else None) if x)
         for g in games:
             if g in out:
                 continue
-            out[g] = f"played by {st.policies[0]}" + (f" (stronger: {plan[1]})" if plan else "")
+            out[g] = f"played by {st.policies[0]}" + (f" (across skill: {rungs})" if plan else "")
             if (models or {}).get(g):
                 out[g] += f"; learned and expert with {models[g]} (--model)"
     return out

@@ -33,23 +33,38 @@ def test_grouped_verdicts_name_what_each_covers():
     assert A.weakest([A.ESTABLISHED, A.SUGGESTED]) == A.SUGGESTED
 
 
-def _row(word, d, lo, hi, n=120):
-    return {"robust": word, "diff": d, "diff_low": lo, "diff_high": hi, "games": n, "best_policy": "expert"}
+def _row(word, d, lo, hi, n=120, values=(0.49, 0.83), weaker=None):
+    """A skill row: the check's word and paired difference, the study and stronger players' values,
+    and (weaker = (name, value)) the weaker rung's."""
+    r = {"robust": word, "diff": d, "diff_low": lo, "diff_high": hi, "games": n, "best_policy": "expert",
+         "study_policy": "learned", "study_value": values[0], "best_value": values[1]}
+    if weaker:
+        r.update(weaker_policy=weaker[0], weaker_value=weaker[1])
+    return r
 
 
-def test_skill_cells_say_the_word_once_when_every_row_agrees():
-    one = A.skills_text([("2 pl", _row(CHANGES, 0.24, 0.15, 0.33)), ("3 pl", _row(CHANGES, 0.17, 0.06, 0.27))])
-    assert one == "changes: 2 pl +24 (+15 to +33); 3 pl +17 (+6 to +27) pp, n=120"
-    mixed = A.skills_text([("2 pl", _row(HOLDS, 0.01, -0.02, 0.02, 300)), ("3 pl", _row(NOISY, -0.1, -0.3, 0.1, 20))])
-    assert mixed == "2 pl holds +1 (-2 to +2); 3 pl too few games -10 (-30 to +10) pp, n=20–300"
-    assert A.skill_text(None) == "" and A.skill_text(_row(NOISY, 0.0, np.nan, np.nan, 6)) == "too few games: 0 pp, n=6"
+def test_skill_cells_name_every_rung_weakest_first_and_the_word_once_when_every_row_agrees():
+    one = A.skill_text(_row(CHANGES, 0.34, 0.23, 0.44, weaker=("heuristic", 0.31)))
+    assert one == "heuristic 31% → learned 49% → expert 83% (n=120); expert vs learned: changes"
+    two = A.skills_text([("2 pl", _row(CHANGES, 0.24, 0.15, 0.33, values=(0.02, 0.26), weaker=("heuristic", -0.05))),
+                         ("3 pl", _row(CHANGES, 0.17, 0.06, 0.27, values=(0.01, 0.18), weaker=("heuristic", 0.004)))],
+                        diff=True)
+    assert two == ("2 pl heuristic -5 → learned +2 → expert +26 pp; 3 pl heuristic +0.4 → learned +1 → expert +18 pp "
+                   "(n=120); expert vs learned: changes")
+    mixed = A.skills_text([("2 pl", _row(HOLDS, 0.01, -0.02, 0.02, 300, values=(0.1, 0.11))),
+                           ("3 pl", _row(NOISY, -0.1, -0.3, 0.1, 20, values=(0.2, 0.1)))], diff=True)
+    assert mixed == ("2 pl learned +10 → expert +11 pp; 3 pl learned +20 → expert +10 pp (n=20–300); "
+                     "expert vs learned: 2 pl holds, 3 pl too few games")
+    assert A.skill_text(None) == ""
+    assert A.skill_text(_row(NOISY, 0.0, np.nan, np.nan, 6, values=(0.5, np.nan))) == \
+        "learned 50% → expert n/a (n=6); expert vs learned: too few games"
 
 
 def test_front_tables_one_per_game_each_question_a_link():
     from experiments.render import Link
     ans = [A.Answer("benevolent", "Seat 1's edge", "+7 (+6 to +9) pp", A.ESTABLISHED, "seats"),
            A.Answer("bethel_woods", "Win rate, 2 players", "Normal 49%", A.SUGGESTED, "difficulty",
-                    skill="changes: +24 pp"),
+                    skill="heuristic 31% → learned 49% → expert 83%", player="learned"),
            A.Answer("bethel_woods", "Characters", "Violet ×2.3", A.NOISY, "characters", detect="could find ×1.8",
                     playtests="400 games each"),
            A.Answer("bethel_woods", "Win rate across skill", "Normal heuristic 27% to expert 68%", A.SUGGESTED,
@@ -57,11 +72,14 @@ def test_front_tables_one_per_game_each_question_a_link():
     tables = A.front_tables(ans, {"bethel_woods": "played by learned"}, lambda t, a: Link(t, "#" + a))
     assert [c for c, _ in tables] == ["Bethel Woods: played by learned", "Benevolent"]
     bw = tables[0][1]
-    assert list(bw.columns) == ["question", "answer (95% CI)", "verdict", "with stronger play", "playtests to notice"]
+    assert list(bw.columns) == ["question", "answer (95% CI)", "verdict", A.SKILL_COLUMN, "playtests to notice"]
+    assert A.SKILL_COLUMN == "across skill (same seeds)"
+    # the study player's answer names the player; the row across skill is every rung's
+    assert bw["answer (95% CI)"].tolist() == ["Normal heuristic 27% to expert 68%", "learned: Normal 49%", "Violet ×2.3"]
     # the range over skill first, then the others in the studies' order
     assert [q.href for q in bw["question"]] == ["#skill", "#difficulty", "#characters"]
     assert bw["verdict"].tolist() == ["suggested", "suggested", "too noisy to say; could find ×1.8"]
-    assert bw["with stronger play"].tolist() == ["not measured", "changes: +24 pp", "not measured"]
+    assert bw[A.SKILL_COLUMN].tolist() == ["not measured", "heuristic 31% → learned 49% → expert 83%", "not measured"]
     assert bw["playtests to notice"].tolist() == ["—", "—", "400 games each"]
     assert A.cannot_say(ans).startswith("This run's samples cannot give 1 of the 4 answers")
     assert A.cannot_say(ans[:2]) == ""

@@ -133,3 +133,73 @@ def test_a_study_names_its_stronger_player_and_refuses_its_own(tmp_path, capsys)
         err = capsys.readouterr().err
         assert err.startswith("error: ") and err.count("\n") == 1 and needle in err, err
         assert not (tmp_path / "o").exists()
+
+
+def _tiny_difficulty(tmp_path, weaker: str | None):
+    """A tiny difficulty study whose check is the heuristic against the search (the quickest pair),
+    with the weaker rung `weaker` (None: the file names none, "none": no weaker rung)."""
+    from experiments.study import load_study
+    f = tmp_path / f"d_{weaker}.toml"
+    f.write_text('kind = "difficulty"\npolicy = ["heuristic"]\nplayers = [2]\nspies = [0, 1]\ngames = 20\n'
+                 'seed = 21\nskill_games = 8\nskill_policy = "search"\n'
+                 + (f'skill_weaker = "{weaker}"\n' if weaker else ""))
+    return load_study(f)
+
+
+def test_the_weaker_rung_plays_the_checks_seeds_and_leaves_the_check_as_it_was(tmp_path):
+    """The weaker rung's twin of each check plays the same seeds: its wins are a direct run of the
+    weaker player on those seeds, its study-player arm is the check's own games again, and the
+    check's columns (stronger against study player) are those of a study without a weaker rung."""
+    from arena.units import as_dict
+    from experiments.study import run_study
+    from experiments.study.common import _skill_weaker
+    with_w = _tiny_difficulty(tmp_path, "random")
+    without = _tiny_difficulty(tmp_path, "none")
+    assert _skill_weaker(with_w) == "random" and _skill_weaker(without) is None
+    res = run_study(with_w, threads=1)
+    a = res.tables
+    b = run_study(without, threads=1).tables
+    sa, sb = a["skill"], b["skill"]
+    assert "weaker_value" not in sb and "skill_weaker_patterns" not in b
+    assert sa[list(sb.columns)].equals(sb)     # every column of the check as it was, value for value
+    assert set(sa["weaker_policy"]) == {"random"}
+    for r in sa[sa["spies"] >= 0].itertuples():
+        direct = run_unit(Cell("bethel_woods", 2, spies=int(r.spies), policies=("random",), seed=21), 0, 8)
+        assert r.weaker_wins == as_dict("bethel_woods", direct)["wins"]
+        assert r.weaker_value == pytest.approx(r.weaker_wins / r.games)
+        assert r.weaker_low <= r.weaker_value <= r.weaker_high
+    # the twins' patterns: arm0 the weaker rung, arm1 the study player, whose games are the check's own
+    wp, pp_ = a["skill_weaker_patterns"], a["skill_patterns"]
+    for i, r in sa[sa["spies"] >= 0].reset_index(drop=True).iterrows():
+        assert wp[(wp.check == i) & (wp.arm1 == 1)]["games"].sum() == r.study_wins
+        assert pp_[(pp_.check == i) & (pp_.arm1 == 1)]["games"].sum() == r.study_wins
+        assert wp[(wp.check == i) & (wp.arm0 == 1)]["games"].sum() == r.weaker_wins
+    # the paired difference weaker minus study player, as the check's stronger minus study
+    pooled = sa[sa["spies"] == -1].iloc[0]
+    assert pooled.weaker_diff == pytest.approx(pooled.weaker_value - pooled.study_value)
+    assert pooled.weaker_wins == sa[sa["spies"] >= 0]["weaker_wins"].sum()
+    # the front page's cell names the three players weakest first, with their values
+    cell = res.answers[0]
+    assert cell.player == "heuristic" and cell.skill.startswith("all levels: random ")
+    assert cell.skill.index("random ") < cell.skill.index(" → heuristic ") < cell.skill.index(" → search ")
+
+
+def test_a_study_names_its_weaker_rung(tmp_path, capsys):
+    from cli import main
+    from experiments.study import load_study
+    from experiments.study.common import WEAKER_PLAYER, _skill_weaker, study_players
+    f = tmp_path / "d.toml"
+    f.write_text('kind = "difficulty"\nplayers = [2]\nskill_games = 10\n')
+    st = load_study(f)
+    assert _skill_weaker(st) == WEAKER_PLAYER == "heuristic" and "heuristic" in study_players(st)
+    f.write_text('kind = "difficulty"\nplayers = [2]\nskill_games = 10\nskill_weaker = "None"\n')
+    assert _skill_weaker(load_study(f)) is None
+    f.write_text('kind = "seats"\nplayers = [2]\nskill_games = 10\nskill_weaker = "Random"\n')
+    assert _skill_weaker(load_study(f)) == "random"
+    # the default is left out where it is the study player (or the stronger); a file naming it is refused
+    f.write_text('kind = "seats"\npolicy = ["heuristic"]\nplayers = [2]\nskill_games = 10\n')
+    assert _skill_weaker(load_study(f)) is None
+    f.write_text('kind = "seats"\npolicy = ["heuristic"]\nplayers = [2]\nskill_games = 10\nskill_weaker = "heuristic"\n')
+    assert main(["experiment", "run", str(f), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "skill_weaker = 'heuristic' is the study's own player" in err

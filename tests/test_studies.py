@@ -16,7 +16,7 @@ from experiments.study.characters import character_effects
 from experiments.study.common import fixed_games, leaves_order
 from experiments.study.spec import leaves_for
 from experiments.study import load_study
-from experiments.stats import prose_pct, rate_text, wilson
+from experiments.stats import plain_pct, prose_pct, rate_text, wilson
 from test_browser import chromium  # noqa: F401  (a fixture)
 
 BW = Cell("bethel_woods", 3, spies=2, seed=5)
@@ -172,11 +172,12 @@ TINY = {
     # tests test is the study, not the player (tests/test_skill.py: the default pair, and the
     # CI's `report --quick` plays it)
     "difficulty": 'kind = "difficulty"\npolicy = ["heuristic", "random"]\nplayers = [3]\n'
-                  'spies = [0, 3]\ngames = 150\nseed = 11\nskill_games = 6\nskill_policy = "search"\n',
+                  'spies = [0, 3]\ngames = 150\nseed = 11\nskill_games = 6\nskill_policy = "search"\n'
+                  'skill_weaker = "random"\n',
     "characters": 'kind = "characters"\npolicy = ["heuristic"]\nplayers = [2]\nspies = [0]\ngames = 40\nseed = 12\n'
                   'skill_games = 6\nskill_policy = "search"\n',
     "seats": 'kind = "seats"\npolicy = ["heuristic"]\nplayers = [2, 3]\ngames = 400\nseed = 13\nskill_games = 4\n'
-             'skill_policy = "search"\n',
+             'skill_policy = "search"\nskill_weaker = "random"\n',
     "handicap": 'kind = "handicap"\nplayers = [2]\nmax_leaves = 2\ngames = 200\n'
                 'confirm_top = 1\nconfirm_games = 300\nseed = 14\nskill_games = 4\npolicy = ["heuristic"]\n'
                 'skill_policy = "search"\n',
@@ -232,8 +233,9 @@ def test_report_folder_contents(tiny_report):
     sk = next(s for s in run["studies"] if s["study"] == "skill")
     assert sk["games"] == sk["played"] == 2 * 2 * 60
     # a skill check plays each of its arms on every seed: the difficulty study's 4 cells and its 2
-    # headline cells of 6 seeds, 2 arms each
-    assert run["studies"][0]["games"] == 4 * 150 + 2 * 6 * 2
+    # headline cells of 6 seeds, 2 arms each, and each cell's weaker twin (the weaker rung and the
+    # study player, 2 arms)
+    assert run["studies"][0]["games"] == 4 * 150 + 2 * 6 * 2 + 2 * 6 * 2
     # the Benevolent seat and handicap findings say they rest on the assumed components
     assert md.count("These figures rest on assumed component data (segment sides") == 2
 
@@ -264,6 +266,11 @@ def test_report_folder_contents(tiny_report):
     # player the file's first
     assert len(skill) == 3 and set(skill["best_policy"]) == {"search"}
     assert set(skill["study_policy"]) == {"heuristic"} and set(skill["games"]) == {6, 12}
+    # the weaker rung (the file's skill_weaker) on the same seeds: its value and its paired difference
+    assert set(skill["weaker_policy"]) == {"random"}
+    assert {"weaker_value", "weaker_low", "weaker_high", "weaker_diff", "weaker_diff_low", "weaker_diff_high",
+            "weaker_wins"} <= set(skill.columns)
+    assert len(pd.read_csv(t / "difficulty_skill_weaker_patterns.csv"))
     pats = pd.read_csv(t / "difficulty_skill_patterns.csv")
     for i, r in skill.iterrows():   # the table's wins are the patterns' (arm0: stronger, arm1: study player)
         p = pats[pats["check"] == i]
@@ -398,6 +405,19 @@ def test_report_folder_contents(tiny_report):
     bw_rows = head.split("**Bethel Woods")[1].split("**Benevolent")[0]
     first = [line for line in bw_rows.splitlines() if line.startswith("| [")][0]
     assert first.startswith("| [Win rate across skill, 2 players](#skill)") and "| 0 spies (Normal) " in first
+    # beside each study player's answer, the same question at every rung on the same seeds, weakest
+    # first with its value, then the word of the stronger against the study player; the answer
+    # names its player and the caption the rungs
+    assert "**Bethel Woods: played by heuristic (across skill: random → heuristic → search)**" in head
+    win3 = [line for line in bw_rows.splitlines() if line.startswith("| [Win rate, 3 players](#difficulty)")][0]
+    pooled = skill[skill["spies"] == -1].iloc[0]
+    assert (f"all levels: random {plain_pct(pooled.weaker_value)} → heuristic {plain_pct(pooled.study_value)} → "
+            f"search {plain_pct(pooled.best_value)} (n=12); search vs heuristic: ") in win3
+    assert "| heuristic: Normal (0 spies) " in win3
+    seat = [line for line in head.splitlines() if line.startswith("| [Seat 1's edge, printed leaves](#seats)")][0]
+    assert _re_count(r"2 pl random [-+]?[\d.]+ → heuristic [-+]?[\d.]+ → search [-+]?[\d.]+ pp", seat) == 1
+    ss = pd.read_csv(t / "seats_skill.csv")
+    assert set(ss["weaker_policy"]) == {"random"} and (ss["weaker_decided"] <= ss["games"]).all()
     # playtests to notice beside the findings: the difficulty rows (the easiest level against the
     # hardest), seat 1's edge (decided games) and each variant (games per rule set)
     assert "playtests to notice" in head
@@ -422,6 +442,11 @@ def test_report_folder_contents(tiny_report):
     base = Cell("bethel_woods", 3, spies=0, policies=(STUDY_PLAYER["bethel_woods"],), seed=15)
     k = run_unit(base, 0, 150)
     assert r.wins_default == k[1]
+
+
+def _re_count(pattern: str, text: str) -> int:
+    import re
+    return len(re.findall(pattern, text))
 
 
 def test_assumed_components_note_names_what_is_still_assumed():

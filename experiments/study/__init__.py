@@ -57,6 +57,9 @@ def run_study(st: Study, threads=None, progress=None, chart_dir=None, backend=No
     res = RUNNERS[st.kind](st, threads=threads, progress=progress,
                            chart_dir=Path(chart_dir) if chart_dir is not None else None,
                            backend=backend)
+    for a in res.answers:   # a study player's answer says whose it is (a row across skill is every rung's)
+        if not a.first and not a.player:
+            a.player = st.policies[0]
     res.meta = {"study": st.name, "kind": st.kind, "policy": ",".join(st.policies),
                 "seed": st.opts["seed"], "games per cell": _games(st)}
     return res

@@ -19,8 +19,9 @@ from ..render import Section
 from ..stats import (adjust_pvalues, against_rest, detectable_difference, detectable_from_interval, plain_pp,
                      rate_text, spies_label)
 from .spec import DIFFICULTY, Study
-from .common import (Result, _bw_frame, _could_find, _csv, _games, _pivot, _rate_cell, _run_checks,
-                     _skill_plan, _skill_row, _skill_show, _skill_tables)
+from .common import (Result, _bw_frame, _could_find, _csv, _games, _pivot, _play_checks, _rate_cell,
+                     _rungs_named, _skill_plan, _skill_row, _skill_show, _skill_tables, _skill_weaker, _weaker_cols,
+                     _weaker_twins)
 
 
 def _effects_fit(sets: pd.DataFrame):
@@ -166,6 +167,7 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backe
     skill_rows: list = []
     checks: list = []
     counts: list = []
+    wcounts: list = []
     splan = _skill_plan(st)
     pol0 = st.policies[0]
     if splan is not None and len(top):
@@ -187,14 +189,21 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backe
                 checks.append(({"players": r.players, "spies": sp0}, JointCell(arms, 2)))
             groups.append((r, mine))
         counts = [None] * len(checks)
+        wcounts = [None] * len(checks)
+        weaker = _skill_weaker(st)
         for r, mine in groups:   # about n_skill seeds per arm and player count, spread over its partner sets
             per = max(1, -(-n_skill // len(mine)))
-            for i, c in zip(mine, _run_checks(st, [checks[i] for i in mine], per, threads, progress, backend)):
-                counts[i] = c
-        pooled_counts, pooled_checks = [], []   # per player count: every partner set's games together
+            own, twin = _play_checks(st, [checks[i] for i in mine], per, threads, progress, backend)
+            for k, i in enumerate(mine):
+                counts[i] = own[k]
+                wcounts[i] = twin[k] if twin else None
+        pooled_counts, pooled_checks, pooled_weaker = [], [], []   # per player count: every partner set's games together
         for r, mine in groups:
             pooled = sum(counts[i] for i in mine)
             stat = contrast_change(pooled)
+            if weaker:
+                pooled_weaker.append(sum(wcounts[i] for i in mine))
+                stat.update(_weaker_cols(contrast_change(pooled_weaker[-1]), weaker))
             row = _skill_row(
                 {"players": r.players, "spies": sp0, "strongest": r.strongest, "weakest": r.weakest,
                  "partner_sets": len(mine)}, checks[mine[0]][1], pooled, splan,
@@ -205,7 +214,7 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backe
             skill_rows.append(row)
             pooled_counts.append(pooled)
             pooled_checks.append(checks[mine[0]])
-        checks, counts = pooled_checks, pooled_counts   # the patterns table: the pooled histograms
+        checks, counts, wcounts = pooled_checks, pooled_counts, pooled_weaker   # the patterns: pooled histograms
     skill_df = pd.DataFrame(skill_rows)
 
     figs = []
@@ -253,13 +262,14 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backe
                                      "than the rest": fl["vs_rest"], "p (Holm)": fl["p_holm"]}),
                        _csv(st, "sets")))
     if len(skill_df):
-        tables.append((f"With stronger play: teams with the strongest character against the same teams with the "
-                       f"weakest, {splan[0]} and {splan[1]} on the same seeds ({spies_label(o['spies'][0])}; "
+        tables.append((f"Across skill: teams with the strongest character against the same teams with the "
+                       f"weakest, played by {_rungs_named(st)} on the same seeds ({spies_label(o['spies'][0])}; "
                        "differences of win rates, paired 95% intervals)",
                        _skill_show(skill_df, ["players", "strongest", "weakest"], diff=True), _csv(st, "skill")))
     text = characters_summary(top) + "\n\n" + characters_findings(sets, effects, picks)
     section = Section(st.title, text, tables=tables, charts=figs, anchor=st.name)
-    return Result(st, {"sets": sets, "effects": effects, **_skill_tables(skill_rows, counts, checks)}, section,
+    return Result(st, {"sets": sets, "effects": effects,
+                       **_skill_tables(skill_rows, counts, checks, wcounts, _weaker_twins(st, checks))}, section,
                   answers=characters_answers(st, top, skill_df))
 
 
@@ -356,7 +366,7 @@ def characters_answers(st: Study, top: pd.DataFrame, skill_df: pd.DataFrame) -> 
     if not parts:
         return []
     return [Answer(BW.name, "Strongest, weakest character (odds)",
-                   "; ".join(parts), grouped(verdicts), st.name, skill=skills_text(skills),
+                   "; ".join(parts), grouped(verdicts), st.name, skill=skills_text(skills, diff=True),
                    detect="; ".join(detect))]
 
 

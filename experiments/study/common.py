@@ -4,7 +4,7 @@ counts, a difference), the Bethel Woods count frames, and the skill check's rows
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -106,15 +106,34 @@ def _skill_plan(st: Study):
     return st.opts["policy"][0], st.opts.get("skill_policy") or BEST_PLAYER[st.game], n
 
 
+# the weaker rung of every skill check (a study file's skill_weaker): fast (thousands of games a
+# second), so playing it on the check's seeds costs little beside the stronger player
+WEAKER_PLAYER = "heuristic"
+
+
+def _skill_weaker(st: Study) -> str | None:
+    """The weaker rung a study's skill check plays on the same seeds: the file's skill_weaker, else
+    WEAKER_PLAYER; None when the study has no check, the file says "none", or the default is the
+    study player or the stronger one (a file that names either is refused when it is loaded)."""
+    plan = _skill_plan(st)
+    if plan is None:
+        return None
+    w = st.opts.get("skill_weaker") or WEAKER_PLAYER
+    return None if w == "none" or w in plan[:2] else w
+
+
 def study_players(st: Study) -> list[str]:
     """Every player a study plays: its players (``policy``), its rungs (the dial's as the learned
-    player) and its skill check's stronger player, each once."""
+    player) and its skill check's stronger and weaker players, each once."""
     from policies import parse_rung
     names = list(st.opts.get("policy") or [])
     names += [parse_rung(r, st.game)[0] for r in st.opts.get("rungs") or []]
     plan = _skill_plan(st)
     if plan:
         names.append(plan[1])
+    weaker = _skill_weaker(st)
+    if weaker:
+        names.append(weaker)
     return list(dict.fromkeys(names))
 
 
@@ -203,6 +222,56 @@ def _run_checks(st: Study, checks: list, n: int, threads, progress, backend) -> 
     return play([jc for _, jc in checks], n, threads=threads, progress=progress, backend=backend)
 
 
+def _weaker_twin(jc, best: str, weaker: str):
+    """A skill check with the stronger player's arms played by the weaker rung: the same cells
+    and seeds otherwise, so game i of every arm draws the same chance (chance is keyed by event,
+    whoever plays) and the study player's arms are the check's own games again."""
+    return replace(jc, arms=tuple(replace(a, policies=(weaker,)) if tuple(a.policies) == (best,) else a
+                                  for a in jc.arms))
+
+
+def _play_checks(st: Study, checks: list, n: int, threads, progress, backend) -> tuple[list, list]:
+    """(counts, weaker counts): n seeds of every skill check and, when the study has a weaker rung
+    (``_skill_weaker``), of each check's weaker twin (``_weaker_twin``), all in one batch. The
+    checks' own counts are those ``_run_checks`` plays (the same cells, seeds and units: a store
+    resumes them); weaker counts is [] without a weaker rung."""
+    twins = _weaker_twins(st, checks)
+    out = _run_checks(st, checks + twins, n, threads, progress, backend)
+    return out[:len(checks)], out[len(checks):]
+
+
+def _weaker_twins(st: Study, checks: list) -> list:
+    """The weaker twins of a study's checks (for their patterns table), [] without a weaker rung."""
+    weaker = _skill_weaker(st)
+    if weaker is None:
+        return []
+    best = _skill_plan(st)[1]
+    return [(info, _weaker_twin(jc, best, weaker)) for info, jc in checks]
+
+
+def _rungs_named(st: Study) -> str:
+    """The players of a study's skill check, weakest first: "the heuristic, the learned and the
+    expert player" (the weaker rung only when it is played)."""
+    plan = _skill_plan(st)
+    if plan is None:
+        return ""
+    names = [n for n in (_skill_weaker(st), plan[0], plan[1]) if n]
+    return "the " + (", the ".join(names[:-1]) + " and the " + names[-1]) + " player"
+
+
+def _weaker_cols(stat: dict, weaker: str | None) -> dict:
+    """A weaker twin's statistic (the same function as the check's, its "best" arms now the weaker
+    rung's) as the skill row's weaker_ columns: the weaker rung's value and interval (and wins,
+    where the statistic counts them), and its paired difference weaker minus study player."""
+    out: dict = {"weaker_policy": weaker}
+    for k, v in stat.items():
+        if k.startswith("best_"):
+            out["weaker_" + k[5:]] = v
+    for k in ("diff", "diff_low", "diff_high", "p_value"):
+        out[f"weaker_{k}"] = stat[k]
+    return out
+
+
 def _skill_row(info: dict, jc, counts, plan, question: str, stat: dict) -> dict:
     """One row of a study's skill table: the check's setting, both players, the games per arm, each
     arm's description, the statistic (values, paired difference, interval, p) and the word."""
@@ -227,19 +296,29 @@ def _pair_stat(counts) -> dict:
             "p_value": r["p_value"]}
 
 
-def _skill_tables(rows: list[dict], counts: list, checks: list) -> dict:
-    """The skill check's tables for save_tables: one row per check, and its outcome patterns."""
+def _skill_tables(rows: list[dict], counts: list, checks: list, weaker_counts=(), weaker_checks=()) -> dict:
+    """The skill check's tables for save_tables: one row per check, and its outcome patterns (and
+    the weaker twins' patterns, check i's twin under check i, when the weaker rung was played)."""
     from ..skill import patterns_frame
     if not rows:
         return {}
-    return {"skill": pd.DataFrame(rows), "skill_patterns": patterns_frame(rows, counts, [jc for _, jc in checks])}
+    out = {"skill": pd.DataFrame(rows), "skill_patterns": patterns_frame(rows, counts, [jc for _, jc in checks])}
+    if len(weaker_counts):
+        out["skill_weaker_patterns"] = patterns_frame(rows, list(weaker_counts), [jc for _, jc in weaker_checks])
+    return out
 
 
 def _skill_show(rows: pd.DataFrame, keys: list, diff: bool = False) -> pd.DataFrame:
     """A skill table as the report prints it: the setting, each player's value on the same seeds
-    (a rate, or with diff=True a difference in points), the paired difference and the word."""
+    (the weaker rung's when it was played, the study player's, the stronger player's: a rate, or
+    with diff=True a difference in points), the paired difference stronger minus study player and
+    its word."""
     show = rows[keys].copy()
     show["games"] = rows["games"]
+    if "weaker_policy" in rows:
+        show["weaker player"] = [f"{p}: {_value_text(v, lo, hi, diff)}" if isinstance(p, str) else "not played"
+                                 for p, v, lo, hi in zip(rows["weaker_policy"], rows["weaker_value"],
+                                                         rows["weaker_low"], rows["weaker_high"])]
     show["study player"] = [f"{p}: {_value_text(v, lo, hi, diff)}" for p, v, lo, hi in
                             zip(rows["study_policy"], rows["study_value"], rows["study_low"], rows["study_high"])]
     show["stronger player"] = [f"{p}: {_value_text(v, lo, hi, diff)}" for p, v, lo, hi in

@@ -18,8 +18,8 @@ from ..stats import (bounded_mean_interval, detectable_difference, independent_d
                      p_is, prose_pct, plain_pct, plain_pp, rate_text, signed, spies_label, wilson)
 from .spec import DIFFICULTY, Study, _chars
 from .common import (Result, _bw_frame, _bw_lengths, _could_find, _csv, _level_header, _pair_stat, _pivot,
-                     _rate_cell, _run_checks, _seq_columns, _skill_plan, _skill_row, _skill_show,
-                     _skill_tables, run_sequential)
+                     _play_checks, _rate_cell, _rungs_named, _seq_columns, _skill_plan, _skill_row, _skill_show,
+                     _skill_tables, _skill_weaker, _weaker_cols, _weaker_twins, run_sequential)
 
 
 # difficulty ------------------------------------------------------------------------------------
@@ -62,7 +62,10 @@ def run_difficulty(st: Study, threads=None, progress=None, chart_dir=None, backe
     df["won_mean_turns"], df["won_turns_low"], df["won_turns_high"] = zip(*won_len)
     df["lost_mean_turns"], df["lost_turns_low"], df["lost_turns_high"] = zip(*lost_len)
 
-    skill_rows, checks, counts = [], [], []
+    skill_rows: list = []
+    checks: list = []
+    counts: list = []
+    wcounts: list = []
     splan = _skill_plan(st)
     if splan is not None:
         pol0, best, n = splan
@@ -71,16 +74,25 @@ def run_difficulty(st: Study, threads=None, progress=None, chart_dir=None, backe
                 c = Cell(BW.name, pl, spies=sp, characters=_chars(st), rules=st.rules, seed=o["seed"])
                 checks.append(({"players": pl, "spies": sp}, JointCell((replace(c, policies=(best,)),
                                                                         replace(c, policies=(pol0,))), 2)))
-        counts = _run_checks(st, checks, n, threads, progress, backend)
-        for (info, jc), cnt in zip(checks, counts):
+        counts, wcounts = _play_checks(st, checks, n, threads, progress, backend)
+        weaker = _skill_weaker(st)
+
+        def stat(i):   # the check's statistic, with its weaker twin's beside it when that was played
+            cnt = counts[i] if isinstance(i, int) else sum(counts[j] for j in i)
+            out = _pair_stat(cnt)
+            if wcounts:
+                out.update(_weaker_cols(_pair_stat(wcounts[i] if isinstance(i, int) else sum(wcounts[j] for j in i)),
+                                        weaker))
+            return cnt, out
+        for i, (info, jc) in enumerate(checks):
+            cnt, s_ = stat(i)
             skill_rows.append(_skill_row({**info, "difficulty": _level_header(info["spies"])}, jc, cnt, splan,
-                                         f"win rate, {info['players']} players, {spies_label(info['spies'])}",
-                                         _pair_stat(cnt)))
+                                         f"win rate, {info['players']} players, {spies_label(info['spies'])}", s_))
         for pl in o["players"]:   # every level of the player count together: the row's answer
-            pooled = sum(c for (info, _), c in zip(checks, counts) if info["players"] == pl)
-            jc = next(jc for info, jc in checks if info["players"] == pl)
-            skill_rows.append(_skill_row({"players": pl, "spies": -1, "difficulty": "every level"}, jc, pooled,
-                                         splan, f"win rate, {pl} players, every level", _pair_stat(pooled)))
+            mine = [i for i, (info, _) in enumerate(checks) if info["players"] == pl]
+            pooled, s_ = stat(mine)
+            skill_rows.append(_skill_row({"players": pl, "spies": -1, "difficulty": "every level"}, checks[mine[0]][1],
+                                         pooled, splan, f"win rate, {pl} players, every level", s_))
     skill_df = pd.DataFrame(skill_rows)
 
     figs = []
@@ -105,14 +117,15 @@ def run_difficulty(st: Study, threads=None, progress=None, chart_dir=None, backe
                "and the lost games", close, _csv(st, "cells"))]
     if len(skill_df):
         per = skill_df[skill_df["spies"] >= 0]
-        tables.append((f"With stronger play: the {splan[0]} and the {splan[1]} player on the same "
-                       f"{splan[2]:,} seeds per cell (win rates; the difference stronger minus study player, "
-                       "paired 95% interval)", _skill_show(per, ["players", "difficulty"]), _csv(st, "skill")))
+        tables.append((f"Across skill: {_rungs_named(st)} on the same {splan[2]:,} seeds per cell (win rates; the "
+                       "difference stronger minus study player, paired 95% interval)",
+                       _skill_show(per, ["players", "difficulty"]), _csv(st, "skill")))
     text = (difficulty_summary(df, seq) + "\n\n" + difficulty_findings(df, seq)
             + first_turn_findings(lengths) + close_findings(df))
     section = Section(st.title, text, tables=tables, charts=figs, anchor=st.name)
     answers = difficulty_answers(st, df, seq, skill_df)
-    return Result(st, {"cells": df, "lengths": lengths, **_skill_tables(skill_rows, counts, checks)},
+    return Result(st, {"cells": df, "lengths": lengths,
+                       **_skill_tables(skill_rows, counts, checks, wcounts, _weaker_twins(st, checks))},
                   section, answers=answers)
 
 
@@ -173,7 +186,7 @@ def close_findings(df: pd.DataFrame) -> str:
 
 def difficulty_answers(st: Study, df: pd.DataFrame, seq, skill_df: pd.DataFrame) -> list:
     """The front page's win-rate lines: one per player count, the study player's rates by level."""
-    from ..answers import Answer, skill_text, verdict_level
+    from ..answers import Answer, skills_text, verdict_level
     pol = st.policies[0]
     lo_col, hi_col = ("seq_ci_low", "seq_ci_high") if seq else ("ci_low", "ci_high")
     out = []
@@ -185,7 +198,8 @@ def difficulty_answers(st: Study, df: pd.DataFrame, seq, skill_df: pd.DataFrame)
             sk = m.iloc[0] if len(m) else None
         out.append(Answer(BW.name, f"Win rate, {pl} players",
                           f"{_levels_text(g)} (±{plain_pp(hw, sign=False)})",
-                          verdict_level(hw), st.name, skill=skill_text(sk), playtests=_notice(g)))
+                          verdict_level(hw), st.name, skill=skills_text([("all levels:", sk)]),
+                          playtests=_notice(g)))
     return out
 
 

@@ -21,8 +21,9 @@ from ..render import Section
 from ..answers import pp_range
 from ..stats import p_is, plain_pp, rate_text
 from .spec import FRESH_SEED_OFFSET, Study
-from .common import (Result, _could_find, _csv, _diff_cell, _games, _leaves_tuple, _run_checks, _skill_plan,
-                     _skill_row, _skill_show, _skill_tables, _two_arm_bootstrap, leaves_order)
+from .common import (Result, _could_find, _csv, _diff_cell, _games, _leaves_tuple, _play_checks, _rungs_named,
+                     _skill_plan, _skill_row, _skill_show, _skill_tables, _skill_weaker, _two_arm_bootstrap,
+                     _weaker_cols, _weaker_twins, leaves_order)
 from .seats import (_config_table, _shares_table, _skill_per_players, assumed_components_note,
                     seat_frames, seats_from_cells)
 
@@ -258,7 +259,7 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None, backend
                    unit_fn=cell_unit, **(backend or {}))
     hold = pd.concat([holdout_frame(sc, t, names, held) for (_, names, sc), t in zip(hstars, htot)],
                      ignore_index=True)
-    skill_rows, counts, checks = _handicap_skill(st, hold, held, threads, progress, backend)
+    skill_rows, counts, checks, wcounts = _handicap_skill(st, hold, held, threads, progress, backend)
     skill_df = pd.DataFrame(skill_rows)
     figs = []
     if chart_dir is not None:
@@ -291,15 +292,14 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None, backend
               ("The search: how many candidates it cannot tell from its fairest (their gap intervals overlap)",
                _search_table(cand, n), _csv(st, "candidates"))]
     if len(skill_df):
-        tables.append((f"With stronger play: the challenger's largest seat gap minus the printed handicap's, "
-                       f"{skill_df['study_policy'].iloc[0]} and {skill_df['best_policy'].iloc[0]} on the same "
-                       f"holdout seeds (paired bootstrap 95% intervals)",
+        tables.append((f"Across skill: the challenger's largest seat gap minus the printed handicap's, "
+                       f"played by {_rungs_named(st)} on the same holdout seeds (paired bootstrap 95% intervals)",
                        _skill_show(skill_df, ["players", "candidate"], diff=True), _csv(st, "skill")))
     text = (handicap_summary(hold) + "\n\n" + handicap_findings(cand, conf, hold, n, o)
             + assumed_components_note(st.rules))
     section = Section(st.title, text, tables=tables, charts=figs, anchor=st.name)
     return Result(st, {"candidates": cand, "confirm": conf, "confirm_seats": conf_seats, "holdout": hold,
-                       **_skill_tables(skill_rows, counts, checks)}, section,
+                       **_skill_tables(skill_rows, counts, checks, wcounts, _weaker_twins(st, checks))}, section,
                   answers=handicap_answers(st, cand, hold, skill_df))
 
 
@@ -352,7 +352,7 @@ def _handicap_skill(st: Study, hold: pd.DataFrame, held: int, threads, progress,
     from ..skill import bootstrap_change, gap_of, per_game
     splan = _skill_plan(st)
     if splan is None:
-        return [], [], []
+        return [], [], [], []
     pol0, best, n = splan
     checks = []
     for pl, g in hold.groupby("players", sort=True):
@@ -361,20 +361,27 @@ def _handicap_skill(st: Study, hold: pd.DataFrame, held: int, threads, progress,
         fair, prn = replace(base, leaves=_leaves_tuple(c.leaves)), replace(base, leaves=_leaves_tuple(p.leaves))
         arms = tuple(replace(x, policies=(q,)) for q in (best, pol0) for x in (fair, prn))
         checks.append(({"players": pl, "candidate": c.leaves, "printed": p.leaves}, JointCell(arms, 5)))
-    counts = _run_checks(st, checks, n, threads, progress, backend)
+    counts, wcounts = _play_checks(st, checks, n, threads, progress, backend)
+    weaker = _skill_weaker(st)
     rows = []
     seed = st.opts["seed"]
-    for (info, jc), cnt in zip(checks, counts):
-        pl = info["players"]
+
+    def statistic(cnt, pl: int) -> dict:
         stat = bootstrap_change(cnt, 4, lambda bf, bp, sf, sp, axis=-1: (gap_of(bf, pl, axis) - gap_of(bp, pl, axis))
                                 - (gap_of(sf, pl, axis) - gap_of(sp, pl, axis)), seed)
         g = per_game(cnt, 5, 4) - 1
         for key, (i, j) in (("best", (0, 1)), ("study", (2, 3))):
             one = _two_arm_bootstrap(g[i], g[j], lambda f, p, axis=-1: gap_of(f, pl, axis) - gap_of(p, pl, axis), seed)
             stat.update({f"{key}_value": one["diff"], f"{key}_low": one["diff_low"], f"{key}_high": one["diff_high"]})
+        return stat
+    for k, ((info, jc), cnt) in enumerate(zip(checks, counts)):
+        pl = info["players"]
+        stat = statistic(cnt, pl)
+        if wcounts:
+            stat.update(_weaker_cols(statistic(wcounts[k], pl), weaker))
         q = f"challenger {info['candidate']} against printed {info['printed']}: gap difference, {pl} players"
         rows.append(_skill_row(info, jc, cnt, splan, q, stat))
-    return rows, counts, checks
+    return rows, counts, checks, wcounts
 
 
 def _handicap_sides(b, p) -> str:

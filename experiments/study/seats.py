@@ -18,8 +18,9 @@ from ..answers import pp_range
 from ..stats import (balance, detectable_difference, mean_interval, p_is, prose_pct, plain_pct, plain_pp, rate_text,
                      seat_fairness, seat_intervals, seats_verdict, SEATS_ALIKE, wilson)
 from .spec import Study, _leaves_name, leaves_for
-from .common import (Result, _could_find, _csv, _diff_cell, _pivot, _rate_cell, _run_checks, _seq_columns,
-                     _skill_plan, _skill_row, _skill_show, _skill_tables, run_sequential)
+from .common import (Result, _could_find, _csv, _diff_cell, _pivot, _play_checks, _rate_cell, _rungs_named,
+                     _seq_columns, _skill_plan, _skill_row, _skill_show, _skill_tables, _skill_weaker, _weaker_cols,
+                     _weaker_twins, run_sequential)
 
 
 def _seat_counts(t, players):
@@ -157,13 +158,13 @@ def _shares_table(sdf: pd.DataFrame, cdf: pd.DataFrame, seq: bool = False) -> pd
                   lambda q: f"seat {q}").rename(columns={"config": "leaves"})
 
 
-def _seat_skill(st: Study, named, threads, progress, backend, fresh_seed=None) -> tuple[list, list, list]:
+def _seat_skill(st: Study, named, threads, progress, backend, fresh_seed=None) -> tuple[list, list, list, list]:
     """The seats study's check: each configuration's seat 1 edge, played by both players on the
     same seeds (5-level outcomes: the winner's seat), its change by the paired bootstrap."""
     from ..skill import bootstrap_change, edge_of
     splan = _skill_plan(st)
     if splan is None:
-        return [], [], []
+        return [], [], [], []
     pol0, best, n = splan
     checks = []
     for name, c in named:
@@ -171,10 +172,10 @@ def _seat_skill(st: Study, named, threads, progress, backend, fresh_seed=None) -
             continue
         checks.append(({"players": c.players, "leaves": name, "leaves_by_seat": ",".join(map(str, c.leaves))},
                        JointCell((replace(c, policies=(best,)), replace(c, policies=(pol0,))), 5)))
-    counts = _run_checks(st, checks, n, threads, progress, backend)
-    rows = []
-    for (info, jc), cnt in zip(checks, counts):
-        pl = info["players"]
+    counts, wcounts = _play_checks(st, checks, n, threads, progress, backend)
+    weaker = _skill_weaker(st)
+
+    def statistic(cnt, pl: int) -> dict:
         stat = bootstrap_change(cnt, 2, lambda b, s, axis=-1: edge_of(b, pl, axis) - edge_of(s, pl, axis),
                                 st.opts["seed"])
         from ..skill import per_game
@@ -186,8 +187,15 @@ def _seat_skill(st: Study, named, threads, progress, backend, fresh_seed=None) -
             stat.update({f"{key}_value": (w1 / dec if dec else np.nan) - 1 / pl,
                          f"{key}_low": lo - 1 / pl, f"{key}_high": hi - 1 / pl,
                          f"{key}_seat1_wins": w1, f"{key}_decided": dec})
+        return stat
+    rows = []
+    for i, ((info, jc), cnt) in enumerate(zip(checks, counts)):
+        pl = info["players"]
+        stat = statistic(cnt, pl)
+        if wcounts:
+            stat.update(_weaker_cols(statistic(wcounts[i], pl), weaker))
         rows.append(_skill_row(info, jc, cnt, splan, f"seat 1's edge, {pl} players, {info['leaves']} leaves", stat))
-    return rows, counts, checks
+    return rows, counts, checks, wcounts
 
 
 def run_seats(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:
@@ -208,7 +216,7 @@ def run_seats(st: Study, threads=None, progress=None, chart_dir=None, backend=No
         # there), valid however the stopping depended on the data; the Goodman columns are not
         sdf = _seq_columns(sdf, plan, np.repeat(np.asarray(looks), [c.players for c in cells]),
                            games_col="decided")
-    skill_rows, counts, checks = _seat_skill(st, named, threads, progress, backend)
+    skill_rows, counts, checks, wcounts = _seat_skill(st, named, threads, progress, backend)
     skill_df = pd.DataFrame(skill_rows)
     figs = []
     if chart_dir is not None:
@@ -223,12 +231,11 @@ def run_seats(st: Study, threads=None, progress=None, chart_dir=None, backend=No
                   "simultaneous 95% Goodman intervals") + "; wins of decided games)",
                _shares_table(sdf, cdf, bool(seq)), _csv(st, "seats"))]
     if len(skill_df):
-        tables.append((f"With stronger play: seat 1's edge with the {skill_df['study_policy'].iloc[0]} and the "
-                       f"{skill_df['best_policy'].iloc[0]} player on the same seeds (the difference: paired "
+        tables.append((f"Across skill: seat 1's edge with {_rungs_named(st)} on the same seeds (the difference: paired "
                        "bootstrap 95% interval)", _skill_show(skill_df, ["players", "leaves"], diff=True), _csv(st, "skill")))
     section = Section(st.title, seats_summary(cdf) + "\n\n" + seats_findings(cdf, sdf) + assumed_components_note(st.rules),
                       tables=tables, charts=figs, anchor=st.name)
-    return Result(st, {"cells": cdf, "seats": sdf, **_skill_tables(skill_rows, counts, checks)}, section,
+    return Result(st, {"cells": cdf, "seats": sdf, **_skill_tables(skill_rows, counts, checks, wcounts, _weaker_twins(st, checks))}, section,
                   answers=seats_answers(st, cdf, skill_df))
 
 
@@ -275,7 +282,7 @@ def _skill_per_players(skill_df, mask) -> str:
     if not len(skill_df):
         return ""
     rows = skill_df[mask]
-    return skills_text([(f"{r['players']} pl", r) for _, r in rows.sort_values("players").iterrows()])
+    return skills_text([(f"{r['players']} pl", r) for _, r in rows.sort_values("players").iterrows()], diff=True)
 
 
 def seats_answers(st: Study, cdf: pd.DataFrame, skill_df: pd.DataFrame) -> list:

@@ -17,8 +17,8 @@ from ..render import Section
 from ..answers import pp_range
 from ..stats import detectable_from_interval, plain_pct, plain_pp, signed, spies_label
 from .spec import Study
-from .common import (Result, _csv, _diff_cell, _run_checks, _skill_plan, _skill_row, _skill_show,
-                     _skill_tables, _two_arm_bootstrap)
+from .common import (Result, _csv, _diff_cell, _play_checks, _rungs_named, _skill_plan, _skill_row, _skill_show,
+                     _skill_tables, _skill_weaker, _two_arm_bootstrap, _weaker_cols, _weaker_twins)
 
 
 # sensitivity: experiments/sensitivity.py as a study --------------------------------------------
@@ -31,7 +31,7 @@ def run_sensitivity(st: Study, threads=None, progress=None, chart_dir=None, back
     df = sensitivity(st.game, o["games"], o["seed"], o["policy"][0], threads, progress=progress,
                      only=only, backend=backend)
     bw = st.game == BW.name
-    skill_rows, counts, checks = _sensitivity_skill(st, df, threads, progress, backend)
+    skill_rows, counts, checks, wcounts = _sensitivity_skill(st, df, threads, progress, backend)
     skill_df = pd.DataFrame(skill_rows)
     figs = []
     if chart_dir is not None:
@@ -63,12 +63,11 @@ def run_sensitivity(st: Study, threads=None, progress=None, chart_dir=None, back
     tables = [(f"Every reading against the defaults ({metric}): one row per reading, its largest effect "
                "(a Holm-significant setup's when it has one); every setup in the CSV", show, _csv(st, "rows"))]
     if len(skill_df):
-        tables.append((f"With stronger play: the headline reading's effect with {skill_df['study_policy'].iloc[0]} "
-                       f"and {skill_df['best_policy'].iloc[0]} on the same seeds",
+        tables.append((f"Across skill: the headline reading's effect with {_rungs_named(st)} on the same seeds",
                        _skill_show(skill_df, ["reading", "setup"], diff=True), _csv(st, "skill")))
     section = Section(st.title, sensitivity_summary(df) + "\n\n" + sensitivity_findings(df),
                       tables=tables, charts=figs, anchor=st.name)
-    return Result(st, {"rows": df, **_skill_tables(skill_rows, counts, checks)}, section,
+    return Result(st, {"rows": df, **_skill_tables(skill_rows, counts, checks, wcounts, _weaker_twins(st, checks))}, section,
                   answers=sensitivity_answers(st, df, skill_df))
 
 
@@ -85,7 +84,7 @@ def _sensitivity_skill(st: Study, df: pd.DataFrame, threads, progress, backend):
     from ..skill import bootstrap_change, contrast_change
     splan = _skill_plan(st)
     if splan is None or not len(df):
-        return [], [], []
+        return [], [], [], []
     pol0, best, n = splan
     r = _headline_reading(df)
     rules = dict((name, ru) for name, _, ru in variants(st.game))[r.variant]
@@ -99,11 +98,11 @@ def _sensitivity_skill(st: Study, df: pd.DataFrame, threads, progress, backend):
     if not bw:
         info["spies"] = -1
     checks = [(info, JointCell(arms, 2 if bw else 5))]
-    counts = _run_checks(st, checks, n, threads, progress, backend)
-    c = counts[0]
-    if bw:
-        stat = contrast_change(c)
-    else:
+    counts, wcounts = _play_checks(st, checks, n, threads, progress, backend)
+
+    def statistic(c) -> dict:
+        if bw:
+            return contrast_change(c)
         pl = int(r.players)
         stat = bootstrap_change(c, 4, lambda bv, bd, sv, sd, axis=-1: (seat_gap(bv, pl, axis) - seat_gap(bd, pl, axis))
                                 - (seat_gap(sv, pl, axis) - seat_gap(sd, pl, axis)), st.opts["seed"])
@@ -113,8 +112,12 @@ def _sensitivity_skill(st: Study, df: pd.DataFrame, threads, progress, backend):
             one = _two_arm_bootstrap(g[i], g[j], lambda v, d, axis=-1: seat_gap(v, pl, axis) - seat_gap(d, pl, axis),
                                      st.opts["seed"])
             stat.update({f"{key}_value": one["diff"], f"{key}_low": one["diff_low"], f"{key}_high": one["diff_high"]})
+        return stat
+    stat = statistic(counts[0])
+    if wcounts:
+        stat.update(_weaker_cols(statistic(wcounts[0]), _skill_weaker(st)))
     q = f"{info['reading']}: its effect at {info['setup']}"
-    return [_skill_row(info, checks[0][1], c, splan, q, stat)], counts, checks
+    return [_skill_row(info, checks[0][1], counts[0], splan, q, stat)], counts, checks, wcounts
 
 
 def sensitivity_summary(df: pd.DataFrame) -> str:
@@ -160,7 +163,7 @@ def sensitivity_answers(st: Study, df: pd.DataFrame, skill_df: pd.DataFrame) -> 
     sk = ""
     if len(skill_df):
         s0 = skill_df.iloc[0]
-        sk = f"{s0['setup']}: " + skill_text(s0)
+        sk = f"{s0['setup']}: " + skill_text(s0, diff=True)
     q = ("Readings that move the win rate" if bw else "Readings that move the seat gap")
     return [Answer(st.game, q, ans, verdict, st.name, skill=sk, detect=detect)]
 

@@ -159,8 +159,9 @@ COMMON = {
     "games": _int(1, 10 ** 9), "seed": _int(0, 2 ** 63 - 1), "rules": _str,
     "target_halfwidth": _float(0.0, 0.5), "sequential_n0": _int(10, 10 ** 9),
     # skill robustness (experiments/skill.py): games per headline cell of the stronger player (0:
-    # no check) and who plays them (default policies.BEST_PLAYER[game])
-    "skill_games": _int(0, 10 ** 7), "skill_policy": _str,
+    # no check) and who plays them (default policies.BEST_PLAYER[game]); the weaker rung played on
+    # the same seeds (default common.WEAKER_PLAYER, the heuristic; "none" for none)
+    "skill_games": _int(0, 10 ** 7), "skill_policy": _str, "skill_weaker": _str,
 }
 KEYS = {
     "difficulty": {**COMMON, "spies": _ints(0, 5, "spies 0 to 5"), "characters": _strs},
@@ -176,7 +177,7 @@ KEYS = {
               "bands": _bands, "mixed": _bool},
     "sensitivity": {"kind": _str, "title": _str, "game": _str, "policy": _strs,
                     "games": _int(2, 10 ** 9), "seed": _int(0, 2 ** 63 - 1), "only": _strs,
-                    "skill_games": _int(0, 10 ** 7), "skill_policy": _str},
+                    "skill_games": _int(0, 10 ** 7), "skill_policy": _str, "skill_weaker": _str},
 }
 DEFAULTS = {
     "difficulty": {"players": [2, 3, 4], "spies": [0, 1, 2, 3, 4, 5], "games": 10_000},
@@ -300,6 +301,15 @@ def study_from_dict(raw: dict, name: str, base=None, quick=False, seed=None,
         if opts["skill_policy"] == opts["policy"][0]:
             raise UserError(f"{where}: skill_policy = {opts['skill_policy']!r} is the study's own player; "
                             "name a stronger one (default: the game's best player, policies.BEST_PLAYER)")
+    if str(opts.get("skill_weaker", "")).strip().lower() == "none":
+        opts["skill_weaker"] = "none"
+    elif "skill_weaker" in opts:
+        from policies import canonical_policy
+        opts["skill_weaker"] = canonical_policy(opts["skill_weaker"], game)
+        check_player(opts["skill_weaker"], game, f"{where}: skill_weaker", GAME_NAMES[game])
+        if opts["skill_weaker"] in (opts["policy"][0], opts.get("skill_policy")):
+            raise UserError(f"{where}: skill_weaker = {opts['skill_weaker']!r} is the study's own player or its "
+                            "stronger one; name a weaker one (default: the heuristic), or \"none\"")
     base = Path(base) if base is not None else Path(".")
     st = Study(kind, game, name, opts.get("title") or _default_title(kind, game), opts,
                path=None)

@@ -20,8 +20,8 @@ from ..render import Section
 from ..stats import (adjust_pvalues, detectable_from_interval, paired_difference, p_is, plain_pp, rate_text,
                      signed, spies_label)
 from .spec import Study, _leaves_name, leaves_for
-from .common import (Result, _could_find, _csv, _diff_cell, _games, _rate_cell, _run_checks, _skill_plan,
-                     _skill_row, _skill_show, _skill_tables)
+from .common import (Result, _could_find, _csv, _diff_cell, _games, _play_checks, _rate_cell, _rungs_named,
+                     _skill_plan, _skill_row, _skill_show, _skill_tables, _skill_weaker, _weaker_cols, _weaker_twins)
 
 
 def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:
@@ -73,7 +73,10 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
                         for lo, hi in zip(df["diff_low"], df["diff_high"])]
 
     # skill check: each variant against the defaults, played by both players on the same seeds
-    skill_rows, checks, counts = [], [], []
+    skill_rows: list = []
+    checks: list = []
+    counts: list = []
+    wcounts: list = []
     splan = _skill_plan(st)
     if splan is not None:
         from ..skill import contrast_change
@@ -83,13 +86,17 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
                 continue
             arms = tuple(replace(c, policies=(p,)) for p in (best, pol0) for c in (pc.a, pc.b))
             checks.append(({k: v for k, v in info.items() if k != "policy"}, JointCell(arms, 2)))
-        counts = _run_checks(st, checks, n_skill, threads, progress, backend)
-        for (info, jc), c in zip(checks, counts):
+        counts, wcounts = _play_checks(st, checks, n_skill, threads, progress, backend)
+        weaker = _skill_weaker(st)
+        for i, ((info, jc), c) in enumerate(zip(checks, counts)):
             setting = spies_label(info["spies"]) if "spies" in info else f"leaves {info['leaves']}"
+            stat = contrast_change(c)
+            if wcounts:
+                stat.update(_weaker_cols(contrast_change(wcounts[i]), weaker))
             skill_rows.append(_skill_row({**info, "setting": f"{info['players']} players, {setting}",
                                           "title": titles.get(info["variant"], info["variant"])}, jc, c, splan,
                                          f"{titles.get(info['variant'], info['variant'])}: change of the {outcome}, "
-                                         f"{info['players']} players, {setting}", contrast_change(c)))
+                                         f"{info['players']} players, {setting}", stat))
     skill_df = pd.DataFrame(skill_rows)
 
     figs = []
@@ -111,7 +118,7 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
                "variant minus defaults, paired; 'could find': the smallest difference the sample had an 80% "
                "chance to find after Holm's correction)", show, _csv(st, "pairs"))]
     if len(skill_df):
-        tables.append((f"With stronger play: each variant's effect with {splan[0]} and {splan[1]} on the same "
+        tables.append((f"Across skill: each variant's effect with {_rungs_named(st)} on the same "
                        f"{splan[2]:,} seeds (the change of the effect: t interval over the seeds)",
                        _skill_show(skill_df, ["title", "setting"], diff=True).rename(columns={"title": "variant"}),
                        _csv(st, "skill")))
@@ -133,7 +140,7 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
         f"{t}: {', '.join(plain_pp(d) + ' at ' + lab for d, lab in zip(g['diff'], g['label']))}."
         for t, g in df.groupby("title", sort=False))
     section = Section(st.title, summary + "\n\n" + "\n\n".join(parts), tables=tables, charts=figs, anchor=st.name)
-    return Result(st, {"pairs": df, **_skill_tables(skill_rows, counts, checks)}, section,
+    return Result(st, {"pairs": df, **_skill_tables(skill_rows, counts, checks, wcounts, _weaker_twins(st, checks))}, section,
                   answers=variants_answers(st, df, skill_df, outcome))
 
 
@@ -163,6 +170,6 @@ def variants_answers(st, df, skill_df, outcome) -> list:
                     skills.append((key, m.iloc[0]))
         where = f", {g['players'].iloc[0]} pl" if one_count else ""
         out.append(Answer(st.game, f"{g['title'].iloc[0]}", f"{outcome}{where}: " + "; ".join(parts) + " pp",
-                          grouped(verdicts, unit=""), st.name, skill=skills_text(skills), detect="; ".join(detect),
+                          grouped(verdicts, unit=""), st.name, skill=skills_text(skills, diff=True), detect="; ".join(detect),
                           playtests="; ".join(notice) + " games per rule set"))
     return out
