@@ -138,30 +138,40 @@ def rung_text(row, diff: bool = False) -> str:
     return " → ".join(f"{p} {fmt(v)}" for p, v in rungs) + (" pp" if diff else "")
 
 
+def _halfwidth(rows) -> float:
+    """The largest half-width of the 95% intervals of the values a skill cell shows (each rung's
+    ``<rung>_low``/``_high``), nan when none is known."""
+    hws = [(r[f"{k}_high"] - r[f"{k}_low"]) / 2 for r in rows for k in ("weaker", "study", "best")
+           if f"{k}_low" in r and r.get(f"{k}_low") is not None and np.isfinite(r[f"{k}_low"])
+           and np.isfinite(r[f"{k}_high"]) and (k != "weaker" or r.get("weaker_policy"))]
+    return max(hws) if hws else float("nan")
+
+
 def skills_text(items, diff: bool = False) -> str:
     """The front page's across-skill cell from skill rows (experiments.skill), each with a key
     ("2 pl", "0 spies", or "" for one row): each row's value at every rung on the same seeds
     (``rung_text``), n = seeds per arm, then the word of the paired check stronger against study
-    player, once when every row agrees: "2 pl heuristic 31% → learned 49% → expert 83%; 3 pl ...
-    (n=120); expert vs learned: changes", else per row ("...; expert vs learned: 2 pl holds, 3 pl
-    too few games")."""
+    player first, once when every row agrees: "changes: 2 pl heuristic 31% → learned 49% → expert
+    83%; 3 pl ... (n=120, each ±9 pp)" (each ±: the widest 95% interval of the values shown), else
+    a word per row ("2 pl holds: ...; 3 pl too few games: ... (n=20–300)")."""
     items = [(k, r) for k, r in items if r is not None]
     if not items:
         return ""
     words = [SKILL_WORDS[r["robust"]] for _, r in items]
     ns = sorted({int(r["games"]) for _, r in items})
     n = f"n={ns[0]:,}" if len(ns) == 1 else f"n={ns[0]:,}–{ns[-1]:,}"
-    ranges = "; ".join(f"{k} {rung_text(r, diff)}" if k else rung_text(r, diff) for k, r in items)
-    r0 = items[0][1]
-    vs = f"{r0['best_policy']} vs {r0['study_policy']}"
+    hw = _halfwidth(r for _, r in items)
+    if np.isfinite(hw):   # the widest 95% interval of the values shown: a reader sees n=20 is rough
+        n += f", each ±{plain_pp(hw, sign=False).replace(' pp', '')} pp"
     if len(set(words)) == 1:
-        return f"{ranges} ({n}); {vs}: {words[0]}"
-    return f"{ranges} ({n}); {vs}: " + ", ".join(f"{k} {w}" for (k, _), w in zip(items, words))
+        ranges = "; ".join(f"{k} {rung_text(r, diff)}" if k else rung_text(r, diff) for k, r in items)
+        return f"{words[0]}: {ranges} ({n})"
+    return "; ".join(f"{k} {w}: {rung_text(r, diff)}" for (k, r), w in zip(items, words)) + f" ({n})"
 
 
 def skill_text(row, diff: bool = False) -> str:
-    """One skill row as the front page's cell: "heuristic 31% → learned 49% → expert 83% (n=120);
-    expert vs learned: changes"."""
+    """One skill row as the front page's cell: "changes: heuristic 31% → learned 49% → expert 83%
+    (n=120, each ±9 pp)"."""
     return skills_text([("", row)], diff) if row is not None else ""
 
 
@@ -202,7 +212,9 @@ VERDICT_NOTE = (
     "with the smallest effect the sample had an 80% chance to find. Across skill (same seeds): the same "
     "question answered on the same seeds by a weaker player (the heuristic unless the study names "
     "another), the study player and the best honest player, weakest first (for an effect, the effect "
-    "each player finds), n = seeds per player; then the word of the paired difference stronger minus "
+    "each player finds), n = seeds per player, each ± = the widest 95% interval of the values shown "
+    "(at the quick report's 20 seeds, ±20 points or more: the skill study's rows at the top are the "
+    "precise ones); then the word of the paired difference stronger minus "
     f"study player: holds = within ±{100 * MARGIN:.0f} points, changes = its 95% interval excludes 0, "
     "too few games = neither (each study's skill table has every player's interval and the paired "
     "differences). "

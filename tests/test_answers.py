@@ -45,19 +45,23 @@ def _row(word, d, lo, hi, n=120, values=(0.49, 0.83), weaker=None):
 
 def test_skill_cells_name_every_rung_weakest_first_and_the_word_once_when_every_row_agrees():
     one = A.skill_text(_row(CHANGES, 0.34, 0.23, 0.44, weaker=("heuristic", 0.31)))
-    assert one == "heuristic 31% → learned 49% → expert 83% (n=120); expert vs learned: changes"
+    assert one == "changes: heuristic 31% → learned 49% → expert 83% (n=120)"
     two = A.skills_text([("2 pl", _row(CHANGES, 0.24, 0.15, 0.33, values=(0.02, 0.26), weaker=("heuristic", -0.05))),
                          ("3 pl", _row(CHANGES, 0.17, 0.06, 0.27, values=(0.01, 0.18), weaker=("heuristic", 0.004)))],
                         diff=True)
-    assert two == ("2 pl heuristic -5 → learned +2 → expert +26 pp; 3 pl heuristic +0.4 → learned +1 → expert +18 pp "
-                   "(n=120); expert vs learned: changes")
+    assert two == ("changes: 2 pl heuristic -5 → learned +2 → expert +26 pp; 3 pl heuristic +0.4 → learned +1 → "
+                   "expert +18 pp (n=120)")
     mixed = A.skills_text([("2 pl", _row(HOLDS, 0.01, -0.02, 0.02, 300, values=(0.1, 0.11))),
                            ("3 pl", _row(NOISY, -0.1, -0.3, 0.1, 20, values=(0.2, 0.1)))], diff=True)
-    assert mixed == ("2 pl learned +10 → expert +11 pp; 3 pl learned +20 → expert +10 pp (n=20–300); "
-                     "expert vs learned: 2 pl holds, 3 pl too few games")
+    assert mixed == ("2 pl holds: learned +10 → expert +11 pp; 3 pl too few games: learned +20 → expert +10 pp "
+                     "(n=20–300)")
     assert A.skill_text(None) == ""
+    # each ±: the widest 95% interval among the values the cell shows (rates or effects)
+    wide = _row(NOISY, 0.1, -0.2, 0.4, 20, values=(0.4, 0.5), weaker=("heuristic", 0.2))
+    wide.update(study_low=0.2, study_high=0.6, best_low=0.28, best_high=0.7, weaker_low=0.1, weaker_high=0.3)
+    assert A.skill_text(wide) == "too few games: heuristic 20% → learned 40% → expert 50% (n=20, each ±21 pp)"
     assert A.skill_text(_row(NOISY, 0.0, np.nan, np.nan, 6, values=(0.5, np.nan))) == \
-        "learned 50% → expert n/a (n=6); expert vs learned: too few games"
+        "too few games: learned 50% → expert n/a (n=6)"
 
 
 def test_front_tables_one_per_game_each_question_a_link():

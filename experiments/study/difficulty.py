@@ -198,7 +198,7 @@ def difficulty_answers(st: Study, df: pd.DataFrame, seq, skill_df: pd.DataFrame)
             sk = m.iloc[0] if len(m) else None
         out.append(Answer(BW.name, f"Win rate, {pl} players",
                           f"{_levels_text(g)} (±{plain_pp(hw, sign=False)})",
-                          verdict_level(hw), st.name, skill=skills_text([("all levels:", sk)]),
+                          verdict_level(hw), st.name, skill=skills_text([("all levels pooled,", sk)]),
                           playtests=_notice(g)))
     return out
 
