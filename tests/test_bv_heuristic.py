@@ -116,10 +116,10 @@ def test_evaluation_sees_a_win_next_turn():
     alt = _altars(s)[0]
     _set_player(s, 1, (1, 1, 1, 1, 0), 12, feet=(_neighbours(s, alt)[0],))
     theta = D.default_theta(D.HEURISTIC)
-    types = H.hex_types(s)
-    v12, reach12, win12 = H.player_value(s, p, theta, 1, types, H.all_feet_packed(s))
+    types = E.hex_types(s)
+    v12, reach12, win12 = H.player_value(s, p, theta, 1, types, E.all_feet_packed(s))
     _set_player(s, 1, (1, 1, 1, 1, 0), 11, feet=(_neighbours(s, alt)[0],))
-    v11, reach11, win11 = H.player_value(s, p, theta, 1, types, H.all_feet_packed(s))
+    v11, reach11, win11 = H.player_value(s, p, theta, 1, types, E.all_feet_packed(s))
     assert win12 and reach12 == 1 and not win11 and reach11 == 0
     assert v12 - v11 > theta[H.T_WIN_NEXT]
 

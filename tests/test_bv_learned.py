@@ -67,7 +67,7 @@ def test_features_read_the_heuristic_and_the_kept_plans_end_in_distinct_position
             checked += 1
         for i in range(len(ends)):   # distinct mode: no two kept plans end in the same position
             for j in range(i):
-                assert H.pos_hash(ends[i]) != H.pos_hash(ends[j])
+                assert E.position_hash(ends[i]) != E.position_hash(ends[j])
         # the best plan is the heuristic's own best (distinct mode only drops duplicates)
         hw = np.zeros(H.WS_SIZE, np.int32)
         H.heuristic_reset(hw)
@@ -104,7 +104,7 @@ def test_the_learned_player_plays_the_plan_of_highest_value_less_its_repetitions
             n = E.legal_actions(s, p, acts)
             if q == 0 and s[E.TURN] != turn:
                 turn = s[E.TURN]
-                h0 = int(H.pos_hash(s))
+                h0 = int(E.position_hash(s))
                 seen[h0] = seen.get(h0, 0) + 1
                 cw = np.zeros(L.WS_SIZE, np.int32)
                 nc = L.plan_candidates(s, p, theta, 0, cw, int(theta[L.T_K]))
@@ -119,7 +119,7 @@ def test_the_learned_player_plays_the_plan_of_highest_value_less_its_repetitions
                         vals.append(1e6 if st[E.WINNER] == 0 else -1e6)
                         continue
                     features(st, p, theta, 0, fv)
-                    vals.append(_net_value(net, fv) - lam * seen.get(int(H.pos_hash(st)), 0))
+                    vals.append(_net_value(net, fv) - lam * seen.get(int(E.position_hash(st)), 0))
                 a = decide(LEARNED, s, p, theta, 0, acts, n, np.uint64(0), ws[0])
                 plan = ws[0][H.W_PLAN: H.W_PLAN + ws[0][H.W_PLAN_N]]
                 played = [c for c in range(nc) if len(paths[c]) == len(plan) and (paths[c] == plan).all()]
@@ -127,7 +127,7 @@ def test_the_learned_player_plays_the_plan_of_highest_value_less_its_repetitions
                 assert max(vals[c] for c in played) >= max(vals) - 1e-6
                 c = played[0]
                 if ends[c][E.PHASE] != PH_TERMINAL:
-                    he = int(H.pos_hash(ends[c]))
+                    he = int(E.position_hash(ends[c]))
                     seen[he] = seen.get(he, 0) + 1
                 seen_turns += 1
             else:

@@ -135,6 +135,6 @@ def test_benevolent_choices_are_the_plan_by_plan_ones():
             VL.plan_end(s, p, ws, want)
             assert list(ws2[VL.L_CT:VL.L_CH + 2]) == list(ws[VL.L_CT:VL.L_CH + 2])
             for w_ in (ws, ws2):             # the table grows as in play: the chosen end is seen
-                VL.hist_add(w_, np.uint64(VH.pos_hash(s)))
+                VL.hist_add(w_, np.uint64(VE.position_hash(s)))
             checked += 1
     assert checked > 400

@@ -95,7 +95,7 @@ def label_chunk(p, cfgs, seed, start, count, theta, reps, eps, label_prob, X_out
                             H.end_of(s, p, lws, c, st)
                             L.hist_copy(rws, lws)
                             if st[E.PHASE] != PH_TERMINAL:
-                                L.hist_add(rws, H.pos_hash(st))
+                                L.hist_add(rws, E.position_hash(st))
                             bits |= int(X.rollout(st, p, theta, q, xws, draw(lk, 1000 * nturn + r))) << r   # theta[T_DEPTH] is 0 here: a win or a loss
                         Y_out[i, t, c] = bits
                     M_out[i, t, M_PLANS] = nc

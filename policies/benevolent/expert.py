@@ -147,7 +147,7 @@ def choose(s, p, theta, me, ws, key):
                 H.end_of(s, p, lws, c, st)
                 L.hist_copy(rws, lws)
                 if st[E.PHASE] != PH_TERMINAL:
-                    L.hist_add(rws, H.pos_hash(st))
+                    L.hist_add(rws, E.position_hash(st))
                 tot += rollout(st, p, theta, me, ws, draw(key, r))
             if tot > bsc:
                 bsc = tot

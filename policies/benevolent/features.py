@@ -10,7 +10,8 @@ then the permanent Secrets of `me` and of the next seat; then the supply, the fi
 rounds played, the player count, the Wooden Table's free slots, the heuristic's own evaluation
 (``heuristic.evaluate`` of the position for `me`, which is ``h_eval``), the Stone Altars and which
 special hexes are out. A won position has only the last feature set (+1 `me` won, -1 another).
-Every feature is read from the position through the heuristic's own functions.
+Every feature is read from the position through the engine's named accessors and forecasts
+(simcore/benevolent/engine.py) and the heuristic's own functions.
 """
 from numba import njit
 
@@ -27,21 +28,20 @@ NF = O_G + 18      # 120
 
 @njit(cache=True, _nrt=False)
 def _pblock(s, p, theta, x, types, allfeet, out, o):
-    b = E.pl(x)
-    lv = s[b + E.L_LEAVES]
+    lv = E.leaves(s, x)
     miss = 0
     kinds = 0
     spare = 0
     blocked = 0
     empty = 0
     for g in range(5):
-        c = s[b + E.L_GIFTS + g]
+        c = E.gifts(s, x, g)
         out[o + 9 + g] = c
         if c > 0:
             kinds += 1
         else:
             miss |= 1 << g
-            if s[E.POOL + g] == 0:
+            if E.pool(s, g) == 0:
                 empty += 1
                 if not E.obtainable(s, x, g):
                     blocked += 1
@@ -50,26 +50,26 @@ def _pblock(s, p, theta, x, types, allfeet, out, o):
     n_single = 0
     n_perm = 0
     for k in range(9):
-        n_single += s[b + E.L_SINGLE + k]
-        n_perm += s[b + E.L_PERM + k]
-    want = miss & H._obtainable_mask(s, x)
-    hm = H._hex_reach(s, p, x, lv, allfeet) & want
-    sm, scnt = H._secret_gifts(s, p, x, lv)
+        n_single += E.single(s, x, k)
+        n_perm += E.permanent(s, x, k)
+    want = miss & E.obtainable_mask(s, x)
+    hm = H.hex_reach(s, p, x, lv, allfeet) & want
+    sm, scnt = H.secret_gifts(s, p, x, lv)
     sm &= want
-    reach = H._popcount(hm | sm)
-    n_miss = H._popcount(miss)
-    win_next = n_miss > 0 and (miss & ~(hm | sm)) == 0 and n_miss <= (1 if hm else 0) + min(scnt, H._popcount(sm))
-    eta = H.eta_turns(s, p, x, miss, lv, types, H._pond_turns(p, s[b + E.L_DREAM]), sm)
+    reach = H.popcount(hm | sm)
+    n_miss = H.popcount(miss)
+    win_next = n_miss > 0 and (miss & ~(hm | sm)) == 0 and n_miss <= (1 if hm else 0) + min(scnt, H.popcount(sm))
+    eta = H.eta_turns(s, p, x, miss, lv, types, H.pond_turns(p, E.dream(s, x)), sm)
     vuln = 0
     for g in range(5):
-        if s[b + E.L_GIFTS + g] == 1 and s[E.POOL + g] == 0:
+        if E.gifts(s, x, g) == 1 and E.pool(s, g) == 0:
             for o2 in range(s[E.NP]):
-                if o2 != x and s[E.pl(o2) + E.L_GIFTS + g] == 0:
+                if o2 != x and E.gifts(s, o2, g) == 0:
                     vuln += 1
                     break
     nf = 0
     for i in range(4):
-        if s[b + E.L_FOOT + i] >= 0:
+        if E.foot(s, x, i) >= 0:
             nf += 1
     out[o + 0] = kinds
     out[o + 1] = eta
@@ -80,11 +80,11 @@ def _pblock(s, p, theta, x, types, allfeet, out, o):
     out[o + 6] = reach
     out[o + 7] = 1.0 if win_next else 0.0
     out[o + 8] = vuln
-    out[o + 14] = s[b + E.L_DREAM]
+    out[o + 14] = E.dream(s, x)
     out[o + 15] = nf
-    out[o + 16] = s[b + E.L_TILE]
-    out[o + 17] = H._popcount(sm)
-    out[o + 18] = H._popcount(hm)
+    out[o + 16] = E.tile_leaves(s, x)
+    out[o + 17] = H.popcount(sm)
+    out[o + 18] = H.popcount(hm)
     out[o + 19] = blocked
     out[o + 20] = empty
 
@@ -98,19 +98,19 @@ def features(s, p, theta, me, out):
         out[NF - 1] = 1.0 if s[E.WINNER] == me else -1.0
         return
     n = s[E.NP]
-    types = H.hex_types(s)
-    allfeet = H.all_feet_packed(s)
+    types = E.hex_types(s)
+    allfeet = E.all_feet_packed(s)
     for r in range(n):
         x = (me + r) % n
         _pblock(s, p, theta, x, types, allfeet, out, PB * r)
     nx = (me + 1) % n
     for k in range(9):
-        out[O_PERM + k] = s[E.pl(me) + E.L_PERM + k]
-        out[O_PERM + 9 + k] = s[E.pl(nx) + E.L_PERM + k]
+        out[O_PERM + k] = E.permanent(s, me, k)
+        out[O_PERM + 9 + k] = E.permanent(s, nx, k)
     g0 = O_G
     out[g0 + 0] = s[E.SUPPLY]
     for g in range(5):
-        out[g0 + 1 + g] = s[E.POOL + g]
+        out[g0 + 1 + g] = E.pool(s, g)
     out[g0 + 6] = s[E.TURN] / n          # rounds so far
     out[g0 + 7] = 1.0 if n == 3 else 0.0
     out[g0 + 8] = 1.0 if n == 4 else 0.0
@@ -122,7 +122,7 @@ def features(s, p, theta, me, out):
     out[g0 + 10] = H.evaluate(s, p, theta, me)
     cnt = 0
     for h in range(s[E.N_HEX]):
-        t = s[E.HEX_TYPE + h]
+        t = E.hex_type(s, h)
         if t == 0:
             cnt += 1
     out[g0 + 11] = cnt                     # Stone Altars

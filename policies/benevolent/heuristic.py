@@ -50,8 +50,7 @@ from simcore.benevolent.actions import (
     A_DECLINE, A_END_TURN, A_SECRET, N_ACTIONS, OUT_WIN, PH_ACTION, PH_END, PH_MOVE, PH_TERMINAL,
 )
 from simcore.benevolent.rules import (
-    ALTAR, CRYSTAL_SECRET_PRICE, MEADOW, NEST, P_ARROWS, P_EXCH, P_N_ARROWS, PERMANENT_DISCOUNT, PM_DISCOUNT,
-    PM_NO_GRAY, PM_TWO_ON_HEX, PM_UNCONNECTED, POND, RESOLVE_PURCHASE_DISCOUNT, RING, SU_CRYSTAL3, SU_EXCH1, SU_EXCH3,
+    ALTAR, MEADOW, NEST, P_ARROWS, P_N_ARROWS, POND, RESOLVE_PURCHASE_DISCOUNT, RING, SU_CRYSTAL3, SU_EXCH1, SU_EXCH3,
     SU_EXCHANGE, SU_GAIN_CLOVER, SU_GAIN_FEATHER, SU_PURCHASE, SU_SLEEP, TABLE,
 )
 from simcore.rng import draw
@@ -131,40 +130,16 @@ def heuristic_reset(ws):
     ws[W_DISTINCT] = 0
 
 
-_FNV = np.uint64(0x100000001B3)
-_FNV_OFF = np.uint64(0xCBF29CE484222325)
-
-
 @njit(cache=True, _nrt=False)
-def pos_hash(s):
-    """A 64-bit hash (FNV-1a over the words) of position s without the turn counter and the
-    decision count, each player's Footsteps as per-hex counts (their slot order does not matter):
-    equal for the same position reached twice (a repetition)."""
-    h = _FNV_OFF
-    # np.int64(word): compiled, an int32 word is widened anyway; uncompiled, 0xFFFFFFFF is out of
-    # an int32's range
-    for i in range(E.PL):
-        if i == E.TURN or i == E.ST_DECISIONS:
-            continue
-        h = (h ^ np.uint64(np.int64(s[i]) & 0xFFFFFFFF)) * _FNV
-    for q in range(s[E.NP]):
-        b = E.pl(q)
-        for i in range(E.PS):
-            if E.L_FOOT <= i < E.L_FOOT + 4:
-                continue
-            h = (h ^ np.uint64(np.int64(s[b + i]) & 0xFFFFFFFF)) * _FNV
-        h = (h ^ np.uint64(feet_packed(s, q))) * _FNV
-    return h
-
-
-@njit(cache=True, _nrt=False)
-def _copy(dst, src):
+def copy_position(dst, src):
+    """dst = src (two positions)."""
     for i in range(S_SIZE):
         dst[i] = src[i]
 
 
 @njit(cache=True, _nrt=False)
-def _contains(acts, n, a):
+def contains(acts, n, a):
+    """Is action a among acts[:n]?"""
     for i in range(n):
         if acts[i] == a:
             return True
@@ -172,7 +147,7 @@ def _contains(acts, n, a):
 
 
 @njit(cache=True, _nrt=False)
-def _popcount(m):
+def popcount(m):
     c = 0
     while m:
         m &= m - 1
@@ -187,80 +162,26 @@ def _uniform(key, i):
 
 
 # ---- the evaluation --------------------------------------------------------------------------------
+# The rules it needs are the engine's (simcore/benevolent/engine.py: the accessors, and move_reach,
+# footstep_cost_packed, sleep_gifts, exchange_tile_payable, crystal_price, ...); what is the
+# heuristic's own is which of a next turn's gifts it counts.
 @njit(cache=True, _nrt=False)
-def _obtainable_mask(s, x):
-    m = 0
-    for g in range(5):
-        if E.obtainable(s, x, g):
-            m |= 1 << g
-    return m
-
-
-@njit(cache=True, _nrt=False)
-def _arrow_gifts(p, pos):
-    """Gifts on the Dream Path's arrows leaving position pos (bitmask)."""
-    m = 0
-    for k in range(p[P_N_ARROWS]):
-        if p[P_ARROWS + 3 * k] == pos:
-            g = p[P_ARROWS + 3 * k + 2]
-            if g >= 0:
-                m |= 1 << g
-    return m
-
-
-@njit(cache=True, _nrt=False)
-def feet_packed(s, q):
-    """Player q's forest Footsteps per hex, packed 3 bits a hex (the same whatever the order of
-    the Footstep slots)."""
-    m = 0
-    for i in range(4):
-        f = s[E.pl(q) + E.L_FOOT + i]
-        if f >= 0:
-            # int64 as compiled (uncompiled, 1 << an int32 word is an int32: hex 10 on overflowed)
-            m += np.int64(1) << (3 * f)
-    return m
-
-
-@njit(cache=True, _nrt=False)
-def all_feet_packed(s):
-    m = 0
-    for q in range(s[E.NP]):
-        m += feet_packed(s, q)
-    return m
-
-
-@njit(cache=True, _nrt=False)
-def _hex_reach(s, p, x, lv, allfeet):
-    """Gifts x could receive on its next turn with one movement and that hex's action (paying for
-    the Footsteps there), a single-use Secret taken at a Wooden Table and resolved at once
-    included; an exchange counts only when a spare token is given."""
-    b = E.pl(x)
-    occ = E.occupied_mask(s, x)
-    nh = s[E.N_HEX]
-    allh = (1 << nh) - 1
-    if occ == 0 or E.perm(s, x, PM_UNCONNECTED):
-        dest = allh
-    else:
-        dest = 0
-        for h in range(nh):
-            if occ & (1 << h):
-                dest |= s[E.HEX_ADJ + h]
-        dest &= allh
-    if not E.perm(s, x, PM_TWO_ON_HEX):
-        dest &= ~occ
+def hex_reach(s, p, x, lv, allfeet):
+    """Gifts x could receive on its next turn with one movement (engine.move_reach) and that hex's
+    action (paying for the Footsteps there: engine.footstep_cost_packed), a single-use Secret taken
+    at a Wooden Table and resolved at once included; an exchange counts only when a spare token is
+    given. `allfeet`: engine.all_feet_packed(s)."""
+    dest = E.move_reach(s, x)
     gm = 0
-    pos = s[b + E.L_DREAM]
-    others = allfeet - feet_packed(s, x)
-    no_gray = E.perm(s, x, PM_NO_GRAY)
-    for h in range(nh):
+    pos = E.dream(s, x)
+    others = allfeet - E.feet_packed(s, x)
+    for h in range(s[E.N_HEX]):
         if not dest & (1 << h):
             continue
-        cost = (others >> (3 * h)) & 7   # E.footstep_cost, from the packed counts
-        if s[E.HEX_GRAY + h] == 1 and not no_gray:
-            cost += 1
+        cost = E.footstep_cost_packed(s, x, h, others)
         if lv < cost:
             continue
-        t = s[E.HEX_TYPE + h]
+        t = E.hex_type(s, h)
         if t == ALTAR:
             for g in range(5):
                 if lv >= cost + E.price(s, p, x, g, 0):
@@ -270,47 +191,38 @@ def _hex_reach(s, p, x, lv, allfeet):
         elif t == NEST:
             gm |= 2
         elif t == POND:
-            gm |= _arrow_gifts(p, pos)
+            gm |= E.sleep_gifts(p, pos)
         elif t == RING:
             for g in range(4):
-                if s[b + E.L_GIFTS + g] > 1:
+                if E.gifts(s, x, g) > 1:
                     gm |= 1 << (g + 1)
         elif t == TABLE:
             # a single-use Secret taken here can be resolved at once
             for i in range(9):
-                if s[E.SLOT_SIDE + i] == 0 and E.slot_available(s, i):
-                    gm |= _one_secret_gifts(s, p, x, s[E.SLOT_TILE + i], lv - cost)
+                if E.slot_side(s, i) == 0 and E.slot_available(s, i):
+                    gm |= _one_secret_gifts(s, p, x, E.slot_tile(s, i), lv - cost)
     return gm
 
 
 @njit(cache=True, _nrt=False)
 def _one_secret_gifts(s, p, x, k, lv):
-    """Gifts single-use Secret k could give x now (bitmask)."""
-    b = E.pl(x)
+    """Gifts single-use Secret k could give x now with lv leaves (bitmask)."""
     m = 0
     if k == SU_GAIN_FEATHER:
         m = 2
     elif k == SU_GAIN_CLOVER:
         m = 1
     elif SU_EXCH1 <= k <= SU_EXCH3:
-        e = P_EXCH + 3 * (k - SU_EXCH1)
-        ga = p[e]
-        gb = p[e + 1]
-        if ga == gb:
-            ok = s[b + E.L_GIFTS + ga] >= 2
-        else:
-            ok = s[b + E.L_GIFTS + ga] >= 1 and s[b + E.L_GIFTS + gb] >= 1
-        if ok:
-            m = 1 << p[e + 2]
+        if E.exchange_tile_payable(s, p, x, k):
+            m = 1 << E.exchange_tile_gift(p, k)
     elif k == SU_CRYSTAL3:
-        c = CRYSTAL_SECRET_PRICE - (PERMANENT_DISCOUNT if E.perm(s, x, PM_DISCOUNT) else 0)
-        if lv >= c:
+        if lv >= E.crystal_price(s, x):
             m = 4
     elif k == SU_SLEEP:
-        m = _arrow_gifts(p, s[b + E.L_DREAM])
+        m = E.sleep_gifts(p, E.dream(s, x))
     elif k == SU_EXCHANGE:
         for g in range(4):
-            if s[b + E.L_GIFTS + g] > 1:
+            if E.gifts(s, x, g) > 1:
                 m |= 1 << (g + 1)
     elif k == SU_PURCHASE:
         for g in range(5):
@@ -320,14 +232,13 @@ def _one_secret_gifts(s, p, x, k, lv):
 
 
 @njit(cache=True, _nrt=False)
-def _secret_gifts(s, p, x, lv):
+def secret_gifts(s, p, x, lv):
     """Gifts x's single-use Secrets could give (each Secret one gift), and how many Secrets give
     one: (mask, count)."""
-    b = E.pl(x)
     gm = 0
     cnt = 0
     for k in range(9):
-        if s[b + E.L_SINGLE + k] == 1:
+        if E.single(s, x, k) == 1:
             m = _one_secret_gifts(s, p, x, k, lv)
             if m != 0:
                 gm |= m
@@ -336,7 +247,7 @@ def _secret_gifts(s, p, x, lv):
 
 
 @njit(cache=True, _nrt=False)
-def _pond_turns(p, pos):
+def pond_turns(p, pos):
     """Sleeps (Pond visits) needed from Dream Path position pos to receive each gift, packed 4 bits
     a gift (0: not within 4 sleeps)."""
     seen = 1 << pos
@@ -366,7 +277,7 @@ def route_turns(s, p, x, g, lv, types, pond, secret_mask):
     single-use Secret that gives it (0.5), the Meadow or the Nest (1), the Stone Altar (1 plus the
     turns of gathering 2 leaves for the price, with `lv` leaves in hand), the Pond (the sleeps
     along the Dream Path), the Ring of Stones from a spare token of a lower kind (one exchange a
-    kind). `types`: the hex types in the forest (bitmask); `pond`: _pond_turns of x's position.
+    kind). `types`: the hex types in the forest (bitmask); `pond`: pond_turns of x's position.
     Returns (turns, leaves the route takes from the hand): when the Altar is the route taken, the
     price less the leaves gathered on the way (so what is left in hand afterwards is what the
     purchase leaves over), else 0. The Meadow and the Nest win a tie with the Altar (both take
@@ -376,7 +287,6 @@ def route_turns(s, p, x, g, lv, types, pond, secret_mask):
     docs/policies.md)."""
     if secret_mask & (1 << g):
         return 0.5, 0
-    b = E.pl(x)
     r = 1.0e9
     cost = 0
     if types & (1 << ALTAR):
@@ -395,7 +305,7 @@ def route_turns(s, p, x, g, lv, types, pond, secret_mask):
             cost = 0
     if types & (1 << RING):
         for h in range(g):
-            if s[b + E.L_GIFTS + h] > 1 and g - h < r:
+            if E.gifts(s, x, h) > 1 and g - h < r:
                 r = np.float64(g - h)
                 cost = 0
     return r, cost
@@ -421,14 +331,13 @@ def eta_turns(s, p, x, miss, lv, types, pond, secret_mask):
 @njit(cache=True, _nrt=False)
 def player_value(s, p, theta, x, types, allfeet):
     """The linear evaluation of player x's own prospects; also (reach, can win next turn).
-    `types`: the hex types in the forest (bitmask); `allfeet`: all_feet_packed(s)."""
-    b = E.pl(x)
-    lv = s[b + E.L_LEAVES]
+    `types`: the hex types in the forest (engine.hex_types); `allfeet`: engine.all_feet_packed(s)."""
+    lv = E.leaves(s, x)
     miss = 0
     kinds = 0
     spare = 0
     for g in range(5):
-        c = s[b + E.L_GIFTS + g]
+        c = E.gifts(s, x, g)
         if c > 0:
             kinds += 1
         else:
@@ -441,26 +350,26 @@ def player_value(s, p, theta, x, types, allfeet):
     n_single = 0
     n_perm = 0
     for k in range(9):
-        n_single += s[b + E.L_SINGLE + k]
-        n_perm += s[b + E.L_PERM + k]
+        n_single += E.single(s, x, k)
+        n_perm += E.permanent(s, x, k)
     v += theta[T_SINGLE] * n_single + theta[T_PERM] * n_perm
-    want = miss & _obtainable_mask(s, x)
-    hm = _hex_reach(s, p, x, lv, allfeet) & want
-    sm, scnt = _secret_gifts(s, p, x, lv)
+    want = miss & E.obtainable_mask(s, x)
+    hm = hex_reach(s, p, x, lv, allfeet) & want
+    sm, scnt = secret_gifts(s, p, x, lv)
     sm &= want
-    reach = _popcount(hm | sm)
+    reach = popcount(hm | sm)
     v += theta[T_REACH] * min(reach, REACH_CAP)
-    n_miss = _popcount(miss)
-    win_next = n_miss > 0 and (miss & ~(hm | sm)) == 0 and n_miss <= (1 if hm else 0) + min(scnt, _popcount(sm))
+    n_miss = popcount(miss)
+    win_next = n_miss > 0 and (miss & ~(hm | sm)) == 0 and n_miss <= (1 if hm else 0) + min(scnt, popcount(sm))
     if win_next:
         v += theta[T_WIN_NEXT]
-    eta = eta_turns(s, p, x, miss, lv, types, _pond_turns(p, s[b + E.L_DREAM]), sm)
+    eta = eta_turns(s, p, x, miss, lv, types, pond_turns(p, E.dream(s, x)), sm)
     v += theta[T_ETA] * eta
     vuln = 0
     for g in range(5):
-        if s[b + E.L_GIFTS + g] == 1 and s[E.POOL + g] == 0:
+        if E.gifts(s, x, g) == 1 and E.pool(s, g) == 0:
             for o in range(s[E.NP]):
-                if o != x and s[E.pl(o) + E.L_GIFTS + g] == 0:
+                if o != x and E.gifts(s, o, g) == 0:
                     vuln += 1
                     break
     v += theta[T_VULN] * vuln
@@ -468,20 +377,12 @@ def player_value(s, p, theta, x, types, allfeet):
 
 
 @njit(cache=True, _nrt=False)
-def hex_types(s):
-    m = 0
-    for h in range(s[E.N_HEX]):
-        m |= 1 << s[E.HEX_TYPE + h]
-    return m
-
-
-@njit(cache=True, _nrt=False)
 def evaluate(s, p, theta, me):
     """The score of position s for seat `me` (higher is better)."""
     if s[E.PHASE] == PH_TERMINAL and s[E.OUTCOME] == OUT_WIN:
         return WIN_SCORE if s[E.WINNER] == me else -WIN_SCORE
-    types = hex_types(s)
-    allfeet = all_feet_packed(s)
+    types = E.hex_types(s)
+    allfeet = E.all_feet_packed(s)
     v, _, _ = player_value(s, p, theta, me, types, allfeet)
     best_o = -1e300
     opp_reach = 0
@@ -518,15 +419,6 @@ def _gen(st, p, acts, minsec):
     if m == 0:   # (never with the rules as coded: movement is always possible)
         m = E.legal_actions(st, p, acts)
     return m
-
-
-@njit(cache=True, _nrt=False)
-def _holds_single(s, q):
-    b = E.pl(q)
-    for k in range(9):
-        if s[b + E.L_SINGLE + k] == 1:
-            return True
-    return False
 
 
 @njit(cache=True, _nrt=False)
@@ -590,7 +482,7 @@ def search_turn(s, p, theta, me, ws, k_keep, noise, key):
     ws[W_CN] = 0
     turn0 = s[E.TURN]
     root = ws[W_SLOT: W_SLOT + S_SIZE]
-    _copy(root, s)
+    copy_position(root, s)
     ws[W_MINSEC] = 0
     ws[W_IT] = 0
     ws[W_NA] = _gen(root, p, ws[W_ACTS: W_ACTS + N_ACTIONS], 0)
@@ -605,12 +497,12 @@ def search_turn(s, p, theta, me, ws, k_keep, noise, key):
         a = ws[W_ACTS + d * N_ACTIONS + it]
         node = ws[W_SLOT + d * S_SIZE: W_SLOT + (d + 1) * S_SIZE]
         child = ws[W_SLOT + (d + 1) * S_SIZE: W_SLOT + (d + 2) * S_SIZE]
-        _copy(child, node)
+        copy_position(child, node)
         ph = node[E.PHASE]
         E.apply(child, p, a)
         ws[W_PATH + d] = a
         plen = d + 1
-        if child[E.PHASE] == PH_END and d + 2 <= DEPTH_MAX and not _holds_single(child, me):
+        if child[E.PHASE] == PH_END and d + 2 <= DEPTH_MAX and not E.holds_single(child, me):
             # after the action with no single-use Secret: `end turn` is the only choice
             E.apply(child, p, A_END_TURN)
             ws[W_PATH + d + 1] = A_END_TURN
@@ -642,13 +534,13 @@ def search_turn(s, p, theta, me, ws, k_keep, noise, key):
 
 @njit(cache=True, _nrt=False)
 def _h32(s):
-    return np.int32(np.int64(pos_hash(s) >> np.uint64(33)))
+    return np.int32(np.int64(E.position_hash(s) >> np.uint64(33)))
 
 
 @njit(cache=True, _nrt=False)
 def end_of(s, p, ws, c, out):
     """out = the position after candidate c's plan from s."""
-    _copy(out, s)
+    copy_position(out, s)
     for i in range(ws[W_CPL + c]):
         E.apply(out, p, ws[W_CPATH + c * DEPTH_MAX + i])
 
@@ -673,7 +565,7 @@ def planned_action(s, seat, acts, n, ws):
         i = ws[W_PLAN_I]
         if i < ws[W_PLAN_N] and s[E.ST_DECISIONS] == ws[W_DEC0] + i:
             a = ws[W_PLAN + i]
-            if _contains(acts, n, a):
+            if contains(acts, n, a):
                 ws[W_PLAN_I] = i + 1
                 return a
     return -1
@@ -696,7 +588,7 @@ def heuristic_action(s, p, theta, seat, acts, n, key, ws):
     if search_turn(s, p, theta, seat, ws, 1, 0.0, key) > 0:
         store_plan(s, ws, 0)
         a = play_plan(ws, 0)
-        if _contains(acts, n, a):
+        if contains(acts, n, a):
             return a
     ws[W_VALID] = 0
     return acts[0]

@@ -17,7 +17,7 @@ and forth forever, docs/policies.md): a position that has come back is worth les
 
 The repetition table is what the seat has seen of this game, as any player at the table could
 note it: the position at the start of each of its turns and the end of each plan it played (in a
-2-player game, every turn's end), counted by a 64-bit hash (``heuristic.pos_hash``) in an open
+2-player game, every turn's end), counted by a 64-bit hash (``engine.position_hash``) in an open
 addressing table of HT slots. Every choice is deterministic (the key is not used).
 
 theta: the heuristic's weights (THETA_NAMES of heuristic.py), T_K, T_LAM, the expert's fields
@@ -196,7 +196,7 @@ def plan_end(s, p, ws, c):
     there at ws[L_CT]; returns the hash."""
     st = ws[L_ST:L_ST + E.S_SIZE]
     H.end_of(s, p, ws, c, st)
-    hc = H.pos_hash(st)
+    hc = E.position_hash(st)
     ws[L_CH:L_CH + 2].view(np.uint64)[0] = hc
     ws[L_CT] = 1 if st[E.PHASE] == PH_TERMINAL else 0
     return hc
@@ -325,7 +325,7 @@ def note_turn(s, ws):
     """Enter the position at the start of this turn in the table (once a turn)."""
     if ws[L_LAST] != s[E.TURN]:
         ws[L_LAST] = s[E.TURN]
-        hist_add(ws, H.pos_hash(s))
+        hist_add(ws, E.position_hash(s))
 
 
 @njit(cache=True, _nrt=False)
@@ -336,7 +336,7 @@ def play_chosen(s, ws, c, acts, n):
     if ws[L_CT] == 0:
         hist_add(ws, ws[L_CH:L_CH + 2].view(np.uint64)[0])
     a = H.play_plan(ws, c)
-    return a if H._contains(acts, n, a) else -1
+    return a if H.contains(acts, n, a) else -1
 
 
 def dial_theta(temperature: float, theta: np.ndarray | None = None) -> np.ndarray:

@@ -95,7 +95,7 @@ def choose(s, p, theta, me, ws, key):
     for c in range(nc):
         tot = 0.0
         for r in range(reps):
-            H._copy(st, s)
+            H.copy_position(st, s)
             for i in range(ws[H.W_CPL + c]):
                 E.apply(st, p, ws[H.W_CPATH + c * H.DEPTH_MAX + i])
             tot += rollout(st, p, theta, me, sub, horizon, noise, draw(key, r))
@@ -115,7 +115,7 @@ def search_action(s, p, theta, seat, acts, n, key, ws):
     if c >= 0:
         H.store_plan(s, ws, c)
         a = H.play_plan(ws, c)
-        if H._contains(acts, n, a):
+        if H.contains(acts, n, a):
             return a
     ws[H.W_VALID] = 0
     return acts[0]

@@ -111,6 +111,90 @@ def pl(q):
     return PL + PS * q
 
 
+# ---- named accessors: a policy reads the position through these, not through offsets ---------------------
+# Each is one read of the layout above, compiled to be inlined, so a reader pays nothing for the name
+# (as Bethel Woods' accessors). A single field is read by its name (s[PHASE], s[CUR], s[N_HEX]); these
+# cover the fields indexed by seat, gift, hex, Secret or slot. q: a seat; g: a gift (rules.GIFTS, 0
+# Clover .. 4 Figurine); h: a hex of the forest (0 .. s[N_HEX] - 1); k: a Secret (rules.SINGLE_USE or
+# rules.PERMANENT); i: a triangle slot.
+@njit(cache=True, _nrt=False, inline="always")
+def leaves(s, q):
+    """Leaves player q holds."""
+    return s[pl(q) + L_LEAVES]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def gifts(s, q, g):
+    """Gift tokens of kind g player q holds."""
+    return s[pl(q) + L_GIFTS + g]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def foot(s, q, i):
+    """The hex of player q's forest Footstep i (0-3; in no order), -1 while it is on the character card."""
+    return s[pl(q) + L_FOOT + i]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def dream(s, q):
+    """Player q's position on the Dream Path (0-3)."""
+    return s[pl(q) + L_DREAM]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def single(s, q, k):
+    """1 if player q holds single-use Secret k (not yet resolved), else 0."""
+    return s[pl(q) + L_SINGLE + k]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def permanent(s, q, k):
+    """1 if player q holds permanent Secret k, else 0 (``perm`` is the same as a truth value)."""
+    return s[pl(q) + L_PERM + k]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def tile_leaves(s, q):
+    """Leaves lying on player q's gather tile (permanent Secret PM_GATHER_TILE)."""
+    return s[pl(q) + L_TILE]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def pool(s, g):
+    """Gift tokens of kind g on the Dream board."""
+    return s[POOL + g]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def hex_type(s, h):
+    """The type of hex h (rules.ALTAR ..)."""
+    return s[HEX_TYPE + h]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def hex_gray(s, h):
+    """1 if a gray Footstep is printed on hex h."""
+    return s[HEX_GRAY + h]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def hex_adj(s, h):
+    """The neighbours of hex h (bitmask of hexes)."""
+    return s[HEX_ADJ + h]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def slot_tile(s, i):
+    """The Secret the tile in triangle slot i shows (single-use or permanent by slot_side), -1 once taken."""
+    return s[SLOT_TILE + i]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def slot_side(s, i):
+    """The side up of the tile in triangle slot i: 0 single-use, 1 permanent."""
+    return s[SLOT_SIDE + i]
+
+
 # ---- queries ----------------------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
 def own_on(s, q, h):
@@ -146,12 +230,18 @@ def obtainable(s, q, g):
     return False
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def gray_cost(s, q, h):
+    """The leaf q pays for the gray Footstep printed on hex h: 1, or 0 if there is none or q holds
+    the permanent Secret PM_NO_GRAY (footstep_cost and the payment, _pay_footsteps, use it)."""
+    return 1 if s[HEX_GRAY + h] == 1 and not perm(s, q, PM_NO_GRAY) else 0
+
+
 @njit(cache=True, _nrt=False)
 def footstep_cost(s, q, h):
-    c = others_on(s, q, h)
-    if s[HEX_GRAY + h] == 1 and not perm(s, q, PM_NO_GRAY):
-        c += 1
-    return c
+    """The leaves q pays for the Footsteps on hex h when taking its action: one to its owner for
+    each opponent's Footstep there, plus gray_cost."""
+    return others_on(s, q, h) + gray_cost(s, q, h)
 
 
 @njit(cache=True, _nrt=False)
@@ -179,10 +269,7 @@ def connected(s, m):
         return True
     reach = m & (-m)
     while True:
-        grow = reach
-        for h in range(s[N_HEX]):
-            if reach & (1 << h):
-                grow |= s[HEX_ADJ + h] & m
+        grow = reach | (neighbours(s, reach) & m)
         if grow == reach:
             return reach == m
         reach = grow
@@ -234,6 +321,169 @@ def sleep_possible(s, p, q):
         if p[P_ARROWS + 3 * k] == pos:
             return True
     return False
+
+
+# ---- forecasts and rules for planners ----------------------------------------------------------------
+# What a planner asks about a player's next turn, written once here: the engine's own rules call the
+# same functions where they hold the same rule (footstep_cost and the payment call gray_cost;
+# connected calls neighbours; the Secrets' legality and their resolution call exchange_tile_payable,
+# exchange_tile_gift and crystal_price). tests/test_bv_steps.py checks each against the reference
+# engine and the engine's own steps.
+@njit(cache=True, _nrt=False, inline="always")
+def neighbours(s, m):
+    """The hexes next to some hex of the group m (bitmask; the group's own hexes only where they
+    are next to another of its hexes)."""
+    nh = s[N_HEX]
+    r = 0
+    for h in range(nh):
+        if m & (1 << h):
+            r |= s[HEX_ADJ + h]
+    return r & ((1 << nh) - 1)
+
+
+@njit(cache=True, _nrt=False)
+def move_reach(s, q):
+    """The hexes q's next movement may reach (bitmask), as a forecast from q's Footsteps now: every
+    hex when none is on the forest or q holds PM_UNCONNECTED, else the hexes next to them; without
+    q's own hexes unless q holds PM_TWO_ON_HEX. Without that Secret it is exactly the hexes a legal
+    placement or move reaches (a move must also leave the other Footsteps connected, which one of
+    the two leaves of a spanning tree of the group always does; tests/test_bv_steps.py); with it, a
+    forecast (the hexes next to q's, own ones included)."""
+    occ = occupied_mask(s, q)
+    if occ == 0 or perm(s, q, PM_UNCONNECTED):
+        dest = (1 << s[N_HEX]) - 1
+    else:
+        dest = neighbours(s, occ)
+    if not perm(s, q, PM_TWO_ON_HEX):
+        dest &= ~occ
+    return dest
+
+
+@njit(cache=True, _nrt=False)
+def feet_packed(s, q):
+    """Player q's forest Footsteps per hex, packed 3 bits a hex (the same whatever the order of
+    the Footstep slots); feet_at reads a hex's count."""
+    m = 0
+    for i in range(4):
+        f = s[pl(q) + L_FOOT + i]
+        if f >= 0:
+            # int64 as compiled (uncompiled, 1 << an int32 word is an int32: hex 10 on overflowed)
+            m += np.int64(1) << (3 * f)
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def all_feet_packed(s):
+    """Every player's forest Footsteps per hex, packed as feet_packed."""
+    m = 0
+    for q in range(s[NP]):
+        m += feet_packed(s, q)
+    return m
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def feet_at(packed, h):
+    """The Footsteps on hex h in a packed count (feet_packed, all_feet_packed)."""
+    return (packed >> (3 * h)) & 7
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def footstep_cost_packed(s, q, h, others):
+    """footstep_cost(s, q, h) from the packed count `others` of the opponents' Footsteps
+    (all_feet_packed(s) - feet_packed(s, q)): for a planner that prices every hex of a forest."""
+    return feet_at(others, h) + gray_cost(s, q, h)
+
+
+@njit(cache=True, _nrt=False)
+def obtainable_mask(s, q):
+    """The gifts q can receive now (bitmask of obtainable)."""
+    m = 0
+    for g in range(5):
+        if obtainable(s, q, g):
+            m |= 1 << g
+    return m
+
+
+@njit(cache=True, _nrt=False)
+def sleep_gifts(p, pos):
+    """The gifts on the Dream Path's arrows leaving position pos (bitmask): what one sleep at the
+    Pond can give from there."""
+    m = 0
+    for k in range(p[P_N_ARROWS]):
+        if p[P_ARROWS + 3 * k] == pos:
+            g = p[P_ARROWS + 3 * k + 2]
+            if g >= 0:
+                m |= 1 << g
+    return m
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def exchange_tile_payable(s, p, q, k):
+    """Does q hold the two tokens the exchange tile of single-use Secret k (SU_EXCH1..SU_EXCH3)
+    takes?"""
+    e = P_EXCH + 3 * (k - SU_EXCH1)
+    ga = p[e]
+    gb = p[e + 1]
+    if ga == gb:
+        return s[pl(q) + L_GIFTS + ga] >= 2
+    return s[pl(q) + L_GIFTS + ga] >= 1 and s[pl(q) + L_GIFTS + gb] >= 1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def exchange_tile_gift(p, k):
+    """The gift the exchange tile of single-use Secret k (SU_EXCH1..SU_EXCH3) gives."""
+    return p[P_EXCH + 3 * (k - SU_EXCH1) + 2]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def crystal_price(s, q):
+    """What the single-use Secret SU_CRYSTAL3 (a Crystal for 3 leaves) costs q."""
+    c = CRYSTAL_SECRET_PRICE - (PERMANENT_DISCOUNT if perm(s, q, PM_DISCOUNT) else 0)
+    return max(c, 0)
+
+
+@njit(cache=True, _nrt=False)
+def holds_single(s, q):
+    """Does q hold any single-use Secret?"""
+    for k in range(9):
+        if s[pl(q) + L_SINGLE + k] == 1:
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def hex_types(s):
+    """The hex types in the forest (bitmask of rules.ALTAR ..)."""
+    m = 0
+    for h in range(s[N_HEX]):
+        m |= 1 << s[HEX_TYPE + h]
+    return m
+
+
+_FNV = np.uint64(0x100000001B3)
+_FNV_OFF = np.uint64(0xCBF29CE484222325)
+
+
+@njit(cache=True, _nrt=False)
+def position_hash(s):
+    """A 64-bit hash (FNV-1a over the words) of position s without the turn counter and the
+    decision count, each player's Footsteps as per-hex counts (their slot order does not matter):
+    equal for the same position reached twice (a repetition)."""
+    h = _FNV_OFF
+    # np.int64(word): compiled, an int32 word is widened anyway; uncompiled, 0xFFFFFFFF is out of
+    # an int32's range
+    for i in range(PL):
+        if i == TURN or i == ST_DECISIONS:
+            continue
+        h = (h ^ np.uint64(np.int64(s[i]) & 0xFFFFFFFF)) * _FNV
+    for q in range(s[NP]):
+        b = pl(q)
+        for i in range(PS):
+            if L_FOOT <= i < L_FOOT + 4:
+                continue
+            h = (h ^ np.uint64(np.int64(s[b + i]) & 0xFFFFFFFF)) * _FNV
+        h = (h ^ np.uint64(feet_packed(s, q))) * _FNV
+    return h
 
 
 # ---- setup ------------------------------------------------------------------------------------------------
@@ -441,17 +691,9 @@ def _secret_actions(s, p, acts, n):
             continue
         ok = True
         if SU_EXCH1 <= k <= SU_EXCH3:
-            e = P_EXCH + 3 * (k - SU_EXCH1)
-            ga = p[e]
-            gb = p[e + 1]
-            if ga == gb:
-                ok = s[b + L_GIFTS + ga] >= 2
-            else:
-                ok = s[b + L_GIFTS + ga] >= 1 and s[b + L_GIFTS + gb] >= 1
-            ok = ok and yields(s, p, q, p[e + 2])
+            ok = exchange_tile_payable(s, p, q, k) and yields(s, p, q, exchange_tile_gift(p, k))
         elif k == SU_CRYSTAL3:
-            c = CRYSTAL_SECRET_PRICE - (PERMANENT_DISCOUNT if perm(s, q, PM_DISCOUNT) else 0)
-            ok = s[b + L_LEAVES] >= max(c, 0) and yields(s, p, q, 2)
+            ok = s[b + L_LEAVES] >= crystal_price(s, q) and yields(s, p, q, 2)
         elif k == SU_SLEEP:
             ok = sleep_possible(s, p, q)
         elif k == SU_EXCHANGE:
@@ -491,9 +733,9 @@ def _take_leaves(s, q, n):
 @njit(cache=True, _nrt=False)
 def _pay_footsteps(s, q, h):
     b = pl(q)
-    if s[HEX_GRAY + h] == 1 and not perm(s, q, PM_NO_GRAY):
-        s[b + L_LEAVES] -= 1
-        s[SUPPLY] += 1
+    gray = gray_cost(s, q, h)
+    s[b + L_LEAVES] -= gray
+    s[SUPPLY] += gray
     to_supply = perm(s, q, PM_PAY_SUPPLY)
     for o in range(s[NP]):
         if o != q:
@@ -632,8 +874,7 @@ def apply(s, p, a):
             s[POOL + p[e + 1]] += 1
             _gain(s, p, q, p[e + 2], N_RETURN)
         elif k == SU_CRYSTAL3:
-            c = CRYSTAL_SECRET_PRICE - (PERMANENT_DISCOUNT if perm(s, q, PM_DISCOUNT) else 0)
-            c = max(c, 0)
+            c = crystal_price(s, q)
             s[b + L_LEAVES] -= c
             s[SUPPLY] += c
             _gain(s, p, q, 2, N_RETURN)
