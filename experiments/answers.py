@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .skill import CHANGES, HOLDS, MARGIN, NOISY as SKILL_NOISY
-from .stats import plain_pct, plain_pp
+from .stats import detectable_from_interval, plain_pct, plain_pp
 
 ESTABLISHED, SUGGESTED, NOISY = "established", "suggested", "too noisy to say"
 APPROXIMATE = "approximate"   # a level known to +-2 MARGIN (an effect's middle word is SUGGESTED)
@@ -153,7 +153,9 @@ def skills_text(items, diff: bool = False) -> str:
     (``rung_text``), n = seeds per arm, then the word of the paired check stronger against study
     player first, once when every row agrees: "changes: 2 pl heuristic 31% → learned 49% → expert
     83%; 3 pl ... (n=120, each ±9 pp)" (each ±: the widest 95% interval of the values shown), else
-    a word per row ("2 pl holds: ...; 3 pl too few games: ... (n=20–300)")."""
+    a word per row ("2 pl holds: ...; 3 pl too few games: ... (n=20–300)"). Where a row's word is
+    too few games, the change of stronger against study player its check had an 80% chance to
+    find closes the parenthesis ("; could find 40 pp", the largest over such rows)."""
     items = [(k, r) for k, r in items if r is not None]
     if not items:
         return ""
@@ -163,6 +165,10 @@ def skills_text(items, diff: bool = False) -> str:
     hw = _halfwidth(r for _, r in items)
     if np.isfinite(hw):   # the widest 95% interval of the values shown: a reader sees n=20 is rough
         n += f", each ±{plain_pp(hw, sign=False).replace(' pp', '')} pp"
+    det = [detectable_from_interval(r["diff_low"], r["diff_high"]) for _, r in items
+           if r["robust"] == SKILL_NOISY and np.isfinite(r["diff_low"]) and np.isfinite(r["diff_high"])]
+    if det:   # where the check cannot say, the smallest change it could have found (80% power)
+        n += f"; could find {plain_pp(max(det), sign=False)}"
     if len(set(words)) == 1:
         ranges = "; ".join(f"{k} {rung_text(r, diff)}" if k else rung_text(r, diff) for k, r in items)
         return f"{words[0]}: {ranges} ({n})"

@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+from experiments.stats import plain_pp
 from experiments import answers as A
 from experiments.skill import CHANGES, HOLDS, MARGIN, NOISY
 
@@ -54,14 +55,19 @@ def test_skill_cells_name_every_rung_weakest_first_and_the_word_once_when_every_
     mixed = A.skills_text([("2 pl", _row(HOLDS, 0.01, -0.02, 0.02, 300, values=(0.1, 0.11))),
                            ("3 pl", _row(NOISY, -0.1, -0.3, 0.1, 20, values=(0.2, 0.1)))], diff=True)
     assert mixed == ("2 pl holds: learned +10 → expert +11 pp; 3 pl too few games: learned +20 → expert +10 pp "
-                     "(n=20–300)")
+                     "(n=20–300; could find 29 pp)")
     assert A.skill_text(None) == ""
     # each ±: the widest 95% interval among the values the cell shows (rates or effects)
     wide = _row(NOISY, 0.1, -0.2, 0.4, 20, values=(0.4, 0.5), weaker=("heuristic", 0.2))
     wide.update(study_low=0.2, study_high=0.6, best_low=0.28, best_high=0.7, weaker_low=0.1, weaker_high=0.3)
-    assert A.skill_text(wide) == "too few games: heuristic 20% → learned 40% → expert 50% (n=20, each ±21 pp)"
+    # where the check cannot say, the change it could have found: 1.43 half-widths of the paired difference
+    from experiments.stats import detectable_from_interval
+    found = plain_pp(detectable_from_interval(-0.2, 0.4), sign=False)
+    assert found == "43 pp"
+    assert A.skill_text(wide) == ("too few games: heuristic 20% → learned 40% → expert 50% (n=20, each ±21 pp; "
+                                  f"could find {found})")
     assert A.skill_text(_row(NOISY, 0.0, np.nan, np.nan, 6, values=(0.5, np.nan))) == \
-        "too few games: learned 50% → expert n/a (n=6)"
+        "too few games: learned 50% → expert n/a (n=6)"   # no interval: nothing it could find is claimed
 
 
 def test_front_tables_one_per_game_each_question_a_link():
