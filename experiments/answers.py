@@ -152,7 +152,7 @@ def skills_text(items, diff: bool = False) -> str:
     ("2 pl", "0 spies", or "" for one row): each row's value at every rung on the same seeds
     (``rung_text``), n = seeds per arm, then the word of the paired check stronger against study
     player first, once when every row agrees: "changes: 2 pl heuristic 31% → learned 49% → expert
-    83%; 3 pl ... (n=120, each ±9 pp)" (each ±: the widest 95% interval of the values shown), else
+    83%; 3 pl ... (n=120, ±9 pp)" (the ±: the widest 95% interval of the values shown), else
     a word per row ("2 pl holds: ...; 3 pl too few games: ... (n=20–300)"). Where a row's word is
     too few games, the change of stronger against study player its check had an 80% chance to
     find closes the parenthesis ("; could find 40 pp", the largest over such rows)."""
@@ -164,20 +164,23 @@ def skills_text(items, diff: bool = False) -> str:
     n = f"n={ns[0]:,}" if len(ns) == 1 else f"n={ns[0]:,}–{ns[-1]:,}"
     hw = _halfwidth(r for _, r in items)
     if np.isfinite(hw):   # the widest 95% interval of the values shown: a reader sees n=20 is rough
-        n += f", each ±{plain_pp(hw, sign=False).replace(' pp', '')} pp"
+        n += f", ±{plain_pp(hw, sign=False).replace(' pp', '')} pp"
     det = [detectable_from_interval(r["diff_low"], r["diff_high"]) for _, r in items
            if r["robust"] == SKILL_NOISY and np.isfinite(r["diff_low"]) and np.isfinite(r["diff_high"])]
     if det:   # where the check cannot say, the smallest change it could have found (80% power)
         n += f"; could find {plain_pp(max(det), sign=False)}"
+    # a difference's unit once, after the last row ("2 pl ... → expert +30; 3 pl ... → expert +7 pp")
+    texts = [rung_text(r, diff) for _, r in items]
+    texts = [x.removesuffix(" pp") for x in texts[:-1]] + texts[-1:]
     if len(set(words)) == 1:
-        ranges = "; ".join(f"{k} {rung_text(r, diff)}" if k else rung_text(r, diff) for k, r in items)
+        ranges = "; ".join(f"{k} {x}" if k else x for (k, _), x in zip(items, texts))
         return f"{words[0]}: {ranges} ({n})"
-    return "; ".join(f"{k} {w}: {rung_text(r, diff)}" for (k, r), w in zip(items, words)) + f" ({n})"
+    return "; ".join(f"{k} {w}: {x}" for (k, _), w, x in zip(items, words, texts)) + f" ({n})"
 
 
 def skill_text(row, diff: bool = False) -> str:
     """One skill row as the front page's cell: "changes: heuristic 31% → learned 49% → expert 83%
-    (n=120, each ±9 pp)"."""
+    (n=120, ±9 pp)"."""
     return skills_text([("", row)], diff) if row is not None else ""
 
 
@@ -218,11 +221,12 @@ VERDICT_NOTE = (
     "with the smallest effect the sample had an 80% chance to find. Across skill (same seeds): the same "
     "question answered on the same seeds by a weaker player (the heuristic unless the study names "
     "another), the study player and the best honest player, weakest first (for an effect, the effect "
-    "each player finds), n = seeds per player, each ± = the widest 95% interval of the values shown "
+    "each player finds), n = seeds per player, ± = the widest 95% interval of the values shown "
     "(at the quick report's 20 seeds, ±20 points or more: the skill study's rows at the top are the "
     "precise ones); then the word of the paired difference stronger minus "
     f"study player: holds = within ±{100 * MARGIN:.0f} points, changes = its 95% interval excludes 0, "
-    "too few games = neither (each study's skill table has every player's interval and the paired "
+    "too few games = neither, with the change it could have found (80% power; each study's skill table "
+    "has every player's interval and the paired "
     "differences). "
     "Playtests to notice: how many games a group of people would have to play (at each of the two "
     "setups compared; for a seat's edge, decided games) to see the finding with an 80% chance at the 5% "

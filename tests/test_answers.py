@@ -50,11 +50,11 @@ def test_skill_cells_name_every_rung_weakest_first_and_the_word_once_when_every_
     two = A.skills_text([("2 pl", _row(CHANGES, 0.24, 0.15, 0.33, values=(0.02, 0.26), weaker=("heuristic", -0.05))),
                          ("3 pl", _row(CHANGES, 0.17, 0.06, 0.27, values=(0.01, 0.18), weaker=("heuristic", 0.004)))],
                         diff=True)
-    assert two == ("changes: 2 pl heuristic -5 → learned +2 → expert +26 pp; 3 pl heuristic +0.4 → learned +1 → "
+    assert two == ("changes: 2 pl heuristic -5 → learned +2 → expert +26; 3 pl heuristic +0.4 → learned +1 → "
                    "expert +18 pp (n=120)")
     mixed = A.skills_text([("2 pl", _row(HOLDS, 0.01, -0.02, 0.02, 300, values=(0.1, 0.11))),
                            ("3 pl", _row(NOISY, -0.1, -0.3, 0.1, 20, values=(0.2, 0.1)))], diff=True)
-    assert mixed == ("2 pl holds: learned +10 → expert +11 pp; 3 pl too few games: learned +20 → expert +10 pp "
+    assert mixed == ("2 pl holds: learned +10 → expert +11; 3 pl too few games: learned +20 → expert +10 pp "
                      "(n=20–300; could find 29 pp)")
     assert A.skill_text(None) == ""
     # each ±: the widest 95% interval among the values the cell shows (rates or effects)
@@ -64,7 +64,7 @@ def test_skill_cells_name_every_rung_weakest_first_and_the_word_once_when_every_
     from experiments.stats import detectable_from_interval
     found = plain_pp(detectable_from_interval(-0.2, 0.4), sign=False)
     assert found == "43 pp"
-    assert A.skill_text(wide) == ("too few games: heuristic 20% → learned 40% → expert 50% (n=20, each ±21 pp; "
+    assert A.skill_text(wide) == ("too few games: heuristic 20% → learned 40% → expert 50% (n=20, ±21 pp; "
                                   f"could find {found})")
     assert A.skill_text(_row(NOISY, 0.0, np.nan, np.nan, 6, values=(0.5, np.nan))) == \
         "too few games: learned 50% → expert n/a (n=6)"   # no interval: nothing it could find is claimed

@@ -414,15 +414,15 @@ def test_report_folder_contents(tiny_report):
     assert "**Bethel Woods: played by heuristic (across skill: random → heuristic → search)**" in head
     win3 = [line for line in bw_rows.splitlines() if line.startswith("| [Win rate, 3 players](#difficulty)")][0]
     pooled = skill[skill["spies"] == -1].iloc[0]
-    # each ± is the widest of the three values' 95% intervals in the skill table; the word first
+    # the ± is the widest of the three values' 95% intervals in the skill table; the word first
     hw = max((pooled[f"{k}_high"] - pooled[f"{k}_low"]) / 2 for k in ("weaker", "study", "best"))
     word = SKILL_WORDS[pooled.robust]
     assert (f"{word}: all levels pooled, random {plain_pct(pooled.weaker_value)} → heuristic "
             f"{plain_pct(pooled.study_value)} → search {plain_pct(pooled.best_value)} "
-            f"(n=12, each ±{plain_pp(hw, sign=False).replace(' pp', '')} pp)") in win3
+            f"(n=12, ±{plain_pp(hw, sign=False).replace(' pp', '')} pp") in win3
     assert "| heuristic: Normal (0 spies) " in win3
     seat = [line for line in head.splitlines() if line.startswith("| [Seat 1's edge, printed leaves](#seats)")][0]
-    assert _re_count(r"2 pl random [-+]?[\d.]+ → heuristic [-+]?[\d.]+ → search [-+]?[\d.]+ pp", seat) == 1
+    assert _re_count(r"2 pl random [-+]?[\d.]+ → heuristic [-+]?[\d.]+ → search [-+]?[\d.]+(; | pp)", seat) == 1
     ss = pd.read_csv(t / "seats_skill.csv")
     assert set(ss["weaker_policy"]) == {"random"} and (ss["weaker_decided"] <= ss["games"]).all()
     # playtests to notice beside the findings: the difficulty rows (the easiest level against the
