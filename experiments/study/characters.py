@@ -20,8 +20,7 @@ from ..stats import (adjust_pvalues, against_rest, detectable_difference, detect
                      rate_text, spies_label)
 from .spec import DIFFICULTY, Study
 from .common import (Result, _bw_frame, _could_find, _csv, _games, _pivot, _play_checks, _rate_cell,
-                     _rungs_named, _skill_plan, _skill_row, _skill_show, _skill_tables, _skill_weaker, _weaker_cols,
-                     _weaker_twins)
+                     _rungs_named, _skill_plan, _skill_row, _skill_show, _skill_tables, _skill_weaker, _weaker_cols)
 
 
 def _effects_fit(sets: pd.DataFrame):
@@ -269,7 +268,7 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backe
     text = characters_summary(top) + "\n\n" + characters_findings(sets, effects, picks)
     section = Section(st.title, text, tables=tables, charts=figs, anchor=st.name)
     return Result(st, {"sets": sets, "effects": effects,
-                       **_skill_tables(skill_rows, counts, checks, wcounts, _weaker_twins(st, checks))}, section,
+                       **_skill_tables(st, skill_rows, counts, checks, wcounts)}, section,
                   answers=characters_answers(st, top, skill_df))
 
 

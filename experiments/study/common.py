@@ -296,15 +296,17 @@ def _pair_stat(counts) -> dict:
             "p_value": r["p_value"]}
 
 
-def _skill_tables(rows: list[dict], counts: list, checks: list, weaker_counts=(), weaker_checks=()) -> dict:
+def _skill_tables(st: Study, rows: list[dict], counts: list, checks: list, weaker_counts=()) -> dict:
     """The skill check's tables for save_tables: one row per check, and its outcome patterns (and
-    the weaker twins' patterns, check i's twin under check i, when the weaker rung was played)."""
+    the weaker twins' patterns, check i's twin under check i, when the weaker rung was played:
+    ``_play_checks``' weaker counts)."""
     from ..skill import patterns_frame
     if not rows:
         return {}
     out = {"skill": pd.DataFrame(rows), "skill_patterns": patterns_frame(rows, counts, [jc for _, jc in checks])}
     if len(weaker_counts):
-        out["skill_weaker_patterns"] = patterns_frame(rows, list(weaker_counts), [jc for _, jc in weaker_checks])
+        out["skill_weaker_patterns"] = patterns_frame(rows, list(weaker_counts),
+                                                      [jc for _, jc in _weaker_twins(st, checks)])
     return out
 
 

@@ -19,7 +19,7 @@ from ..stats import (bounded_mean_interval, detectable_difference, independent_d
 from .spec import DIFFICULTY, Study, _chars
 from .common import (Result, _bw_frame, _bw_lengths, _could_find, _csv, _level_header, _pair_stat, _pivot,
                      _play_checks, _rate_cell, _rungs_named, _seq_columns, _skill_plan, _skill_row, _skill_show,
-                     _skill_tables, _skill_weaker, _weaker_cols, _weaker_twins, run_sequential)
+                     _skill_tables, _skill_weaker, _weaker_cols, run_sequential)
 
 
 # difficulty ------------------------------------------------------------------------------------
@@ -125,7 +125,7 @@ def run_difficulty(st: Study, threads=None, progress=None, chart_dir=None, backe
     section = Section(st.title, text, tables=tables, charts=figs, anchor=st.name)
     answers = difficulty_answers(st, df, seq, skill_df)
     return Result(st, {"cells": df, "lengths": lengths,
-                       **_skill_tables(skill_rows, counts, checks, wcounts, _weaker_twins(st, checks))},
+                       **_skill_tables(st, skill_rows, counts, checks, wcounts)},
                   section, answers=answers)
 
 

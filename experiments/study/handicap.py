@@ -23,7 +23,7 @@ from ..stats import p_is, plain_pp, rate_text
 from .spec import FRESH_SEED_OFFSET, Study
 from .common import (Result, _could_find, _csv, _diff_cell, _games, _leaves_tuple, _play_checks, _rungs_named,
                      _skill_plan, _skill_row, _skill_show, _skill_tables, _skill_weaker, _two_arm_bootstrap,
-                     _weaker_cols, _weaker_twins, leaves_order)
+                     _weaker_cols, leaves_order)
 from .seats import (_config_table, _shares_table, _skill_per_players, assumed_components_note,
                     seat_frames, seats_from_cells)
 
@@ -299,7 +299,7 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None, backend
             + assumed_components_note(st.rules))
     section = Section(st.title, text, tables=tables, charts=figs, anchor=st.name)
     return Result(st, {"candidates": cand, "confirm": conf, "confirm_seats": conf_seats, "holdout": hold,
-                       **_skill_tables(skill_rows, counts, checks, wcounts, _weaker_twins(st, checks))}, section,
+                       **_skill_tables(st, skill_rows, counts, checks, wcounts)}, section,
                   answers=handicap_answers(st, cand, hold, skill_df))
 
 

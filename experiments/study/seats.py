@@ -20,7 +20,7 @@ from ..stats import (balance, detectable_difference, mean_interval, p_is, prose_
 from .spec import Study, _leaves_name, leaves_for
 from .common import (Result, _could_find, _csv, _diff_cell, _pivot, _play_checks, _rate_cell, _rungs_named,
                      _seq_columns, _skill_plan, _skill_row, _skill_show, _skill_tables, _skill_weaker, _weaker_cols,
-                     _weaker_twins, run_sequential)
+                     run_sequential)
 
 
 def _seat_counts(t, players):
@@ -235,7 +235,7 @@ def run_seats(st: Study, threads=None, progress=None, chart_dir=None, backend=No
                        "bootstrap 95% interval)", _skill_show(skill_df, ["players", "leaves"], diff=True), _csv(st, "skill")))
     section = Section(st.title, seats_summary(cdf) + "\n\n" + seats_findings(cdf, sdf) + assumed_components_note(st.rules),
                       tables=tables, charts=figs, anchor=st.name)
-    return Result(st, {"cells": cdf, "seats": sdf, **_skill_tables(skill_rows, counts, checks, wcounts, _weaker_twins(st, checks))}, section,
+    return Result(st, {"cells": cdf, "seats": sdf, **_skill_tables(st, skill_rows, counts, checks, wcounts)}, section,
                   answers=seats_answers(st, cdf, skill_df))
 
 

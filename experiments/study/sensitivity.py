@@ -18,7 +18,7 @@ from ..answers import pp_range
 from ..stats import detectable_from_interval, plain_pct, plain_pp, signed, spies_label
 from .spec import Study
 from .common import (Result, _csv, _diff_cell, _play_checks, _rungs_named, _skill_plan, _skill_row, _skill_show,
-                     _skill_tables, _skill_weaker, _two_arm_bootstrap, _weaker_cols, _weaker_twins)
+                     _skill_tables, _skill_weaker, _two_arm_bootstrap, _weaker_cols)
 
 
 # sensitivity: experiments/sensitivity.py as a study --------------------------------------------
@@ -67,7 +67,7 @@ def run_sensitivity(st: Study, threads=None, progress=None, chart_dir=None, back
                        _skill_show(skill_df, ["reading", "setup"], diff=True), _csv(st, "skill")))
     section = Section(st.title, sensitivity_summary(df) + "\n\n" + sensitivity_findings(df),
                       tables=tables, charts=figs, anchor=st.name)
-    return Result(st, {"rows": df, **_skill_tables(skill_rows, counts, checks, wcounts, _weaker_twins(st, checks))}, section,
+    return Result(st, {"rows": df, **_skill_tables(st, skill_rows, counts, checks, wcounts)}, section,
                   answers=sensitivity_answers(st, df, skill_df))
 
 

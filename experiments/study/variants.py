@@ -21,7 +21,7 @@ from ..stats import (adjust_pvalues, detectable_from_interval, paired_difference
                      signed, spies_label)
 from .spec import Study, _leaves_name, leaves_for
 from .common import (Result, _could_find, _csv, _diff_cell, _games, _play_checks, _rate_cell, _rungs_named,
-                     _skill_plan, _skill_row, _skill_show, _skill_tables, _skill_weaker, _weaker_cols, _weaker_twins)
+                     _skill_plan, _skill_row, _skill_show, _skill_tables, _skill_weaker, _weaker_cols)
 
 
 def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:
@@ -140,7 +140,7 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
         f"{t}: {', '.join(plain_pp(d) + ' at ' + lab for d, lab in zip(g['diff'], g['label']))}."
         for t, g in df.groupby("title", sort=False))
     section = Section(st.title, summary + "\n\n" + "\n\n".join(parts), tables=tables, charts=figs, anchor=st.name)
-    return Result(st, {"pairs": df, **_skill_tables(skill_rows, counts, checks, wcounts, _weaker_twins(st, checks))}, section,
+    return Result(st, {"pairs": df, **_skill_tables(st, skill_rows, counts, checks, wcounts)}, section,
                   answers=variants_answers(st, df, skill_df, outcome))
 
 
