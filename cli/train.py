@@ -11,7 +11,7 @@ import typer
 
 from arena.outfiles import check_writable, write_text
 from experiments.progress import ProgressBar
-from experiments.train import train_benevolent, train_bethel_woods
+from experiments.train import train as train_game, trainer
 from simcore.errors import UserError
 
 from .errors import user_errors
@@ -80,11 +80,7 @@ def _check_outputs(game: str, record: Path, model: Optional[Path]) -> None:
 
 
 def _installed_path(game: str) -> Path:
-    if game == "bethel-woods":
-        from policies.bethel_woods.learned import MODEL_PATH
-    else:
-        from policies.benevolent.learned import MODEL_PATH
-    return MODEL_PATH
+    return trainer(game).model_path
 
 
 @user_errors
@@ -115,14 +111,14 @@ def train(
     say = lambda m: typer.echo(m, err=True)  # noqa: E731
     if game not in TRAIN_GAMES:
         raise UserError(f"unknown game {game!r} for train; allowed: {', '.join(TRAIN_GAMES)}")
-    bw = game == "bethel-woods"
-    if not bw and spies is not None:
-        raise UserError(f"--spies {spies}: Benevolent has no spies; leave --spies out")
-    players = players if players is not None else ("2-4" if bw else "2")
+    tr = trainer(game)
+    if not tr.has_spies and spies is not None:
+        raise UserError(f"--spies {spies}: {tr.game.title} has no spies; leave --spies out")
+    players = players if players is not None else tr.default_players
     spies = spies if spies is not None else "0-5"
-    games = games if games is not None else (5400 if bw else 5000)
-    iterations = iterations if iterations is not None else (3 if bw else 2)
-    label_prob = label_prob if label_prob is not None else (0.5 if bw else 0.3)
+    games = games if games is not None else tr.default_games
+    iterations = iterations if iterations is not None else tr.default_iterations
+    label_prob = label_prob if label_prob is not None else tr.default_label_prob
     if not 1 <= games <= MAX_TRAIN_GAMES:
         raise UserError(f"games {games}: allowed 1 to {MAX_TRAIN_GAMES:,} self-play games a round (a round's "
                         "labelled positions are held in memory; docs/policies.md)")
@@ -149,20 +145,13 @@ def train(
         check_writable(model, "the model file")
     _check_outputs(game, record, model)
     factory = (lambda: ProgressBar("self-play games")) if sys.stderr.isatty() else (lambda: _Lines(say))  # noqa: E731
-    if game == "bethel-woods":
-        from policies.bethel_woods import learned as L
-        configs = [(pl, sp) for pl in _parse_list(players, "players", 2, 4) for sp in _parse_list(spies, "spies", 0, 5)]
-        net, rec = train_bethel_woods(configs, games, iterations, reps, seed, threads, hidden, eps=0.1,
-                                      label_prob=label_prob, validate_games=validate_games,
-                                      confirm_games=confirm_games, say=say, progress_factory=factory)
-        model_path, feature_names, gname = L.MODEL_PATH, L.FEATURE_NAMES, "bethel_woods"
-    else:
-        from policies.benevolent import learned as L  # type: ignore[no-redef]
-        net, rec = train_benevolent(_parse_list(players, "players", 2, 4), games, iterations, reps, seed, threads,
-                                    hidden, eps=0.2, label_prob=label_prob, validate_games=validate_games,
-                                    confirm_games=confirm_games, say=say, progress_factory=factory)
-        model_path, feature_names, gname = L.MODEL_PATH, L.FEATURE_NAMES, "benevolent"
-    rec["command"] = (f"boardsim train {game} --players {players}" + (f" --spies {spies}" if bw else "") + f" --games {games} "
+    setups = tr.make_setups(_parse_list(players, "players", tr.game.min_players, tr.game.max_players),
+                            _parse_list(spies, "spies", 0, 5) if tr.has_spies else None)
+    net, rec = train_game(tr.game, setups, games, iterations, reps, seed, threads, hidden, eps=tr.eps,
+                          label_prob=label_prob, validate_games=validate_games, confirm_games=confirm_games, say=say,
+                          progress_factory=factory)
+    model_path, feature_names, gname = tr.model_path, tr.features, tr.game.name
+    rec["command"] = (f"boardsim train {game} --players {players}" + (f" --spies {spies}" if tr.has_spies else "") + f" --games {games} "
                       f"--iterations {iterations} --reps {reps} --label-prob {label_prob} --hidden {hidden} "
                       f"--seed {seed} --validate-games {validate_games} --confirm-games {confirm_games}")
     write_text(record, json.dumps(rec, indent=1) + "\n", "the record")

@@ -32,6 +32,7 @@ from __future__ import annotations
 import datetime
 import time
 from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
 
@@ -191,43 +192,19 @@ def _versions():
     return {"numpy": numpy.__version__, "scikit-learn": sklearn.__version__}
 
 
-def train_bethel_woods(configs, games=2000, iterations=2, reps=4, seed=1, threads=None, hidden=32, alpha=1e-3,
-                       eps=0.1, label_prob=1.0, validate_games=1000, confirm_games=4000, say=print,
-                       progress_factory=None):
-    """Expert iteration for the Bethel Woods learned player. Returns (net, record)."""
-    from policies.bethel_woods import learned as L
-    from policies.bethel_woods.features import FEATURE_NAMES
-
-    theta = L.planner_theta()
-    data = []
-    rounds = []
-    net = None
-    t0 = time.perf_counter()
-    for it in range(iterations):
-        dseed = seed * 1000 + it
-        who = "the planner's own choice" if net is None else f"round {it}'s model"
-        say(f"round {it + 1}/{iterations}: self-play of {games:,} games (seed {dseed}, {who}), "
-            f"{reps} rollouts per kept plan")
-        rows, per_game, secs = bw_selfplay(configs, theta, games, dseed, reps, eps, label_prob, threads,
-                                           progress_factory() if progress_factory else None)
-        data.append(rows)
-        allrows = concat(data)
-        say(f"  {len(rows):,} labelled plans of {len(np.unique(rows.turn_id)):,} turns in {secs:.0f} s; "
-            f"self-play won {int(per_game[:, 1].sum()):,}/{games:,}; fitting on {len(allrows):,} plans")
-        net, info = fit_value(allrows.X, allrows.y, hidden, alpha, seed)
-        theta = L.learned_theta(net)
-        vrows, vpool = bw_paired(theta, configs, validate_games, seed * 1000 + 900, threads)
-        say(f"  validation (seed {seed * 1000 + 900}, {validate_games:,} games a setup): learned "
+def _bw_validate(theta, configs, games, seed, threads):
+    """A round's validation: the learned player against the heuristic on the same games."""
+    vrows, vpool = bw_paired(theta, configs, games, seed, threads)
+    text = (f"  validation (seed {seed}, {games:,} games a setup): learned "
             f"{signed(vpool.diff * 100)} pp against the heuristic (95% CI {signed(vpool.ci_low * 100)} to "
             f"{signed(vpool.ci_high * 100)})")
-        rounds.append({"round": it, "seed": dseed, "games": games, "player": who, "labelled_plans": len(rows),
-                       "labelled_turns": int(len(np.unique(rows.turn_id))), "selfplay_wins": int(per_game[:, 1].sum()),
-                       "selfplay_seconds": secs, "fit": info,
-                       "validation": {"seed": seed * 1000 + 900, "per_setup": vrows, "diff": vpool.diff,
-                                      "diff_ci95": [vpool.ci_low, vpool.ci_high], "p_value": vpool.pvalue}})
-    cseed = seed * 1000 + 999
-    say(f"confirming on fresh games (seed {cseed}, {confirm_games:,} a setup): learned against the heuristic")
-    crows, cpool = bw_paired(theta, configs, confirm_games, cseed, threads)
+    return {"seed": seed, "per_setup": vrows, "diff": vpool.diff, "diff_ci95": [vpool.ci_low, vpool.ci_high],
+            "p_value": vpool.pvalue}, text
+
+
+def _bw_confirm(theta, configs, games, seed, threads, say):
+    """The confirmation on fresh games: (its record, confirmed) with the pooled paired interval."""
+    crows, cpool = bw_paired(theta, configs, games, seed, threads)
     confirmed = bool(cpool.ci_low > 0)
     for r in crows:
         ratio = r["learned_games_per_second"] / r["heuristic_games_per_second"]
@@ -237,22 +214,28 @@ def train_bethel_woods(configs, games=2000, iterations=2, reps=4, seed=1, thread
             f"({signed(r['diff_ci95'][0] * 100)} to {signed(r['diff_ci95'][1] * 100)}); speed {ratio:.2f} x the heuristic's")
     say(f"pooled: {signed(cpool.diff * 100)} pp (95% CI {signed(cpool.ci_low * 100)} to {signed(cpool.ci_high * 100)}), "
         f"McNemar p {p_text(cpool.pvalue)}: " + ("confirmed" if confirmed else "NOT confirmed"))
-    record = {
-        "game": BW.name, "policy": "learned",
-        "setups": [{"players": pl, "spies": sp} for pl, sp in configs],
-        "seed": seed, "iterations": iterations, "games_per_round": games, "reps": reps,
-        "candidates": int(theta[L.T_K]), "ktop": int(theta[L.T_KTOP]), "hidden": hidden, "alpha": alpha,
-        "exploration": eps, "label_prob": label_prob, "features": list(FEATURE_NAMES),
-        "method": "expert iteration: rollout-labelled kept plans, one-hidden-layer ReLU network "
-                  "(scikit-learn MLPRegressor, early stopping), fit on every round's rows",
-        "rounds": rounds,
-        "confirmation": {"seed": cseed, "games_per_setup": confirm_games, "per_setup": crows,
-                         "diff": cpool.diff, "diff_ci95": [cpool.ci_low, cpool.ci_high], "p_value": cpool.pvalue,
-                         "only_learned": cpool.only_a, "only_heuristic": cpool.only_b,
-                         "test": "Newcombe square-and-add interval for paired proportions, exact McNemar test"},
-        "confirmed": confirmed, "seconds": time.perf_counter() - t0, "versions": _versions(), "date": _now(),
-    }
-    return net, record
+    return {"seed": seed, "games_per_setup": games, "per_setup": crows,
+            "diff": cpool.diff, "diff_ci95": [cpool.ci_low, cpool.ci_high], "p_value": cpool.pvalue,
+            "only_learned": cpool.only_a, "only_heuristic": cpool.only_b,
+            "test": "Newcombe square-and-add interval for paired proportions, exact McNemar test"}, confirmed
+
+
+def _bw_trainer():
+    from policies.bethel_woods import learned as L
+    from policies.bethel_woods.features import FEATURE_NAMES
+    return Trainer(
+        game=BW, first_player="the planner's own choice", start_theta=L.planner_theta,
+        play_theta=L.learned_theta, check_theta=L.learned_theta, selfplay=bw_selfplay,
+        selfplay_text=lambda pg, games: f"self-play won {int(pg[:, 1].sum()):,}/{games:,}",
+        selfplay_field=lambda pg: ("selfplay_wins", int(pg[:, 1].sum())),
+        validate=_bw_validate, confirm_line="confirming on fresh games (seed {seed}, {games:,} a setup): learned "
+                                            "against the heuristic",
+        confirm=_bw_confirm,
+        setup_fields=lambda configs: {"setups": [{"players": pl, "spies": sp} for pl, sp in configs]},
+        player_fields=lambda th: {"candidates": int(th[L.T_K]), "ktop": int(th[L.T_KTOP])},
+        rollout_fields=lambda th: {}, features=FEATURE_NAMES, model_path=L.MODEL_PATH,
+        make_setups=lambda players, spies: [(pl, sp) for pl in players for sp in spies], has_spies=True,
+        eps=0.1, default_players="2-4", default_games=5400, default_iterations=3, default_label_prob=0.5)
 
 
 def bv_setups(players_list):
@@ -306,60 +289,147 @@ def bv_paired(theta_a, players_list, games, seed, threads=None):
     return rows
 
 
-def train_benevolent(players_list, games=5000, iterations=2, reps=4, seed=1, threads=None, hidden=32, alpha=1e-3,
-                     eps=0.2, label_prob=0.3, validate_games=300, confirm_games=2000, say=print, progress_factory=None):
-    """Expert iteration for the Benevolent learned player. Returns (net, record)."""
-    from policies.benevolent import learned as L
-    from policies.benevolent.features import FEATURE_NAMES
-
-    theta = bv_label_theta(L.planner_theta())
-    data, rounds = [], []
-    net = None
-    t0 = time.perf_counter()
-    for it in range(iterations):
-        dseed = seed * 1000 + it
-        who = "the heuristic's choice less the repetition term" if net is None else f"round {it}'s model"
-        say(f"round {it + 1}/{iterations}: self-play of {games:,} games (seed {dseed}, {who}), "
-            f"{reps} rollouts per kept plan")
-        rows, per_game, secs = bv_selfplay(players_list, theta, games, dseed, reps, eps, label_prob, threads,
-                                           progress_factory() if progress_factory else None)
-        data.append(rows)
-        allrows = concat(data)
-        say(f"  {len(rows):,} labelled plans of {len(np.unique(rows.turn_id)):,} turns in {secs:.0f} s; "
-            f"{int((per_game[:, 1] < 0).sum()):,} of {games:,} self-play games timed out; fitting on {len(allrows):,} plans")
-        net, info = fit_value(allrows.X, allrows.y, hidden, alpha, seed)
-        theta = bv_label_theta(L.learned_theta(net))
-        vrows = bv_paired(L.learned_theta(net), players_list, validate_games, seed * 1000 + 900, threads)
-        say("  validation (seed {}, {:,} deals a player count): ".format(seed * 1000 + 900, validate_games)
+def _bv_validate(theta, players_list, games, seed, threads):
+    """A round's validation: the learned player in each seat in turn against the heuristic."""
+    vrows = bv_paired(theta, players_list, games, seed, threads)
+    text = ("  validation (seed {}, {:,} deals a player count): ".format(seed, games)
             + "; ".join(f"{r['players']} players: learned wins {pct(r['share'])} of its games "
                         f"({pct(r['share_ci95'][0])} to {pct(r['share_ci95'][1])}; fair share {pct(r['fair_share'])})"
                         for r in vrows))
-        rounds.append({"round": it, "seed": dseed, "games": games, "player": who, "labelled_plans": len(rows),
-                       "labelled_turns": int(len(np.unique(rows.turn_id))),
-                       "selfplay_timeouts": int((per_game[:, 1] < 0).sum()), "selfplay_seconds": secs, "fit": info,
-                       "validation": {"seed": seed * 1000 + 900, "per_players": vrows}})
-    cseed = seed * 1000 + 999
-    say(f"confirming on fresh deals (seed {cseed}, {confirm_games:,} a player count): learned in each seat "
-        "against the heuristic")
-    crows = bv_paired(L.learned_theta(net), players_list, confirm_games, cseed, threads)
+    return {"seed": seed, "per_players": vrows}, text
+
+
+def _bv_confirm(theta, players_list, games, seed, threads, say):
+    """The confirmation on fresh deals: (its record, confirmed): the learned player's share above
+    the fair share at every player count."""
+    crows = bv_paired(theta, players_list, games, seed, threads)
     confirmed = all(r["share_ci95"][0] > r["fair_share"] for r in crows)
     for r in crows:
         say(f"  {r['players']} players: learned {r['learned_wins']:,}/{r['games']:,} ({pct(r['share'])}, "
             f"{pct(r['share_ci95'][0])} to {pct(r['share_ci95'][1])}; fair share {pct(r['fair_share'])}), "
             f"timeouts {r['timeouts']}")
     say("confirmed" if confirmed else "NOT confirmed (some player count's interval reaches its fair share)")
+    return {"seed": seed, "deals_per_player_count": games, "per_players": crows,
+            "test": "the learned player's share in each seat against the heuristic, Wilson 95% "
+                    "interval above the fair share at every player count"}, confirmed
+
+
+def _bv_trainer():
+    from policies.benevolent import learned as L
+    from policies.benevolent.features import FEATURE_NAMES
+    return Trainer(
+        game=BV, first_player="the heuristic's choice less the repetition term",
+        start_theta=lambda: bv_label_theta(L.planner_theta()),
+        play_theta=lambda net: bv_label_theta(L.learned_theta(net)), check_theta=L.learned_theta,
+        selfplay=bv_selfplay,
+        selfplay_text=lambda pg, games: f"{int((pg[:, 1] < 0).sum()):,} of {games:,} self-play games timed out",
+        selfplay_field=lambda pg: ("selfplay_timeouts", int((pg[:, 1] < 0).sum())),
+        validate=_bv_validate, confirm_line="confirming on fresh deals (seed {seed}, {games:,} a player count): "
+                                            "learned in each seat against the heuristic",
+        confirm=_bv_confirm,
+        setup_fields=lambda players_list: {"players": list(players_list), "leaves": "printed"},
+        player_fields=lambda th: {"candidates": int(th[L.T_K]), "repetition_term": float(th[L.T_LAM])},
+        rollout_fields=lambda th: {"rollouts": {"plans": int(th[L.T_RK]), "noise": float(th[L.T_RNOISE]),
+                                                "max_turns": int(th[L.T_HMAX])}},
+        features=FEATURE_NAMES, model_path=L.MODEL_PATH, make_setups=lambda players, spies: list(players),
+        has_spies=False, eps=0.2, default_players="2", default_games=5000, default_iterations=2,
+        default_label_prob=0.3)
+
+
+def train_benevolent(players_list, games=5000, iterations=2, reps=4, seed=1, threads=None, hidden=32, alpha=1e-3,
+                     eps=0.2, label_prob=0.3, validate_games=300, confirm_games=2000, say=print, progress_factory=None):
+    """Expert iteration for the Benevolent learned player (``train`` with its trainer). Returns (net, record)."""
+    return train(BV, players_list, games, iterations, reps, seed, threads, hidden, alpha, eps, label_prob,
+                 validate_games, confirm_games, say, progress_factory)
+
+
+@dataclass(frozen=True)
+class Trainer:
+    """What expert iteration needs of one game (its part of the game's adapter): the players'
+    parameter vectors, labelled self-play, a round's validation and the confirmation, and the
+    record's game-specific fields. ``train`` is the one loop over it; ``TRAINERS`` holds one per
+    game, made when first asked for (``trainer``)."""
+    game: Any
+    first_player: str                 # who plays round 1's self-play, in words
+    start_theta: Callable             # () -> round 1's self-play vector (the planner's own choice)
+    play_theta: Callable              # net -> the next round's self-play vector
+    check_theta: Callable             # net -> the learned player's vector (validation, confirmation)
+    selfplay: Callable                # (setups, theta, games, seed, reps, eps, label_prob, threads, progress) -> (Rows, per_game, s)
+    selfplay_text: Callable           # (per_game, games) -> what the self-play's games did, in words
+    selfplay_field: Callable          # per_game -> (the round record's field, its value)
+    validate: Callable                # (theta, setups, games, seed, threads) -> (record, line)
+    confirm_line: str                 # the confirmation's first line ({seed}, {games})
+    confirm: Callable                 # (theta, setups, games, seed, threads, say) -> (record, confirmed)
+    setup_fields: Callable            # setups -> the record's fields naming them
+    player_fields: Callable           # theta -> the planner's settings in the record
+    rollout_fields: Callable          # theta -> the labels' rollout settings in the record
+    features: tuple
+    model_path: Any                   # where the installed model lives (policies/<game>/learned.json)
+    make_setups: Callable             # (player counts, spies counts or None) -> the setups ``train`` takes
+    has_spies: bool                   # whether setups take spies
+    eps: float                        # self-play's exploration
+    default_players: str              # the command's defaults: the run that made the shipped model
+    default_games: int
+    default_iterations: int
+    default_label_prob: float
+
+
+_TRAINER_MAKERS = {BW.name: _bw_trainer, BV.name: _bv_trainer}
+
+
+def trainer(game) -> Trainer:
+    """The game's trainer."""
+    from simcore.games import game as game_of
+    return _TRAINER_MAKERS[game_of(game).name]()
+
+
+def train(game, setups, games, iterations=2, reps=4, seed=1, threads=None, hidden=32, alpha=1e-3, eps=0.1,
+          label_prob=1.0, validate_games=1000, confirm_games=4000, say=print, progress_factory=None):
+    """Expert iteration for a game's learned player over `setups` (Bethel Woods: (players, spies)
+    pairs; Benevolent: player counts). Returns (net, record)."""
+    tr = trainer(game)
+    theta = tr.start_theta()
+    data, rounds = [], []
+    net = None
+    t0 = time.perf_counter()
+    for it in range(iterations):
+        dseed = seed * 1000 + it
+        who = tr.first_player if net is None else f"round {it}'s model"
+        say(f"round {it + 1}/{iterations}: self-play of {games:,} games (seed {dseed}, {who}), "
+            f"{reps} rollouts per kept plan")
+        rows, per_game, secs = tr.selfplay(setups, theta, games, dseed, reps, eps, label_prob, threads,
+                                           progress_factory() if progress_factory else None)
+        data.append(rows)
+        allrows = concat(data)
+        say(f"  {len(rows):,} labelled plans of {len(np.unique(rows.turn_id)):,} turns in {secs:.0f} s; "
+            f"{tr.selfplay_text(per_game, games)}; fitting on {len(allrows):,} plans")
+        net, info = fit_value(allrows.X, allrows.y, hidden, alpha, seed)
+        theta = tr.play_theta(net)
+        validation, line = tr.validate(tr.check_theta(net), setups, validate_games, seed * 1000 + 900, threads)
+        say(line)
+        field, value = tr.selfplay_field(per_game)
+        rounds.append({"round": it, "seed": dseed, "games": games, "player": who, "labelled_plans": len(rows),
+                       "labelled_turns": int(len(np.unique(rows.turn_id))), field: value,
+                       "selfplay_seconds": secs, "fit": info, "validation": validation})
+    cseed = seed * 1000 + 999
+    say(tr.confirm_line.format(seed=cseed, games=confirm_games))
+    confirmation, confirmed = tr.confirm(tr.check_theta(net), setups, confirm_games, cseed, threads, say)
     record = {
-        "game": BV.name, "policy": "learned", "players": list(players_list), "leaves": "printed",
+        "game": tr.game.name, "policy": "learned", **tr.setup_fields(setups),
         "seed": seed, "iterations": iterations, "games_per_round": games, "reps": reps,
-        "candidates": int(theta[L.T_K]), "repetition_term": float(theta[L.T_LAM]), "hidden": hidden, "alpha": alpha,
-        "exploration": eps, "label_prob": label_prob, "features": list(FEATURE_NAMES),
-        "rollouts": {"plans": int(theta[L.T_RK]), "noise": float(theta[L.T_RNOISE]), "max_turns": int(theta[L.T_HMAX])},
+        **tr.player_fields(theta), "hidden": hidden, "alpha": alpha,
+        "exploration": eps, "label_prob": label_prob, "features": list(tr.features), **tr.rollout_fields(theta),
         "method": "expert iteration: rollout-labelled kept plans, one-hidden-layer ReLU network "
                   "(scikit-learn MLPRegressor, early stopping), fit on every round's rows",
-        "rounds": rounds,
-        "confirmation": {"seed": cseed, "deals_per_player_count": confirm_games, "per_players": crows,
-                         "test": "the learned player's share in each seat against the heuristic, Wilson 95% "
-                                 "interval above the fair share at every player count"},
+        "rounds": rounds, "confirmation": confirmation,
         "confirmed": confirmed, "seconds": time.perf_counter() - t0, "versions": _versions(), "date": _now(),
     }
     return net, record
+
+
+def train_bethel_woods(configs, games=2000, iterations=2, reps=4, seed=1, threads=None, hidden=32, alpha=1e-3,
+                       eps=0.1, label_prob=1.0, validate_games=1000, confirm_games=4000, say=print,
+                       progress_factory=None):
+    """Expert iteration for the Bethel Woods learned player (``train`` with its trainer). Returns (net, record)."""
+    return train(BW, configs, games, iterations, reps, seed, threads, hidden, alpha, eps, label_prob,
+                 validate_games, confirm_games, say, progress_factory)

@@ -1,0 +1,33 @@
+"""The one training loop (experiments.train.train) over each game's trainer."""
+import policies.benevolent.learned as BV_L
+import policies.bethel_woods.learned as BW_L
+from experiments import train as T
+from simcore.games import GAMES
+
+LEARNED = {"bethel_woods": BW_L, "benevolent": BV_L}
+
+
+def test_every_game_has_a_trainer_whose_parts_are_its_own():
+    """Each game's trainer is for that game, installs into that game's learned model path, and
+    carries the feature names its learned player reads (a trainer wired to the other game's
+    modules fails here)."""
+    assert set(T._TRAINER_MAKERS) == set(GAMES)
+    for name, g in GAMES.items():
+        tr = T.trainer(name)
+        assert tr.game is g
+        assert tr.model_path.parent.name == name and tr.model_path.name == "learned.json"
+        assert tr.model_path == LEARNED[name].MODEL_PATH
+        assert list(tr.features) == list(LEARNED[name].FEATURE_NAMES)
+        assert tr.default_players and tr.default_games > 0 and 0 < tr.default_label_prob <= 1
+        assert tr.has_spies == (name == "bethel_woods")
+        setups = tr.make_setups([2, 3], [0, 1] if tr.has_spies else None)
+        assert setups == ([(2, 0), (2, 1), (3, 0), (3, 1)] if tr.has_spies else [2, 3])
+
+
+def test_train_takes_command_names_and_refuses_an_unknown_game():
+    import pytest
+
+    from simcore.errors import UserError
+    assert T.trainer("bethel-woods").game is T.trainer("bethel_woods").game
+    with pytest.raises(UserError):
+        T.trainer("chess")
