@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import datetime
 import time
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -111,55 +113,43 @@ def _ci(k, n):
     return f"({pct(k / n)}, 95% CI {pct(lo)} to {pct(hi)})"
 
 
-def tune_bethel_woods(players=3, spies=0, budget_games=100_000, games_per_candidate=500, popsize=None,
-                      seed=1, sigma0=0.03, confirm_games=20_000, threads=None, say=print):
-    """Run CMA-ES within `budget_games` games of tuning, then confirm; return the record (dict)."""
+def _bw_problem(players, spies, games_per_candidate, confirm_games, threads):
+    """Bethel Woods' tuning problem: the heuristic's win rate at one setup (every seat the
+    candidate), the confirmation paired game by game against the default weights."""
     from arena.bethel_woods.batch import simulate
-    from policies.bethel_woods.heuristic import THETA_BOUNDS, THETA_DEFAULT, THETA_NAMES
+    from policies.bethel_woods.heuristic import THETA_DEFAULT
 
     def wins(theta, gseed, n):
         return simulate(players, spies, policy="heuristic", games=n, seed=gseed, threads=threads, theta=theta)
 
-    tuned, history, gens, played, pop, secs = cma_search(
-        THETA_DEFAULT, THETA_BOUNDS, lambda th, gs: wins(th, gs, games_per_candidate).wins,
-        lambda gs: wins(THETA_DEFAULT, gs, games_per_candidate).wins, budget_games, games_per_candidate,
-        popsize, seed, sigma0, games_per_candidate, say)
-
-    cseed = seed * 1000 + 999
-    say(f"confirming on fresh seed {cseed}: {confirm_games:,} games each, tuned against the defaults")
-    a = simulate(players, spies, policy="heuristic", games=confirm_games, seed=cseed, threads=threads, theta=tuned,
-                 keep_records=True)
-    b = simulate(players, spies, policy="heuristic", games=confirm_games, seed=cseed, threads=threads,
-                 theta=THETA_DEFAULT, keep_records=True)
-    d = paired_difference(a.records["won"].to_numpy(), b.records["won"].to_numpy())
-    confirmed = d.ci_low > 0
-    rec = {
-        "game": BW.name, "policy": "heuristic", "players": players, "spies": spies,
-        "method": _method(pop, sigma0),
-        "seed": seed, "generations": gens, "games_per_candidate": games_per_candidate,
-        "tuning_games": played, "tuning_seconds": secs,
-        "history": history,
-        "confirmation": {
+    def confirm(tuned, cseed):
+        a = simulate(players, spies, policy="heuristic", games=confirm_games, seed=cseed, threads=threads,
+                     theta=tuned, keep_records=True)
+        b = simulate(players, spies, policy="heuristic", games=confirm_games, seed=cseed, threads=threads,
+                     theta=THETA_DEFAULT, keep_records=True)
+        d = paired_difference(a.records["won"].to_numpy(), b.records["won"].to_numpy())
+        confirmed = d.ci_low > 0
+        rec = {
             "seed": cseed, "games": confirm_games,
             "tuned_wins": a.wins, "tuned_win_rate": a.win_rate, "tuned_ci95": list(wilson(a.wins, a.games)),
             "default_wins": b.wins, "default_win_rate": b.win_rate, "default_ci95": list(wilson(b.wins, b.games)),
             "diff": d.diff, "diff_ci95": [d.ci_low, d.ci_high], "p_value": d.pvalue,
             "only_tuned": d.only_a, "only_default": d.only_b,
             "test": "Newcombe square-and-add interval for paired proportions, exact McNemar test",
-        },
-        "confirmed": bool(confirmed),
-        "theta": {n: float(v) for n, v in zip(THETA_NAMES, tuned)},
-        "theta_default": {n: float(v) for n, v in zip(THETA_NAMES, THETA_DEFAULT)},
-        "date": _now(),
-        "command": f"boardsim tune bethel-woods --players {players} --spies {spies} --budget-games {budget_games} "
-                   f"--games-per-candidate {games_per_candidate} --seed {seed} --confirm-games {confirm_games} --sigma0 {sigma0}"
-                   + (f" --popsize {popsize}" if popsize else ""),
-    }
-    say(f"tuned {a.wins}/{a.games} {_ci(a.wins, a.games)} against defaults {b.wins}/{b.games} "
-        f"{_ci(b.wins, b.games)}: {signed(d.diff * 100)} pp "
-        f"(95% CI {signed(d.ci_low * 100)} to {signed(d.ci_high * 100)}), McNemar p {p_text(d.pvalue)}: "
-        + ("confirmed" if confirmed else "NOT confirmed"))
-    return rec
+        }
+        line = (f"tuned {a.wins}/{a.games} {_ci(a.wins, a.games)} against defaults {b.wins}/{b.games} "
+                f"{_ci(b.wins, b.games)}: {signed(d.diff * 100)} pp "
+                f"(95% CI {signed(d.ci_low * 100)} to {signed(d.ci_high * 100)}), McNemar p {p_text(d.pvalue)}: "
+                + ("confirmed" if confirmed else "NOT confirmed"))
+        return rec, confirmed, line
+
+    return Problem(
+        fitness=lambda th, gs: wins(th, gs, games_per_candidate).wins,
+        reference=lambda gs: wins(THETA_DEFAULT, gs, games_per_candidate).wins,
+        unit=games_per_candidate, unit_fields={},
+        head={"players": players, "spies": spies}, setup_args=f"--players {players} --spies {spies}",
+        confirm_line=f"confirming on fresh seed {{seed}}: {confirm_games:,} games each, tuned against the defaults",
+        confirm=confirm)
 
 
 def _deals(games, players, what):
@@ -204,43 +194,20 @@ def confirm_benevolent(theta, players, games, seed, threads=None, reference=None
     return paired_difference_by_deal(a, b), a, b
 
 
-def tune_benevolent(players=2, budget_games=100_000, games_per_candidate=1000, popsize=None, seed=1, sigma0=0.03,
-                    confirm_games=20_000, threads=None, say=print):
-    """CMA-ES on the Benevolent heuristic's weights: the candidate in one seat against the default
-    heuristic in the others, seats rotated over the same deals; then the confirmation on fresh
-    deals. Returns the record (dict)."""
-    from policies.benevolent.heuristic import THETA_BOUNDS, THETA_DEFAULT, THETA_NAMES
+def _bv_problem(players, spies, games_per_candidate, confirm_games, threads):
+    """Benevolent's tuning problem: the candidate in one seat against the default heuristic in the
+    others, seats rotated over the same deals; the confirmation on fresh deals."""
     from simcore.benevolent.face import check_players
 
     check_players(players)
     deals = _deals(games_per_candidate, players, "games per candidate")
     _deals(confirm_games, players, "confirm-games")
 
-    def fitness(theta, gseed):
-        return int(bv_rotated_wins(theta, players, deals, gseed, threads).sum())
-
-    def reference(gseed):
-        return int(bv_reference_wins(players, deals, gseed, threads).sum())
-
-    tuned, history, gens, played, pop, secs = cma_search(
-        THETA_DEFAULT, THETA_BOUNDS, fitness, reference, budget_games, games_per_candidate, popsize, seed, sigma0,
-        deals, say)
-
-    cseed = seed * 1000 + 999
-    say(f"confirming on fresh seed {cseed}: {confirm_games:,} games ({confirm_games // players:,} deals, "
-        "the tuned weights in every seat once) against the defaults")
-    d, a, b = confirm_benevolent(tuned, players, confirm_games, cseed, threads)
-    confirmed = d.ci_low > 0
-    ta, tb, n = int(a.sum()), int(b.sum()), int(a.size)
-    rec = {
-        "game": BV.name, "policy": "heuristic", "players": players,
-        "opponents": "the default heuristic in every other seat; the candidate plays every seat once on each deal",
-        "method": _method(pop, sigma0),
-        "seed": seed, "generations": gens, "games_per_candidate": games_per_candidate,
-        "deals_per_candidate": deals,
-        "tuning_games": played, "tuning_seconds": secs,
-        "history": history,
-        "confirmation": {
+    def confirm(tuned, cseed):
+        d, a, b = confirm_benevolent(tuned, players, confirm_games, cseed, threads)
+        confirmed = d.ci_low > 0
+        ta, tb, n = int(a.sum()), int(b.sum()), int(a.size)
+        rec = {
             "seed": cseed, "games": n, "deals": n // players,
             "tuned_wins": ta, "tuned_win_rate": ta / n, "tuned_ci95": list(wilson(ta, n)),
             "default_wins": tb, "default_win_rate": tb / n, "default_ci95": list(wilson(tb, n)),
@@ -249,19 +216,97 @@ def tune_benevolent(players=2, budget_games=100_000, games_per_candidate=1000, p
             "only_tuned": d.only_a, "only_default": d.only_b,
             "test": "paired by deal and seat against the all-default game on the same deal; t interval and "
                     "t-test of the per-deal mean differences (the deal is the unit)",
-        },
+        }
+        # the all-default game of a deal is won by one seat or none, so the default's wins over the
+        # rotated seats are the decided all-default games: its rate is the fair share of the decided games
+        line = (f"tuned {ta}/{n} {_ci(ta, n)} against the defaults (the default in the same seats: {tb}/{n} "
+                f"{_ci(tb, n)}, which is the fair share: 1/{players} of the games some seat won; "
+                f"{1 / players:.0%} without timeouts): {signed(d.diff * 100)} pp (95% CI {signed(d.ci_low * 100)} to "
+                f"{signed(d.ci_high * 100)}), p (by deal) {p_text(d.pvalue)}: " + ("confirmed" if confirmed else "NOT confirmed"))
+        return rec, confirmed, line
+
+    return Problem(
+        fitness=lambda th, gs: int(bv_rotated_wins(th, players, deals, gs, threads).sum()),
+        reference=lambda gs: int(bv_reference_wins(players, deals, gs, threads).sum()),
+        unit=deals, unit_fields={"deals_per_candidate": deals},
+        head={"players": players,
+              "opponents": "the default heuristic in every other seat; the candidate plays every seat once on each deal"},
+        setup_args=f"--players {players}",
+        confirm_line=(f"confirming on fresh seed {{seed}}: {confirm_games:,} games ({confirm_games // players:,} deals, "
+                      "the tuned weights in every seat once) against the defaults"),
+        confirm=confirm)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One game's tuning problem at one setup (its part of the game's adapter): the candidate's
+    fitness and the defaults' on a generation's seed, the generation's unit of games, the
+    confirmation on fresh seeds, and the record's own fields."""
+    fitness: Callable        # (theta, generation seed) -> the candidate's wins
+    reference: Callable      # generation seed -> the default weights' wins on the same games
+    unit: int                # CMA-ES's unit of a candidate's games (games, or deals)
+    unit_fields: dict        # the record's fields after games_per_candidate
+    head: dict               # the record's setup fields after game and policy
+    setup_args: str          # the command's setup options
+    confirm_line: str        # the confirmation's first line ({seed})
+    confirm: Callable        # (tuned, seed) -> (the confirmation's record, confirmed, its last line)
+
+
+_PROBLEMS = {BW.name: _bw_problem, BV.name: _bv_problem}
+
+
+def tune(game, players, spies=0, budget_games=100_000, games_per_candidate=500, popsize=None, seed=1, sigma0=0.03,
+         confirm_games=20_000, threads=None, say=print):
+    """CMA-ES on a game's heuristic weights within `budget_games` games of tuning (``cma_search``),
+    then the confirmation on fresh seeds; returns the record (dict). The game's ``Problem`` says
+    what a candidate's games are."""
+    from simcore.games import game as game_of
+    g = game_of(game)
+    H = heuristic_module(g)
+    pr = _PROBLEMS[g.name](players, spies, games_per_candidate, confirm_games, threads)
+    tuned, history, gens, played, pop, secs = cma_search(
+        H.THETA_DEFAULT, H.THETA_BOUNDS, pr.fitness, pr.reference, budget_games, games_per_candidate, popsize, seed,
+        sigma0, pr.unit, say)
+    cseed = seed * 1000 + 999
+    say(pr.confirm_line.format(seed=cseed))
+    confirmation, confirmed, line = pr.confirm(tuned, cseed)
+    rec = {
+        "game": g.name, "policy": "heuristic", **pr.head,
+        "method": _method(pop, sigma0),
+        "seed": seed, "generations": gens, "games_per_candidate": games_per_candidate, **pr.unit_fields,
+        "tuning_games": played, "tuning_seconds": secs,
+        "history": history,
+        "confirmation": confirmation,
         "confirmed": bool(confirmed),
-        "theta": {n_: float(v) for n_, v in zip(THETA_NAMES, tuned)},
-        "theta_default": {n_: float(v) for n_, v in zip(THETA_NAMES, THETA_DEFAULT)},
+        "theta": {n: float(v) for n, v in zip(H.THETA_NAMES, tuned)},
+        "theta_default": {n: float(v) for n, v in zip(H.THETA_NAMES, H.THETA_DEFAULT)},
         "date": _now(),
-        "command": f"boardsim tune benevolent --players {players} --budget-games {budget_games} "
+        "command": f"boardsim tune {g.command} {pr.setup_args} --budget-games {budget_games} "
                    f"--games-per-candidate {games_per_candidate} --seed {seed} --confirm-games {confirm_games} "
                    f"--sigma0 {sigma0}" + (f" --popsize {popsize}" if popsize else ""),
     }
-    # the all-default game of a deal is won by one seat or none, so the default's wins over the
-    # rotated seats are the decided all-default games: its rate is the fair share of the decided games
-    say(f"tuned {ta}/{n} {_ci(ta, n)} against the defaults (the default in the same seats: {tb}/{n} "
-        f"{_ci(tb, n)}, which is the fair share: 1/{players} of the games some seat won; "
-        f"{1 / players:.0%} without timeouts): {signed(d.diff * 100)} pp (95% CI {signed(d.ci_low * 100)} to {signed(d.ci_high * 100)}), "
-        f"p (by deal) {p_text(d.pvalue)}: " + ("confirmed" if confirmed else "NOT confirmed"))
+    say(line)
     return rec
+
+
+def heuristic_module(game):
+    """The game's heuristic (its THETA_NAMES, THETA_DEFAULT, THETA_BOUNDS)."""
+    from simcore.games import game as game_of
+    if game_of(game).name == BW.name:
+        from policies.bethel_woods import heuristic
+    else:
+        from policies.benevolent import heuristic
+    return heuristic
+
+
+def tune_bethel_woods(players=3, spies=0, budget_games=100_000, games_per_candidate=500, popsize=None,
+                      seed=1, sigma0=0.03, confirm_games=20_000, threads=None, say=print):
+    """``tune`` for Bethel Woods (the heuristic's win rate at one setup)."""
+    return tune(BW, players, spies, budget_games, games_per_candidate, popsize, seed, sigma0, confirm_games, threads,
+                say)
+
+
+def tune_benevolent(players=2, budget_games=100_000, games_per_candidate=1000, popsize=None, seed=1, sigma0=0.03,
+                    confirm_games=20_000, threads=None, say=print):
+    """``tune`` for Benevolent (the candidate in one seat against the default heuristic)."""
+    return tune(BV, players, 0, budget_games, games_per_candidate, popsize, seed, sigma0, confirm_games, threads, say)

@@ -1,4 +1,5 @@
-"""The one training loop (experiments.train.train) over each game's trainer."""
+"""The one training loop (experiments.train.train) over each game's trainer, and the one tuner
+(experiments.tune.tune) over each game's problem."""
 import policies.benevolent.learned as BV_L
 import policies.bethel_woods.learned as BW_L
 from experiments import train as T
@@ -31,3 +32,17 @@ def test_train_takes_command_names_and_refuses_an_unknown_game():
     assert T.trainer("bethel-woods").game is T.trainer("bethel_woods").game
     with pytest.raises(UserError):
         T.trainer("chess")
+
+
+def test_every_game_has_a_tuning_problem_over_its_own_heuristic():
+    """Each game's tuning problem is wired to that game's heuristic weights (the defaults' wins
+    are the reference a candidate is scored against) and names the game's setup in its command."""
+    from experiments import tune as U
+    assert set(U._PROBLEMS) == set(GAMES)
+    for name in GAMES:
+        H = U.heuristic_module(name)
+        assert len(H.THETA_NAMES) == len(H.THETA_DEFAULT) == len(H.THETA_BOUNDS)
+        pr = U._PROBLEMS[name](2, 1 if name == "bethel_woods" else 0, 20, 40, 1)
+        assert pr.setup_args.startswith("--players 2")
+        assert ("--spies 1" in pr.setup_args) == (name == "bethel_woods")
+        assert pr.unit == (20 if name == "bethel_woods" else 10)   # games, or deals of 2 players
