@@ -39,13 +39,14 @@ noise only.
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Callable
 
 import numpy as np
 import pandas as pd
 
 from simcore.errors import UserError
-from simcore.games import BETHEL_WOODS as BW, game as game_of
+from simcore.games import BENEVOLENT as BV, BETHEL_WOODS as BW, game as game_of
 
 from .cells import pairs_from_table
 from .stats import adjust_pvalues, paired_difference, signed, spies_label
@@ -111,16 +112,14 @@ def sensitivity(game: str, games: int = 2000, seed: int = 7, policy: str | None 
 
     from .cells import StarCell, cell_unit
     from .run.execute import execute
-    bw = game == BW.name
+    m = measure(game)
     # one StarCell per setup: the defaults and every variant on the same seeds, each variant
     # paired with the defaults (Bethel Woods: won or lost; Benevolent: the winner's seat + 1, 0 a
     # timeout), played as units by the executor (in-process, a results store, Dask)
     stars = []
-    for setup in (BW_SPIES if bw else BV_PLAYERS):
-        base = (Cell(game, BW_PLAYERS, spies=setup, policies=(policy,), seed=seed) if bw
-                else Cell(game, setup, policies=(policy,), seed=seed))
-        stars.append((setup, StarCell(base, tuple(replace(base, rules=rules) for _, _, rules in vs),
-                                      2 if bw else 1 + game_of(game).max_players)))
+    for setup in m.setups:
+        base = m.base_cell(Cell, game, setup, policy, seed)
+        stars.append((setup, StarCell(base, tuple(replace(base, rules=rules) for _, _, rules in vs), m.classes)))
     totals = execute([(sc, games) for _, sc in stars], threads=threads, progress=progress, unit_fn=cell_unit,
                      **(backend or {}))
     rows = []
@@ -128,8 +127,7 @@ def sensitivity(game: str, games: int = 2000, seed: int = 7, policy: str | None 
         for i, (name, kind, _) in enumerate(vs):
             a, b = pairs_from_table(sc.pair_table(counts, i))
             head = {"game": game_of(game).name, "variant": name, "kind": kind}
-            rows.append({**head, **(_bw_row(a, b, setup, games, policy, seed) if bw
-                                    else _bv_row(a - 1, b - 1, setup, games, policy, seed))})
+            rows.append({**head, **m.row(a, b, setup, games, policy, seed)})
     df = pd.DataFrame(rows)
     df["p_holm"] = adjust_pvalues(df["pvalue"].to_numpy(), "holm")   # over every row of the table
     df["abs_diff"] = df["diff"].abs()
@@ -210,14 +208,47 @@ def _bv_row(a, b, players, games, policy, seed):
     return row
 
 
+@dataclass(frozen=True)
+class Measure:
+    """What a game's sensitivity table measures (its part of the game's adapter): the setups,
+    each setup's arm of the defaults, the outcome classes a paired game falls in, a row's figures
+    from the two arms' outcomes, and how the table names a setup."""
+    setups: tuple
+    base_cell: Callable      # (Cell, game, setup, policy, seed) -> the defaults' arm
+    classes: int             # outcome classes of a game (cells.StarCell)
+    row: Callable            # (variant outcomes, default outcomes, setup, games, policy, seed) -> figures
+    setup_label: Callable    # a table row -> its setup in words
+    headline: str            # what the table measures, for its title
+    rates: bool              # True: win rates with their intervals; False: seat gaps
+
+
+MEASURES = {
+    BW.name: Measure(
+        setups=BW_SPIES, base_cell=lambda Cell, g, spies, pol, seed: Cell(g, BW_PLAYERS, spies=spies, policies=(pol,),
+                                                                           seed=seed),
+        classes=2, row=_bw_row, setup_label=lambda r: spies_label(r.spies),
+        headline="3 players, win rate by spies", rates=True),
+    BV.name: Measure(
+        setups=BV_PLAYERS, base_cell=lambda Cell, g, players, pol, seed: Cell(g, players, policies=(pol,), seed=seed),
+        classes=1 + BV.max_players,
+        row=lambda a, b, players, games, pol, seed: _bv_row(a - 1, b - 1, players, games, pol, seed),
+        setup_label=lambda r: f"{r.players} pl.", headline="printed leaves, largest seat gap by players", rates=False),
+}
+
+
+def measure(game) -> Measure:
+    """The game's sensitivity measure."""
+    return MEASURES[game_of(game).name]
+
+
 def table_text(df: pd.DataFrame) -> str:
     """The table as plain text, largest effects first. Bethel Woods win rates come with their 95%
     Wilson intervals; Benevolent's columns are seat gaps (their difference has the interval)."""
     if df.empty:
         return "(no rows)"
-    game = df["game"].iloc[0]
-    bw = game == BW.name
-    if bw:
+    m = measure(df["game"].iloc[0])
+    rates = m.rates
+    if rates:
         from .stats import pct, wilson
 
         def rate(k, n):   # as stats.pct prints rates: a bound near 0 keeps its digits
@@ -226,14 +257,14 @@ def table_text(df: pd.DataFrame) -> str:
         w = 30
     else:
         w = 8
-    dh, vh = ("default (95% CI)", "variant (95% CI)") if bw else ("default", "variant")
+    dh, vh = ("default (95% CI)", "variant (95% CI)") if rates else ("default", "variant")
     head = (f"{'variant':<28} {'kind':<6} {'setup':<9} {dh:>{w}} {vh:>{w}} {'diff':>8}  "
-            f"{'95% CI':<19} {'p (Holm)':>8}" + ("" if bw else f" {'changed':>8}"))
+            f"{'95% CI':<19} {'p (Holm)':>8}" + ("" if rates else f" {'changed':>8}"))
     lines = [head, "-" * len(head)]
     for r in df.itertuples():
-        setup = spies_label(r.spies) if bw else f"{r.players} pl."
-        last = f"{r.p_holm:8.3g}" + ("" if bw else f" {r.changed_games:8d}")
-        if bw:
+        setup = m.setup_label(r)
+        last = f"{r.p_holm:8.3g}" + ("" if rates else f" {r.changed_games:8d}")
+        if rates:
             cols = f"{rate(r.default_wins, r.games):>{w}} {rate(r.variant_wins, r.games):>{w}}"
         else:
             cols = f"{100 * r.default:7.2f}% {100 * r.value:7.2f}%"
@@ -275,8 +306,7 @@ def run_command(game: str, games: int, seed: int, policy: str | None, threads: i
     if json_out:
         return json.dumps({"game": game, "games": games, "seed": seed, "policy": df["policy"].iloc[0],
                            "rows": json.loads(df.to_json(orient="records"))})
-    setup = "3 players, win rate by spies" if game == BW.name else "printed leaves, largest seat gap by players"
-    head = (f"{game_of(game).title} sensitivity: {setup}; policy "
+    head = (f"{game_of(game).title} sensitivity: {measure(game).headline}; policy "
             f"{df['policy'].iloc[0]}, {games:,} games per arm and setup, seed {seed}; variant minus default, "
             f"largest effects first")
     return head + "\n" + table_text(df)

@@ -46,3 +46,19 @@ def test_every_game_has_a_tuning_problem_over_its_own_heuristic():
         assert pr.setup_args.startswith("--players 2")
         assert ("--spies 1" in pr.setup_args) == (name == "bethel_woods")
         assert pr.unit == (20 if name == "bethel_woods" else 10)   # games, or deals of 2 players
+
+
+def test_every_game_has_a_sensitivity_measure_whose_cells_are_its_own():
+    """Each game's sensitivity measure builds the defaults' arm of that game at each of its
+    setups, and its outcome classes are those the game's paired games fall in (won or lost; a
+    seat of the most players or a timeout)."""
+    from arena.units import Cell
+    from experiments.sensitivity import measure
+    for name, g in GAMES.items():
+        m = measure(name)
+        assert m.classes == (2 if g.cooperative else 1 + g.max_players)
+        assert m.rates == g.cooperative
+        for setup in m.setups:
+            c = m.base_cell(Cell, name, setup, "heuristic", 5)
+            assert c.game == name and c.seed == 5 and c.policies == ("heuristic",)
+            assert (c.spies == setup) if g.cooperative else (c.players == setup)
