@@ -24,6 +24,7 @@ from experiments.stats import p_is, pct, seat_fairness, wilson
 
 from .errors import user_errors
 from .models import ModelFile, model_thetas
+from .sensitivity import add_sensitivity
 
 app = typer.Typer(no_args_is_help=True, help="Benevolent (competitive, 2-4 players).")
 
@@ -163,20 +164,4 @@ def play(
     typer.echo(f"{who} after {end['turns']} turns; {len(lines)} trace lines written to {trace}")
 
 
-@app.command()
-@user_errors
-def sensitivity(
-    games: Annotated[int, typer.Option(help="Games per arm and setup (each variant and the defaults).")] = 20000,
-    seed: Annotated[int, typer.Option(help="Master seed: every variant plays the same seeds as the defaults.")] = 7,
-    policy: Annotated[Optional[str], typer.Option(
-        help="Policy for every seat, as for simulate; default: heuristic, the strongest fast enough "
-             "for thousands of games per variant.")] = None,
-    threads: Annotated[Optional[int], typer.Option(help="Worker threads (default: all cores).")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the table.")] = False,
-    chart: Annotated[Optional[Path], typer.Option(help="Also draw the forest chart here (PNG and SVG).")] = None,
-    csv: Annotated[Optional[Path], typer.Option(help="Also write the rows to this CSV file.")] = None,
-):
-    """How much each rules switch and each alternative data table moves the answer, against the
-    defaults on common seeds, with paired 95% intervals, largest effects first."""
-    from experiments.sensitivity import run_command
-    typer.echo(run_command("benevolent", games, seed, policy, threads, json_out, chart, csv))
+add_sensitivity(app, "benevolent", default_games=20000)
