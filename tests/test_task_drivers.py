@@ -62,3 +62,19 @@ def test_every_game_has_a_sensitivity_measure_whose_cells_are_its_own():
             c = m.base_cell(Cell, name, setup, "heuristic", 5)
             assert c.game == name and c.seed == 5 and c.policies == ("heuristic",)
             assert (c.spies == setup) if g.cooperative else (c.players == setup)
+
+
+def test_every_game_has_a_skill_measure_whose_setups_are_its_own():
+    """The skill study's one driver (run_skill) reads each game's measure: its setups are cells of
+    that game at the study's player counts, and its outcome classes are the game's."""
+    from experiments.study.skill_axis import skill_measure
+    from experiments.study.spec import study_from_dict
+    for name, g in GAMES.items():
+        m = skill_measure(name)
+        assert m.levels == (2 if g.cooperative else 1 + g.max_players)
+        assert m.mixed == (not g.cooperative)
+        st = study_from_dict({"kind": "skill", "game": name, "players": [2, 3], "games": 4, "seed": 9,
+                              "rungs": ["heuristic", "learned"], "policy": ["learned"]}, "t")
+        cells = [c for c, _ in m.setups(st)]
+        assert cells and all(c.game == name and c.seed == 9 for c in cells)
+        assert sorted({c.players for c in cells}) == [2, 3]

@@ -18,10 +18,15 @@ its seat edge), never as a claim about people: the rungs are bots.
   leaves x rung (self-play), with their intervals, each rung's paired difference from the study
   player (paired bootstrap), whether the sign of seat 1's edge holds at every rung, and the
   playtest games needed to notice the edge.
+
+``run_skill`` is written once; what differs by game is its ``SkillMeasure`` (``SKILL_MEASURES``:
+the setups, the outcome classes, a rung's figures and its paired difference, the playtests, the
+chart, the table, the findings and the front-page answers).
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -59,19 +64,22 @@ def rung_cells(st: Study, setup: Cell) -> tuple[Cell, list[str]]:
     return rung_cell(setup, base_pol), [r for r in st.opts["rungs"] if r != base_pol]
 
 
-def _setups(st: Study):
+def _bw_setups(st: Study):
     o = st.opts
     for pl in o["players"]:
-        if st.game == BW.name:
-            for sp in o["spies"]:
-                yield Cell(BW.name, pl, spies=sp, rules=st.rules, seed=o["seed"]), {"spies": sp}
-        else:
-            for spec in o["leaves"]:
-                if isinstance(spec, list) and len(spec) != pl:
-                    continue
-                lv = leaves_for(spec, pl)
-                yield (Cell(BV.name, pl, leaves=lv, rules=st.rules, seed=o["seed"]),
-                       {"leaves": _leaves_name(spec, lv)})
+        for sp in o["spies"]:
+            yield Cell(BW.name, pl, spies=sp, rules=st.rules, seed=o["seed"]), {"spies": sp}
+
+
+def _bv_setups(st: Study):
+    o = st.opts
+    for pl in o["players"]:
+        for spec in o["leaves"]:
+            if isinstance(spec, list) and len(spec) != pl:
+                continue
+            lv = leaves_for(spec, pl)
+            yield (Cell(BV.name, pl, leaves=lv, rules=st.rules, seed=o["seed"]),
+                   {"leaves": _leaves_name(spec, lv)})
 
 
 def with_adopted(st: Study, adopted: dict) -> Study:
@@ -91,16 +99,16 @@ def with_adopted(st: Study, adopted: dict) -> Study:
 def run_skill(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:
     from ..cells import StarCell, cell_unit
     o = st.opts
-    levels = 2 if st.game == BW.name else 5
-    mixed = st.game == BV.name and bool(o.get("mixed"))
+    m = skill_measure(st.game)
+    mixed = m.mixed and bool(o.get("mixed"))
     stars = []
-    for setup, extra in _setups(st):
+    for setup, extra in m.setups(st):
         base, others = rung_cells(st, setup)
         arms = tuple(rung_cell(setup, r) for r in others)
         if mixed:   # each other rung in seat 1 against the study player elsewhere: more arms on the same seeds
             arms += tuple(mixed_cell(setup, r, st.policies[0]) for r in others)
         stars.append((setup, extra, [st.policies[0]] + others,
-                      StarCell(base, arms, levels, counts=True)))
+                      StarCell(base, arms, m.levels, counts=True)))
     totals = execute([(sc, o["games"]) for *_, sc in stars], threads=threads, progress=progress,
                      unit_fn=cell_unit, **(backend or {}))
     rank = {r: i for i, r in enumerate(o["rungs"])}
@@ -110,29 +118,15 @@ def run_skill(st: Study, threads=None, progress=None, chart_dir=None, backend=No
             own = sc.cell_counts(t, i)
             row = {"players": setup.players, **extra, "setup": k, "rung": name, "rung_order": rank[name],
                    "study_player": names[0], "seed": setup.seed}
-            row.update(_bw_row(own) if st.game == BW.name else _bv_row(own, setup.players))
-            row.update(_vs_study(sc, t, i, st.game, setup.players, o["seed"]))
+            row.update(m.row(own, setup.players))
+            row.update(_vs_study(sc, t, i, m, setup.players, o["seed"]))
             rows.append(row)
     df = pd.DataFrame(rows).sort_values(["setup", "rung_order"], kind="stable").reset_index(drop=True)
     mixed_df = _mixed_frame(stars, totals, rank, o["seed"]) if mixed else pd.DataFrame()
     bands = o["bands"]
-    if st.game == BW.name:
-        df["difficulty"] = [DIFFICULTY[int(s)] for s in df["spies"]]
-        df["band"] = [band_of(r, bands) for r in df["win_rate"]]
-        tests = bw_playtests(df)
-    else:
-        tests = bv_playtests(df)
-    figs = []
-    if chart_dir is not None:
-        if st.game == BW.name:
-            figs.append(("Win rate against player skill, one line per difficulty, one panel per player count: every "
-                         "rung on the same seeds; the shaded bands are the designer's targets",
-                         charts.skill_curve(df, chart_dir / f"{st.name}_curve", bands=bands)[0]))
-        else:
-            figs.append(("Seat 1's edge over its fair share and the largest seat gap against player skill "
-                         "(self-play, every rung on the same seeds)",
-                         charts.skill_seats(df, chart_dir / f"{st.name}_seats", adopted=o.get("adopted"))[0]))
-    tables = [(_caption(st), _show(st, df), _csv(st, "rungs")),
+    tests = m.finish(df, bands)
+    figs = [m.chart(st, df, chart_dir, bands)] if chart_dir is not None else []
+    tables = [(m.caption(st), m.show(df), _csv(st, "rungs")),
               ("Playtests to notice: how many games a group would have to play at each of two setups to see the "
                "difference each rung measures (80% power, 5% level, independent games)", tests, _csv(st, "playtests"))]
     extra_tables = {}
@@ -145,7 +139,7 @@ def run_skill(st: Study, threads=None, progress=None, chart_dir=None, backend=No
     text = skill_findings(st, df) + mixed_findings(st, mixed_df)
     section = Section(st.title, text, tables=tables, charts=figs, anchor=st.name)
     return Result(st, {"rungs": df, "playtests": tests, **extra_tables}, section,
-                  answers=skill_answers(st, df, tests))
+                  answers=m.answers(st, df, tests))
 
 
 def _mixed_frame(stars, totals, rank, seed) -> pd.DataFrame:
@@ -205,10 +199,29 @@ def mixed_findings(st: Study, m: pd.DataFrame) -> str:
     return " Mixed tables: " + "; ".join(parts) + "."
 
 
+def _bw_finish(df: pd.DataFrame, bands: dict) -> pd.DataFrame:
+    """Bethel Woods' columns after the rows (difficulty, target band) and its playtests table."""
+    df["difficulty"] = [DIFFICULTY[int(s)] for s in df["spies"]]
+    df["band"] = [band_of(r, bands) for r in df["win_rate"]]
+    return bw_playtests(df)
+
+
+def _bw_chart(st: Study, df: pd.DataFrame, chart_dir, bands: dict):
+    return ("Win rate against player skill, one line per difficulty, one panel per player count: every "
+            "rung on the same seeds; the shaded bands are the designer's targets",
+            charts.skill_curve(df, chart_dir / f"{st.name}_curve", bands=bands)[0])
+
+
+def _bv_chart(st: Study, df: pd.DataFrame, chart_dir, bands: dict):
+    return ("Seat 1's edge over its fair share and the largest seat gap against player skill "
+            "(self-play, every rung on the same seeds)",
+            charts.skill_seats(df, chart_dir / f"{st.name}_seats", adopted=st.opts.get("adopted"))[0])
+
+
 # ---------------------------------------------------------------------------------------------
 # one rung at one setup
 
-def _bw_row(own) -> dict:
+def _bw_row(own, players: int = 0) -> dict:
     d = as_dict(BW.name, own)
     g, w = d.get("games", 0), d.get("wins", 0)
     lo, hi = wilson(w, g)
@@ -237,22 +250,28 @@ def _bv_row(own, players: int) -> dict:
             "edge_high": e_hi - 1 / players, "max_gap": gap, "gap_low": glo, "gap_high": ghi}
 
 
-def _vs_study(sc, counts, i: int, game: str, players: int, seed: int) -> dict:
+def _vs_study(sc, counts, i: int, m: "SkillMeasure", players: int, seed: int) -> dict:
     """Rung i's paired difference from the study player on the same games (0: the study player
-    itself): Bethel Woods the win rate (``stats.paired_difference``), Benevolent seat 1's edge and
-    the largest seat gap (paired bootstrap of the pair table, ``skill.table_bootstrap``)."""
+    itself), by the game's measure (``SkillMeasure.paired``)."""
     if i == 0:
         return {"vs_study": 0.0, "vs_study_low": 0.0, "vs_study_high": 0.0, "vs_study_p": 1.0}
+    return m.paired(sc.pair_table(counts, i - 1), players, seed + i)
+
+
+def _bw_paired(table, players: int, seed: int) -> dict:
+    """Bethel Woods: the win rate's paired difference (``stats.paired_difference``)."""
     from ..cells import pairs_from_table
-    table = sc.pair_table(counts, i - 1)
-    if game == BW.name:
-        from ..stats import paired_difference
-        a, b = pairs_from_table(table)
-        pd_ = paired_difference(a, b)
-        return {"vs_study": pd_.diff, "vs_study_low": pd_.ci_low, "vs_study_high": pd_.ci_high,
-                "vs_study_p": pd_.pvalue}
+    from ..stats import paired_difference
+    a, b = pairs_from_table(table)
+    pd_ = paired_difference(a, b)
+    return {"vs_study": pd_.diff, "vs_study_low": pd_.ci_low, "vs_study_high": pd_.ci_high, "vs_study_p": pd_.pvalue}
+
+
+def _bv_paired(table, players: int, seed: int) -> dict:
+    """Benevolent: seat 1's edge's paired difference (paired bootstrap of the pair table,
+    ``skill.table_bootstrap``)."""
     from ..skill import table_bootstrap
-    e = table_bootstrap(table, lambda t: _edge_of_tables(t, players), seed + i)
+    e = table_bootstrap(table, lambda t: _edge_of_tables(t, players), seed)
     return {"vs_study": e["diff"], "vs_study_low": e["diff_low"], "vs_study_high": e["diff_high"],
             "vs_study_p": e["p_value"]}
 
@@ -329,29 +348,33 @@ def order_changes(df: pd.DataFrame) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 # what the report says
 
-def _caption(st: Study) -> str:
-    if st.game == BW.name:
-        return ("Win rate at every rung of skill on the same seeds (Wilson 95% intervals), the difference from the "
-                f"study player ({st.policies[0]}) game by game, the games lost on the first turn and the Daydreamer "
-                "pieces a lost game had built")
+def _bw_caption(st: Study) -> str:
+    return ("Win rate at every rung of skill on the same seeds (Wilson 95% intervals), the difference from the "
+            f"study player ({st.policies[0]}) game by game, the games lost on the first turn and the Daydreamer "
+            "pieces a lost game had built")
+
+
+def _bv_caption(st: Study) -> str:
     return ("Seat 1's edge over its fair share and the largest seat gap at every rung of skill (self-play, the same "
             f"seeds), and seat 1's edge minus the study player's ({st.policies[0]}) game by game")
 
 
-def _show(st: Study, df: pd.DataFrame) -> pd.DataFrame:
-    if st.game == BW.name:
-        return pd.DataFrame({
-            "players": df["players"], "difficulty": [f"{spies_label(s)}: {d}" for s, d in zip(df["spies"], df["difficulty"])],
-            "rung": df["rung"],
-            "win rate (95% CI)": [_rate_cell(w, g) for w, g in zip(df["wins"], df["games"])],
-            "minus the study player's": [_diff_cell(d, lo, hi) if r != s else "—" for d, lo, hi, r, s in
-                                         zip(df["vs_study"], df["vs_study_low"], df["vs_study_high"], df["rung"],
-                                             df["study_player"])],
-            "lost on the first turn": [_rate_cell(f, g) for f, g in zip(df["first_turn_losses"], df["games"])],
-            "pieces built per lost game (of 6)": [f"{b:.1f}\n({lo:.1f}–{hi:.1f})" if np.isfinite(b) else "no loss"
-                                                  for b, lo, hi in zip(df["built_per_lost_game"], df["built_low"],
-                                                                       df["built_high"])],
-            "target band": [b or "—" for b in df["band"]]})
+def _bw_show(df: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({
+        "players": df["players"], "difficulty": [f"{spies_label(s)}: {d}" for s, d in zip(df["spies"], df["difficulty"])],
+        "rung": df["rung"],
+        "win rate (95% CI)": [_rate_cell(w, g) for w, g in zip(df["wins"], df["games"])],
+        "minus the study player's": [_diff_cell(d, lo, hi) if r != s else "—" for d, lo, hi, r, s in
+                                     zip(df["vs_study"], df["vs_study_low"], df["vs_study_high"], df["rung"],
+                                         df["study_player"])],
+        "lost on the first turn": [_rate_cell(f, g) for f, g in zip(df["first_turn_losses"], df["games"])],
+        "pieces built per lost game (of 6)": [f"{b:.1f}\n({lo:.1f}–{hi:.1f})" if np.isfinite(b) else "no loss"
+                                              for b, lo, hi in zip(df["built_per_lost_game"], df["built_low"],
+                                                                   df["built_high"])],
+        "target band": [b or "—" for b in df["band"]]})
+
+
+def _bv_show(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "players": df["players"], "leaves": df["leaves"], "rung": df["rung"],
         "seat 1's edge (95% CI)": [_diff_cell(e, lo, hi) for e, lo, hi in zip(df["edge"], df["edge_low"], df["edge_high"])],
@@ -442,66 +465,115 @@ def skill_findings(st: Study, df: pd.DataFrame) -> str:
              f"{o['games']:,} seeds, so the rungs differ by their play, not their luck. The rungs are bots: "
              "what they say about a group of people depends on where the group sits among them (docs/studies.md, "
              "\"The skill axis\")."]
-    if st.game == BW.name:
-        for pl, g in df.groupby("players", sort=True):
-            parts.append(f"{pl} players: " + "; ".join(_levels_over_skill(g)) + ".")
-            inb = _in_bands(g, o["bands"])
-            parts.append(f"Target bands ({_bands_text(o['bands'])}): "
-                         + (". ".join(inb) if inb else "no level lies in a band at any rung") + ".")
-            parts.append(_first_turn(g)[0].upper() + _first_turn(g)[1:] + " (the table has every level, with "
-                         "intervals).")
-        ch = order_changes(df)
-        parts.append("The order of the difficulty levels (more spies, fewer wins) " +
-                     ("holds at every rung and player count." if not ch else
-                      "breaks at: " + "; ".join(ch) + " (estimates; their intervals are in the table)."))
-    else:
-        for (pl, lv), g in df.groupby(["players", "leaves"], sort=False):
-            g = g.sort_values("rung_order")
-            signs = {int(np.sign(r.edge_low)) if r.edge_low > 0 else (-1 if r.edge_high < 0 else 0)
-                     for r in g.itertuples()}
-            word = ("seat 1 is ahead at every rung" if signs == {1} else "seat 1 is behind at every rung"
-                    if signs == {-1} else "the sign of seat 1's edge is not the same at every rung (or not "
-                    "established at some)")
-            parts.append(f"{pl} players, {lv} leaves: seat 1's edge goes from {g.iloc[0].rung} "
-                         f"{plain_pp(g.iloc[0].edge)} to {g.iloc[-1].rung} {plain_pp(g.iloc[-1].edge)}; {word}.")
-            if (st.opts.get("adopted") or {}).get(pl) == lv:
-                text, _ = _adopted_gaps(df, pl, lv)
-                parts.append(f"{lv} is the handicap the report's handicap study adopts at {pl} players (on its "
-                             f"holdout games, played by {st.policies[0]}); played again by every rung on the same "
-                             f"seeds as the printed one, its largest seat gap: {text}.")
-    return "\n\n".join(parts)
+    return "\n\n".join(parts + skill_measure(st.game).findings(st, df))
 
 
-def skill_answers(st: Study, df: pd.DataFrame, tests: pd.DataFrame) -> list:
+def _bw_findings(st: Study, df: pd.DataFrame) -> list[str]:
+    o = st.opts
+    parts = []
+    for pl, g in df.groupby("players", sort=True):
+        parts.append(f"{pl} players: " + "; ".join(_levels_over_skill(g)) + ".")
+        inb = _in_bands(g, o["bands"])
+        parts.append(f"Target bands ({_bands_text(o['bands'])}): "
+                     + (". ".join(inb) if inb else "no level lies in a band at any rung") + ".")
+        parts.append(_first_turn(g)[0].upper() + _first_turn(g)[1:] + " (the table has every level, with "
+                     "intervals).")
+    ch = order_changes(df)
+    parts.append("The order of the difficulty levels (more spies, fewer wins) " +
+                 ("holds at every rung and player count." if not ch else
+                  "breaks at: " + "; ".join(ch) + " (estimates; their intervals are in the table)."))
+    return parts
+
+
+def _bv_findings(st: Study, df: pd.DataFrame) -> list[str]:
+    parts = []
+    for (pl, lv), g in df.groupby(["players", "leaves"], sort=False):
+        g = g.sort_values("rung_order")
+        signs = {int(np.sign(r.edge_low)) if r.edge_low > 0 else (-1 if r.edge_high < 0 else 0)
+                 for r in g.itertuples()}
+        word = ("seat 1 is ahead at every rung" if signs == {1} else "seat 1 is behind at every rung"
+                if signs == {-1} else "the sign of seat 1's edge is not the same at every rung (or not "
+                "established at some)")
+        parts.append(f"{pl} players, {lv} leaves: seat 1's edge goes from {g.iloc[0].rung} "
+                     f"{plain_pp(g.iloc[0].edge)} to {g.iloc[-1].rung} {plain_pp(g.iloc[-1].edge)}; {word}.")
+        if (st.opts.get("adopted") or {}).get(pl) == lv:
+            text, _ = _adopted_gaps(df, pl, lv)
+            parts.append(f"{lv} is the handicap the report's handicap study adopts at {pl} players (on its "
+                         f"holdout games, played by {st.policies[0]}); played again by every rung on the same "
+                         f"seeds as the printed one, its largest seat gap: {text}.")
+    return parts
+
+
+def _bw_answers(st: Study, df: pd.DataFrame, tests: pd.DataFrame) -> list:
     from ..answers import Answer, verdict_level
     out = []
-    if st.game == BW.name:
-        for pl, g in df.groupby("players", sort=True):
-            hw = float(((g["ci_high"] - g["ci_low"]) / 2).max())
-            inb = _in_bands(g, st.opts["bands"])
-            t = tests[tests["players"] == pl]
-            fin = t[np.isfinite(t["games_needed"])]
-            notice = (f"a step of spies: {int(fin['games_needed'].min()):,} to "
-                      f"{int(fin['games_needed'].max()):,} games per level" if len(fin) else "")
-            out.append(Answer(BW.name, f"Win rate across skill, {pl} players",
-                              "; ".join(_levels_over_skill(g)) + f" (±{plain_pp(hw, sign=False)})"
-                              + "".join(f". In the {b}" for b in inb) + ". " + _first_turn(g)[0].upper()
-                              + _first_turn(g)[1:],
-                              verdict_level(hw), st.name, skill=ACROSS, first=True, playtests=notice))
-    else:
-        adopted = st.opts.get("adopted") or {}
-        for (pl, lv), g in df.groupby(["players", "leaves"], sort=False):
-            g = g.sort_values("rung_order")
-            if adopted.get(pl) == lv:
-                out.append(_adopted_answer(st, df, pl, lv))
-                continue
-            hw = float(((g["edge_high"] - g["edge_low"]) / 2).max())
-            t = tests[(tests["players"] == pl) & (tests["leaves"] == lv)]
-            fin = t[np.isfinite(t["games_needed"])]
-            notice = (f"the edge: {int(fin['games_needed'].min()):,} to "
-                      f"{int(fin['games_needed'].max()):,} decided games" if len(fin) else "")
-            out.append(Answer(BV.name, f"Seat 1's edge across skill, {pl} players, {lv} leaves",
-                              "; ".join(f"{r.rung} {plain_pp(r.edge)}" for r in g.itertuples())
-                              + f" (±{plain_pp(hw, sign=False)})", verdict_level(hw), st.name, skill=ACROSS,
-                              first=True, playtests=notice))
+    for pl, g in df.groupby("players", sort=True):
+        hw = float(((g["ci_high"] - g["ci_low"]) / 2).max())
+        inb = _in_bands(g, st.opts["bands"])
+        t = tests[tests["players"] == pl]
+        fin = t[np.isfinite(t["games_needed"])]
+        notice = (f"a step of spies: {int(fin['games_needed'].min()):,} to "
+                  f"{int(fin['games_needed'].max()):,} games per level" if len(fin) else "")
+        out.append(Answer(BW.name, f"Win rate across skill, {pl} players",
+                          "; ".join(_levels_over_skill(g)) + f" (±{plain_pp(hw, sign=False)})"
+                          + "".join(f". In the {b}" for b in inb) + ". " + _first_turn(g)[0].upper()
+                          + _first_turn(g)[1:],
+                          verdict_level(hw), st.name, skill=ACROSS, first=True, playtests=notice))
     return out
+
+
+def _bv_answers(st: Study, df: pd.DataFrame, tests: pd.DataFrame) -> list:
+    from ..answers import Answer, verdict_level
+    out = []
+    adopted = st.opts.get("adopted") or {}
+    for (pl, lv), g in df.groupby(["players", "leaves"], sort=False):
+        g = g.sort_values("rung_order")
+        if adopted.get(pl) == lv:
+            out.append(_adopted_answer(st, df, pl, lv))
+            continue
+        hw = float(((g["edge_high"] - g["edge_low"]) / 2).max())
+        t = tests[(tests["players"] == pl) & (tests["leaves"] == lv)]
+        fin = t[np.isfinite(t["games_needed"])]
+        notice = (f"the edge: {int(fin['games_needed'].min()):,} to "
+                  f"{int(fin['games_needed'].max()):,} decided games" if len(fin) else "")
+        out.append(Answer(BV.name, f"Seat 1's edge across skill, {pl} players, {lv} leaves",
+                          "; ".join(f"{r.rung} {plain_pp(r.edge)}" for r in g.itertuples())
+                          + f" (±{plain_pp(hw, sign=False)})", verdict_level(hw), st.name, skill=ACROSS,
+                          first=True, playtests=notice))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# what differs by game
+
+@dataclass(frozen=True)
+class SkillMeasure:
+    """What the skill study measures of one game (its part of the game's adapter); ``run_skill``
+    is the one driver over it."""
+    setups: Callable      # study -> (setup cell, its table columns) for every setup
+    levels: int           # outcome classes of a game (cells.StarCell)
+    mixed: bool           # whether the study's ``mixed`` tables apply (a seat can be played by another rung)
+    row: Callable         # (a rung's counts, players) -> its figures
+    paired: Callable      # (pair table, players, seed) -> the paired difference from the study player
+    finish: Callable      # (rows, bands) -> the playtests table (adding the game's columns to the rows)
+    chart: Callable       # (study, rows, chart folder, bands) -> (caption, path)
+    caption: Callable     # study -> the rows table's caption
+    show: Callable        # rows -> the table as the report shows it
+    findings: Callable    # (study, rows) -> paragraphs
+    answers: Callable     # (study, rows, playtests) -> front-page answers
+
+
+SKILL_MEASURES = {
+    BW.name: SkillMeasure(setups=_bw_setups, levels=2, mixed=False, row=_bw_row, paired=_bw_paired,
+                          finish=_bw_finish, chart=_bw_chart, caption=_bw_caption, show=_bw_show,
+                          findings=_bw_findings, answers=_bw_answers),
+    BV.name: SkillMeasure(setups=_bv_setups, levels=1 + BV.max_players, mixed=True, row=_bv_row, paired=_bv_paired,
+                          finish=lambda df, bands: bv_playtests(df), chart=_bv_chart, caption=_bv_caption,
+                          show=_bv_show, findings=_bv_findings, answers=_bv_answers),
+}
+
+
+def skill_measure(game) -> SkillMeasure:
+    """The game's skill measure."""
+    from simcore.games import game as game_of
+    return SKILL_MEASURES[game_of(game).name]
