@@ -1,0 +1,318 @@
+"""Which value of one rules knob makes an outcome hit a designer's target (issue 41, part 2's core).
+
+The game layer supplies `measure(x, games, seed) -> successes`: `games` Bernoulli games at knob
+value `x`, whose success probability is a monotone function of `x`; the same seed gives the same
+games at any `x` (common random numbers). This module imports no game code.
+
+The method: bisection with batched games and a sequential interval at each point, then a paired
+decision between the two values either side of the target.
+- At each bisection point, batches of `batch` games are played until a Wilson interval excludes
+  the target (the point is above or below it: halve the bracket), or lies inside target +- `tol`
+  (the point is near it: stop bisecting). The interval at the j-th look uses
+  alpha_j = 6 alpha / (pi^2 j^2), so over all looks of one point the error is at most alpha
+  (an anytime-valid interval by a union bound).
+- For an integer knob the answer is the grid value whose rate is closest to the target; with the
+  two values a < b either side of it, a is closer exactly when (p(a) + p(b)) / 2 > target. That
+  midpoint is estimated sequentially (the less-played value gets the next batch) until its
+  interval, spent the same way, excludes the target, or the budget runs out.
+- Every batch gets its own seed: the decisions compare one point with the target, or the sum of
+  two points, where shared games would add variance instead of removing it.
+Why not probabilistic bisection (Waeber, Frazier & Henderson 2013): it needs the chance that one
+noisy sign is right, which falls to 1/2 near the root and is unknown; rules knobs are short
+integer grids (knowledge limit 4-9, spies 0-5, leaves 0-6), where a few bisection steps and one
+paired decision are enough, and the batched tests give intervals a designer can read.
+
+The recommendation is then played again on fresh seeds (`confirm_games`, games that did not
+choose it) and reported with a Wilson 95% interval; so is the nearest value on the other side of
+the target (the diverse alternative).
+
+`tag_baseline` is the comparison the issue asks for: a TAG-style tuner that plays one game per
+evaluation, round-robin over the values, and reports its winner by the same average that chose it.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from scipy.stats import norm
+from statsmodels.stats.proportion import proportion_confint
+
+from simcore.errors import UserError
+
+Measure = Callable[[float, int, int], int]
+
+CONFIRM_ALPHA = 0.05  # the confirmation interval is a Wilson 95% interval
+SEED_HIGH = 2**63  # batch seeds are drawn uniformly below this
+
+
+@dataclass(frozen=True)
+class Step:
+    """One batch of the search: `wins` out of `games` at knob value `value`."""
+    value: float
+    wins: int
+    games: int
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """A value played on fresh seeds: its rate with a Wilson 95% interval."""
+    value: float
+    wins: int
+    games: int
+    rate: float
+    low: float
+    high: float
+    covers_target: bool
+
+
+@dataclass(frozen=True)
+class TargetResult:
+    """What `find_target` found: the recommendation confirmed, an alternative, the search's path."""
+    target: float
+    recommendation: float
+    confirmed: Confirmation
+    alternative: Confirmation | None
+    search_games: int
+    confirm_games: int
+    increasing: bool
+    stopped: str  # why the search stopped: "pair decided", "near target", "budget", "width", "one value"
+    path: tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class BaselineResult:
+    """What `tag_baseline` found: the winner reported by its own (selection-biased) average."""
+    target: float
+    recommendation: float
+    wins: int
+    games_at_recommendation: int
+    rate: float
+    low: float
+    high: float
+    games: int
+    tally: tuple[Step, ...]  # every value's games and wins, in the order of `values`
+
+
+def _check(target: float, lo: float, hi: float, budget_games: int, confirm_games: int, batch: int,
+           integer: bool) -> None:
+    if not (isinstance(target, (int, float)) and 0.0 < target < 1.0):
+        raise UserError(f"target {target!r} is not allowed: give a rate strictly between 0 and 1")
+    if integer and (lo != int(lo) or hi != int(hi)):
+        raise UserError(f"knob range {lo}..{hi} is not allowed for an integer knob: give whole numbers")
+    if lo > hi or (not integer and lo == hi):
+        raise UserError(f"knob range {lo}..{hi} is empty: lo must be {'<=' if integer else '<'} hi")
+    for name, v in (("budget_games", budget_games), ("confirm_games", confirm_games), ("batch", batch)):
+        if v < 1:
+            raise UserError(f"{name} {v} is not allowed: give at least 1 game")
+
+
+@lru_cache(maxsize=None)
+def _z(look: int, alpha: float) -> float:
+    """Two-sided normal quantile for the look-th look of an interval spent as 6 alpha / (pi^2 j^2)."""
+    return float(norm.ppf(1.0 - 3.0 * alpha / (math.pi ** 2 * look ** 2)))
+
+
+def _wilson(k: int, n: int, z: float) -> tuple[float, float]:
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+class _Tally:
+    """The games played so far, per value, within a budget."""
+
+    def __init__(self, measure: Measure, budget: int, batch: int, rng: np.random.Generator):
+        self.measure, self.budget, self.batch, self.rng = measure, budget, batch, rng
+        self.wins: dict[float, int] = {}
+        self.games: dict[float, int] = {}
+        self.spent = 0
+        self.path: list[Step] = []
+
+    def play(self, x: float, seed: int | None = None, games: int | None = None) -> bool:
+        """One batch at x (`games`, by default `batch`); False when the budget is spent."""
+        n = min(self.batch if games is None else games, self.budget - self.spent)
+        if n <= 0:
+            return False
+        if seed is None:
+            seed = int(self.rng.integers(SEED_HIGH))
+        k = int(self.measure(x, n, seed))
+        if not 0 <= k <= n:
+            raise ValueError(f"measure returned {k} successes out of {n} games at {x}")
+        self.wins[x] = self.wins.get(x, 0) + k
+        self.games[x] = self.games.get(x, 0) + n
+        self.spent += n
+        self.path.append(Step(x, k, n))
+        return True
+
+    def rate(self, x: float) -> float:
+        return self.wins[x] / self.games[x]
+
+    def test(self, x: float, target: float, up: bool, alpha: float, tol: float) -> str:
+        """Play at x until its rate is shown "above" or "below" the target, or "near" it.
+
+        "above" means the crossing lies at smaller x when the rate rises with x (up), at larger x
+        otherwise. Each batch doubles the games at x (so few looks spend the interval's alpha); a
+        test may spend at most half the budget left when it starts, then says "cap" ("budget" when
+        none is left)."""
+        cap = self.spent + max(self.batch, (self.budget - self.spent) // 2)
+        start, look = self.games.get(x, 0), 0
+        while True:
+            if self.games.get(x, 0) > 0:
+                look += 1
+                lo, hi = _wilson(self.wins[x], self.games[x], _z(look, alpha))
+                if lo > target:
+                    return "above" if up else "below"
+                if hi < target:
+                    return "below" if up else "above"
+                if lo > target - tol and hi < target + tol:
+                    return "near"
+            if self.spent >= self.budget:
+                return "budget"
+            if self.spent >= cap:
+                return "cap"
+            self.play(x, games=min(max(self.batch, self.games.get(x, 0) - start), cap - self.spent))
+
+    def closer(self, a: float, b: float, target: float, alpha: float) -> float:
+        """The one of a, b (rate(a) <= target <= rate(b)) whose rate is closer to the target."""
+        look = 0
+        while True:
+            na, nb = self.games.get(a, 0), self.games.get(b, 0)
+            if na and nb:
+                look += 1
+                pa, pb = self.rate(a), self.rate(b)
+                d = (pa + pb) / 2 - target
+                se = math.sqrt(pa * (1 - pa) / na + pb * (1 - pb) / nb) / 2
+                if abs(d) > _z(look, alpha) * se:
+                    break
+            if not self.play(a if na <= nb else b):
+                break
+        if not self.games.get(a) or not self.games.get(b):
+            return a if self.games.get(a) else b
+        return a if (self.rate(a) + self.rate(b)) / 2 > target else b
+
+
+def _confirm(measure: Measure, x: float, games: int, seed: int, target: float) -> Confirmation:
+    k = int(measure(x, games, seed))
+    low, high = proportion_confint(k, games, alpha=CONFIRM_ALPHA, method="wilson")
+    return Confirmation(x, k, games, k / games, float(low), float(high), bool(low <= target <= high))
+
+
+def find_target(measure: Measure, target: float, lo: float, hi: float, *, integer: bool = True,
+                budget_games: int = 6000, confirm_games: int = 2000, batch: int = 200,
+                increasing: bool | None = None, alpha: float = 0.05, tol: float = 0.01,
+                xtol: float | None = None, seed: int = 0) -> TargetResult:
+    """The knob value in lo..hi whose rate is closest to `target`, confirmed on fresh games.
+
+    integer: the knob takes the whole numbers lo..hi, else any value in [lo, hi] (bisection stops
+    when the bracket is narrower than xtol, by default (hi - lo) / 1000). increasing: the rate's
+    direction in x; None plays one batch at each end on the same seed to tell. At most
+    `budget_games` games in the search, then `confirm_games` fresh games for the recommendation
+    and as many for the alternative."""
+    _check(target, lo, hi, budget_games, confirm_games, batch, integer)
+    search_seq, confirm_seq = np.random.SeedSequence(seed).spawn(2)
+    tally = _Tally(measure, budget_games, batch, np.random.default_rng(search_seq))
+    if integer:
+        lo, hi = int(lo), int(hi)
+    if increasing is None:
+        if lo == hi:
+            increasing = True
+        else:
+            shared = int(tally.rng.integers(SEED_HIGH))
+            tally.play(lo, shared)
+            tally.play(hi, shared)
+            played = tally.games.get(lo) and tally.games.get(hi)  # else the budget ran out: say rising
+            increasing = not played or tally.rate(hi) >= tally.rate(lo)
+    rec: float
+    if integer:
+        rec, stopped = _search_grid(tally, int(lo), int(hi), target, increasing, alpha, tol)
+    else:
+        rec, stopped = _search_range(tally, lo, hi, target, increasing, alpha, tol,
+                                     (hi - lo) / 1000 if xtol is None else xtol)
+    confirm_rng = np.random.default_rng(confirm_seq)
+    confirmed = _confirm(measure, rec, confirm_games, int(confirm_rng.integers(SEED_HIGH)), target)
+    alt = _alternative(tally, rec, confirmed.rate >= target, target, increasing, integer, lo, hi)
+    alternative = None if alt is None else _confirm(measure, alt, confirm_games,
+                                                    int(confirm_rng.integers(SEED_HIGH)), target)
+    return TargetResult(target, rec, confirmed, alternative, tally.spent,
+                        confirm_games * (1 if alternative is None else 2), increasing, stopped,
+                        tuple(tally.path))
+
+
+def _search_grid(tally: _Tally, lo: int, hi: int, target: float, up: bool, alpha: float,
+                 tol: float) -> tuple[int, str]:
+    grid = list(range(lo, hi + 1)) if up else list(range(hi, lo - 1, -1))  # rate rises along grid
+    if len(grid) == 1:
+        return grid[0], "one value"
+    a, b = 0, len(grid) - 1  # the target's crossing lies between grid[a] and grid[b]
+    while b - a > 1:
+        m = (a + b) // 2
+        r = tally.test(grid[m], target, True, alpha, tol)
+        if r == "above":
+            b = m
+        elif r == "below":
+            a = m
+        elif r in ("near", "cap"):  # m is close: the pair is m and its neighbour toward the target
+            a, b = (m, m + 1) if tally.rate(grid[m]) < target else (m - 1, m)
+            break
+        else:
+            return int(grid[m]), "budget"
+    best = tally.closer(grid[a], grid[b], target, alpha)
+    return int(best), "budget" if tally.spent >= tally.budget else "pair decided"
+
+
+def _search_range(tally: _Tally, lo: float, hi: float, target: float, up: bool, alpha: float,
+                  tol: float, xtol: float) -> tuple[float, str]:
+    """Bisection; a test that reaches its cap goes by its average (a wrong turn there happens only
+    where the rate is already close to the target). The answer: the final bracket's midpoint."""
+    a, b = float(lo), float(hi)
+    stopped = "width"
+    while b - a > xtol:
+        m = (a + b) / 2
+        r = tally.test(m, target, up, alpha, tol)
+        if r == "cap":
+            r = "above" if (tally.rate(m) > target) == up else "below"
+        if r == "above":
+            b = m
+        elif r == "below":
+            a = m
+        elif r == "near":
+            return m, "near target"
+        else:
+            stopped = "budget"
+            break
+    return (a + b) / 2, stopped
+
+
+def _alternative(tally: _Tally, rec: float, rec_above: bool, target: float, up: bool,
+                 integer: bool, lo: float, hi: float) -> float | None:
+    """The nearest value on the other side of the target from the recommendation, or None."""
+    if integer:
+        step = -1 if rec_above == up else 1  # toward lower rates when rec is above the target
+        alt = int(rec) + step
+        return alt if lo <= alt <= hi else None
+    other = [x for x in tally.games if x != rec and (tally.rate(x) < target) == rec_above]
+    return min(other, key=lambda x: abs(x - rec)) if other else None
+
+
+def tag_baseline(measure: Measure, target: float, values: Sequence[float], budget_games: int,
+                 seed: int = 0) -> BaselineResult:
+    """A TAG-style tuner: one game per evaluation, values visited round-robin, the winner the value
+    whose own average is closest to the target, reported with that same average and its Wilson
+    interval. Round-robin does not adapt, so a value's n one-game evaluations are played as one
+    call of n games on one fresh seed (the same distribution, far fewer calls)."""
+    if not values:
+        raise UserError("values is empty: give at least one knob value")
+    _check(target, 0, 1, budget_games, 1, 1, False)
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    n = [budget_games // len(values) + (i < budget_games % len(values)) for i in range(len(values))]
+    wins = [int(measure(x, k, int(rng.integers(SEED_HIGH)))) if k else 0 for x, k in zip(values, n)]
+    played = [i for i in range(len(values)) if n[i]]
+    best = min(played, key=lambda i: abs(wins[i] / n[i] - target))
+    low, high = proportion_confint(wins[best], n[best], alpha=CONFIRM_ALPHA, method="wilson")
+    return BaselineResult(target, values[best], wins[best], n[best], wins[best] / n[best],
+                          float(low), float(high), budget_games,
+                          tuple(Step(x, w, k) for x, w, k in zip(values, wins, n)))
