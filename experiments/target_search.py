@@ -4,17 +4,21 @@ The game layer supplies `measure(x, games, seed) -> successes`: `games` Bernoull
 value `x`, whose success probability is a monotone function of `x`; the same seed gives the same
 games at any `x` (common random numbers). This module imports no game code.
 
-The method: bisection with batched games and a sequential interval at each point, then a paired
-decision between the two values either side of the target.
-- At each bisection point, batches of `batch` games are played until a Wilson interval excludes
-  the target (the point is above or below it: halve the bracket), or lies inside target +- `tol`
-  (the point is near it: stop bisecting). The interval at the j-th look uses
-  alpha_j = 6 alpha / (pi^2 j^2), so over all looks of one point the error is at most alpha
-  (an anytime-valid interval by a union bound).
-- For an integer knob the answer is the grid value whose rate is closest to the target; with the
-  two values a < b either side of it, a is closer exactly when (p(a) + p(b)) / 2 > target. That
-  midpoint is estimated sequentially (the less-played value gets the next batch) until its
-  interval, spent the same way, excludes the target, or the budget runs out.
+The method: bisection with batched games and a sequential interval at each point.
+- At each bisection point, batches are played (each doubling the games there, so few looks) until
+  a Wilson interval excludes the target (the point is above or below it: halve the bracket), or
+  lies inside target +- `tol` (the point is near it). The interval at the j-th look uses
+  alpha_j = 6 alpha / (pi^2 j^2), so over all looks of one point the error is at most alpha (an
+  anytime-valid interval by a union bound). One point may spend at most half the budget left.
+- Integer knob: the answer is the grid value whose rate is closest to the target. A point that is
+  near, or still undecided at its cap, is paired with its neighbour toward the target; a bisection
+  that runs to two adjacent values gives the pair too. With a < b either side of the target, a is
+  closer exactly when (p(a) + p(b)) / 2 > target: that midpoint is estimated (the less-played value
+  gets the next batch) until its interval, spent the same way, excludes the target or the budget
+  runs out.
+- Continuous knob: a point undecided at its cap goes by its average (a wrong turn happens only
+  where the rate is already close to the target); at the end the answer is where a monotone
+  (isotonic) fit of every played point, weighted by games, crosses the target.
 - Every batch gets its own seed: the decisions compare one point with the target, or the sum of
   two points, where shared games would add variance instead of removing it.
 Why not probabilistic bisection (Waeber, Frazier & Henderson 2013): it needs the chance that one
@@ -37,6 +41,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from scipy.optimize import isotonic_regression
 from scipy.stats import norm
 from statsmodels.stats.proportion import proportion_confint
 
@@ -284,7 +289,23 @@ def _search_range(tally: _Tally, lo: float, hi: float, target: float, up: bool, 
         else:
             stopped = "budget"
             break
-    return (a + b) / 2, stopped
+    return _crossing(tally, up, target, (a + b) / 2), stopped
+
+
+def _crossing(tally: _Tally, up: bool, target: float, fallback: float) -> float:
+    """Where the monotone (isotonic, weighted by games) fit of every played value's rate crosses
+    the target, by linear interpolation between the two fitted values either side; `fallback`
+    when the fit does not cross it."""
+    xs = sorted(tally.games)
+    if len(xs) < 2:
+        return fallback
+    fit = isotonic_regression([tally.rate(x) for x in xs], weights=[tally.games[x] for x in xs],
+                              increasing=up).x
+    for i in range(len(xs) - 1):
+        f0, f1 = fit[i], fit[i + 1]
+        if min(f0, f1) <= target <= max(f0, f1) and f0 != f1:
+            return float(xs[i] + (target - f0) / (f1 - f0) * (xs[i + 1] - xs[i]))
+    return fallback
 
 
 def _alternative(tally: _Tally, rec: float, rec_above: bool, target: float, up: bool,
