@@ -4,6 +4,7 @@ game budget, side by side.
 
     python -m benchmarks.target_harness            # 200 replications per curve, the issue's setting
     python -m benchmarks.target_harness --reps 50  # quicker
+    python -m benchmarks.target_harness --budget 1500 --confirm 500  # a smaller budget
 
 Each game is a Bernoulli draw u < p(x) with u from the batch's seed, so the same seed gives the
 same games at any x (common random numbers), like the games' `measure`.
@@ -125,21 +126,29 @@ def summarise(reps: list[Rep], curve: Curve, target: float = TARGET) -> dict[str
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--reps", type=int, default=REPS)
+    ap.add_argument("--reps", type=int, default=REPS, help="replications per curve")
+    ap.add_argument("--budget", type=int, default=BUDGET, help="the tuner's search budget in games")
+    ap.add_argument("--confirm", type=int, default=CONFIRM, help="fresh games per confirmed value")
     args = ap.parse_args(argv)
-    print(f"target {TARGET:.0%}; {args.reps} replications per curve (seeds 1000 c + 0..{args.reps - 1} for curve c); tuner: "
-          f"search budget {BUDGET} games + {CONFIRM} fresh games for the recommendation and as many for "
-          f"the alternative; baseline: {BUDGET + 2 * CONFIRM} games, one per evaluation, round-robin")
+    total = args.budget + 2 * args.confirm
+    print(f"target {TARGET:.0%}; {args.reps} replications per curve (seeds 1000 c + 0..{args.reps - 1} for "
+          f"curve c); tuner: search budget {args.budget} games + {args.confirm} fresh games for the "
+          f"recommendation and as many for the alternative; baseline: {total} games, one per evaluation, "
+          f"round-robin")
     print(f"{'curve':<30} {'best reachable':>14} | {'method':<9} {'within 2 pp':>11} {'at best':>7} {'coverage':>9} "
           f"{'mean |true-target| pp':>21} {'mean |reported-target| pp':>25} {'mean games':>10}")
     t0 = time.perf_counter()
+    runs: tuple[tuple[str, Callable[[Curve, int], Rep]], ...] = (
+        ("tuner", lambda c, seed: run_tuner(c, seed, budget=args.budget, confirm=args.confirm)),
+        ("TAG-style", lambda c, seed: run_baseline(c, seed, budget=total)))
     for c in CURVES:
-        for name, run in (("tuner", run_tuner), ("TAG-style", run_baseline)):
+        for name, run in runs:
             s = summarise([run(c, rep_seed(c, rep)) for rep in range(args.reps)], c)
-            print(f"{c.name:<30} {c.answer_rate(TARGET):>14.3f} | {name:<9} {s['within 2 pp']:>11.3f} {s['at best']:>7.3f} "
+            at_best = "-" if math.isnan(s["at best"]) else f"{s['at best']:.3f}"
+            print(f"{c.name:<30} {c.answer_rate(TARGET):>14.3f} | {name:<9} {s['within 2 pp']:>11.3f} {at_best:>7} "
                   f"{s['coverage']:>9.3f} {s['mean |true - target| pp']:>21.2f} {s['mean |reported - target| pp']:>25.2f} "
                   f"{s['mean games']:>10.0f}")
-    print(f"{time.perf_counter() - t0:.0f} s")
+    print(f"{time.perf_counter() - t0:.1f} s")
 
 
 if __name__ == "__main__":
