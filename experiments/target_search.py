@@ -16,9 +16,11 @@ The method: bisection with batched games and a sequential interval at each point
   closer exactly when (p(a) + p(b)) / 2 > target: that midpoint is estimated (the less-played value
   gets the next batch) until its interval, spent the same way, excludes the target or the budget
   runs out.
-- Continuous knob: a point undecided at its cap goes by its average (a wrong turn happens only
-  where the rate is already close to the target); at the end the answer is where a monotone
-  (isotonic) fit of every played point, weighted by games, crosses the target.
+- Continuous knob: the next point is where a monotone (isotonic) fit of every played point,
+  weighted by games, crosses the target, kept a quarter of the bracket from its ends (a
+  safeguarded regula falsi: plain halving spent the last steps on points with few games); a point
+  undecided at its cap goes by its average (a wrong turn happens only where the rate is already
+  close to the target); the answer is where the final fit crosses the target.
 - Every batch gets its own seed: the decisions compare one point with the target, or the sum of
   two points, where shared games would add variance instead of removing it.
 Why not probabilistic bisection (Waeber, Frazier & Henderson 2013): it needs the chance that one
@@ -271,12 +273,15 @@ def _search_grid(tally: _Tally, lo: int, hi: int, target: float, up: bool, alpha
 
 def _search_range(tally: _Tally, lo: float, hi: float, target: float, up: bool, alpha: float,
                   tol: float, xtol: float) -> tuple[float, str]:
-    """Bisection; a test that reaches its cap goes by its average (a wrong turn there happens only
-    where the rate is already close to the target). The answer: the final bracket's midpoint."""
+    """Bracketing; a test that reaches its cap goes by its average (a wrong turn there happens only
+    where the rate is already close to the target). The answer: where the monotone fit of every
+    played point crosses the target."""
     a, b = float(lo), float(hi)
     stopped = "width"
     while b - a > xtol:
-        m = (a + b) / 2
+        # the next point: where the monotone fit so far crosses the target, kept a quarter of the
+        # bracket away from its ends (a safeguarded regula falsi; the midpoint before any crossing)
+        m = min(max(_crossing(tally, up, target, (a + b) / 2), a + (b - a) / 4), b - (b - a) / 4)
         r = tally.test(m, target, up, alpha, tol)
         if r == "cap":
             r = "above" if (tally.rate(m) > target) == up else "below"

@@ -51,12 +51,14 @@ def test_the_planted_curves_cover_both_cases_and_both_directions():
     assert {c.integer for c in th.CURVES} == {True, False}
 
 
-def test_continuous_knob_lands_near_the_root_and_beats_the_baseline(runs):
-    """On the continuous logistic curve (slope 0.6 per unit in logit) the recommendation's true rate
-    is within 2 pp of the target in >= 85% of 200 replications (we measured 90.5%: below the issue's
-    95%, see docs/target.md), and its mean distance is below the TAG-style baseline's."""
-    tuner, base = runs["logistic up, range [0, 10]"]
-    assert share(tuner, lambda r: abs(r.true_rate - TARGET) <= 0.02) >= 0.85
+@pytest.mark.parametrize("name", ["logistic up, range [0, 10]", "flat-ish down, range [0, 10]"])
+def test_continuous_knob_lands_near_the_root_and_beats_the_baseline(name, runs):
+    """On a continuous range the recommendation's true rate is within 2 pp of the target in >= 93%
+    of the 200 replications (the issue's 95% less 1.3 standard errors of a 200-replication share;
+    measured 95.5% and 94%, docs/target.md), and its mean distance is below the TAG-style
+    baseline's, which plays an 11-point grid."""
+    tuner, base = runs[name]
+    assert share(tuner, lambda r: abs(r.true_rate - TARGET) <= 0.02) >= 0.93
     dist = lambda reps: np.mean([abs(r.true_rate - TARGET) for r in reps])
     assert dist(tuner) < dist(base)
 
