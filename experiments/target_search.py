@@ -21,8 +21,9 @@ The method: bisection with batched games and a sequential interval at each point
   safeguarded regula falsi: plain halving spent the last steps on points with few games); a point
   undecided at its cap goes by its average (a wrong turn happens only where the rate is already
   close to the target); the answer is where the final fit crosses the target.
-- Every batch gets its own seed: the decisions compare one point with the target, or the sum of
-  two points, where shared games would add variance instead of removing it.
+- Every batch gets its own seed (but for the two end batches that tell the rate's direction,
+  which share one): the decisions compare one point with the target, or the sum of two points,
+  where shared games would add variance instead of removing it.
 Why not probabilistic bisection (Waeber, Frazier & Henderson 2013): it needs the chance that one
 noisy sign is right, which falls to 1/2 near the root and is unknown; rules knobs are short
 integer grids (knowledge limit 4-9, spies 0-5, leaves 0-6), where a few bisection steps and one
