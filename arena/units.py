@@ -11,34 +11,49 @@ on any executor, in any order, gives bit-identical totals.
 hash, the policy parameters' hash, the engine source hash, the range), so a results store can
 refuse to mix results from another engine version, rules file or parameter vector.
 
-This module is the arena layer: it imports engines and policies and nothing above them.
+This module is the arena layer: it imports engines and policies and nothing above them. It holds
+the arena's registry of games, ``ARENAS``: each game's arena module (arena/<game>/batch.py), filled
+by explicit imports and keyed by the game object's name. The games' modules never import this one
+(a game's ``simulate`` plays through arena/cell.py, below them), so the imports run one way.
 """
 from __future__ import annotations
 
 import functools
 import hashlib
-import importlib
 import json
 import pathlib
-from dataclasses import dataclass, field
-from typing import Any
+from types import ModuleType
 
 import numpy as np
 
 import policies
 import simcore
+from simcore.benevolent import GAME as _BV
+from simcore.bethel_woods import GAME as _BW
 from simcore.errors import UserError
 from simcore.games import GAMES, game as game_of
 from simcore.numbacache import source_hash
 
+from . import cell as _cell
+from .benevolent import batch as _bv_batch
+from .bethel_woods import batch as _bw_batch
+from .cell import Cell, theta_hash  # the cell and its theta hash, for every caller of the arena
+
+
 # ---------------------------------------------------------------------------------------------
-# count vectors: each game's arena module (arena/<game>/batch.py) names its fields (COUNT_FIELDS),
-# adds a chunk's records to them (add_counts) and says how its games end (count_ends)
+# the arena's registry: each game's arena module (arena/<game>/batch.py: its play loop, records
+# and counts), by the game object's name. A third game adds its module here.
+ARENAS: dict[str, ModuleType] = {_BW.name: _bw_batch, _BV.name: _bv_batch}
 
-def arena_module(game):
-    """The game's arena module (its play loop, records and counts)."""
-    return importlib.import_module(f"arena.{game_of(game).name}.batch")
 
+def arena_module(game) -> ModuleType:
+    """The game's arena module (its play loop, records and counts), from ``ARENAS``."""
+    return ARENAS[game_of(game).name]
+
+
+# ---------------------------------------------------------------------------------------------
+# count vectors: each game's arena module names its fields (COUNT_FIELDS), adds a chunk's records
+# to them (add_counts) and says how its games end (count_ends)
 
 FIELDS = {g.name: arena_module(g).COUNT_FIELDS for g in GAMES.values()}
 GAME_NAMES = tuple(FIELDS)
@@ -86,45 +101,12 @@ def count_problem(game, counts) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------------
-# cells
-
-@dataclass(frozen=True)
-class Cell:
-    """One configuration of play. ``policies`` is one name per seat (a single name: every seat);
-    ``theta`` one parameter vector for every seat of a non-default-parameter policy (None: each
-    policy's defaults); ``seat_thetas`` one vector per seat laid over that (None, or a None entry:
-    the seat keeps it; Benevolent's tune puts a candidate in one seat); ``budget`` the search
-    policies' rollouts per decision (None: their default); ``rules`` a game's Rules object (None:
-    the defaults). ``seat_thetas`` and ``budget`` enter a cell's key only when set, so the keys
-    of cells without them are the keys a results store already holds."""
-    game: str
-    players: int
-    spies: int = 0                      # Bethel Woods
-    characters: tuple | None = None     # Bethel Woods, names by seat; None: dealt at random per game
-    leaves: tuple | None = None         # Benevolent, starting leaves by seat; None: printed 1,3,4,5
-    policies: tuple = ("random",)
-    theta: tuple | None = None
-    rules: Any = None   # either game's Rules
-    seed: int = 0
-    policy_seed: int | None = None
-    label: str = field(default="", compare=False)   # a name for reports; not part of the key
-    seat_thetas: tuple | None = None    # one vector (a tuple) or None per seat
-    budget: int | None = None           # the search policies' rollouts per decision
-
-    def seat_policies(self) -> tuple:
-        return self.policies * self.players if len(self.policies) == 1 else tuple(self.policies)
-
+# cells (the Cell itself and its theta_hash: arena/cell.py, below the games' arena modules)
 
 def rules_hash(rules) -> str:
     """Content hash of a Rules object (None: the defaults of the game)."""
     d = {} if rules is None else rules.to_dict()
     return hashlib.sha1(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
-
-
-def theta_hash(theta) -> str:
-    if theta is None:
-        return "default"
-    return hashlib.sha1(np.asarray(theta, dtype=np.float64).tobytes()).hexdigest()[:16]
 
 
 @functools.lru_cache(maxsize=1)
@@ -201,24 +183,19 @@ def unit_key(cell: Cell, start: int, count: int) -> str:
 SUB_CHUNK = 1 << 15   # games per compiled call inside a unit (bounds the records' memory)
 
 
-@functools.lru_cache(maxsize=256)
+def _arena_of(cell: Cell):
+    """The arena module of the cell's game (UserError naming the known games)."""
+    if cell.game not in ARENAS:
+        raise UserError(f"game {cell.game!r} is not known; allowed: {', '.join(GAME_NAMES)}")
+    return ARENAS[cell.game]
+
+
 def prepared(cell: Cell):
     """(p, cfg, pols, thetas) of a cell, validated (UserError): the rules array, the setup
     config, and each seat's policy id and parameter row as the compiled loop takes them (the
-    game's arena module's ``cell_setup``, then ``seat_thetas`` laid over the rows). Cached; do
-    not write to the arrays."""
-    if cell.game not in FIELDS:
-        raise UserError(f"game {cell.game!r} is not known; allowed: {', '.join(GAME_NAMES)}")
-    p, cfg, pols, thetas = arena_module(cell.game).cell_setup(cell)
-    for q, t in enumerate(cell.seat_thetas or ()):
-        if t is None:
-            continue
-        t = np.asarray(t, dtype=np.float64).ravel()
-        if q >= min(cell.players, thetas.shape[0]) or len(t) > thetas.shape[1]:
-            raise UserError(f"theta of seat {q + 1}: {len(t)} values; allowed at most {thetas.shape[1]} per seat, "
-                            f"{cell.players} seats")
-        thetas[q, :len(t)] = t
-    return p, cfg, pols, thetas
+    game's arena module's ``cell_setup``, then ``seat_thetas`` laid over the rows:
+    ``arena.cell.prepared``). Cached; do not write to the arrays."""
+    return _cell.prepared(cell, _arena_of(cell).cell_setup)
 
 
 def check_cell(cell: Cell) -> None:
@@ -228,21 +205,15 @@ def check_cell(cell: Cell) -> None:
 
 def play_records(cell: Cell, start: int, count: int, out: np.ndarray, block: int | None = None) -> np.ndarray:
     """Play games start..start+count-1 of the cell into out[:count] (one int32 record a game:
-    the game's arena record columns) and return that view. THE one place where games are played
-    in batches: units and the executor (``unit_records``), ``simulate`` of each game's arena
-    module (so the CLI, the ladder, tune and train), and the benchmarks all come here.
+    the game's arena record columns) and return that view: ``arena.cell.play_records`` with the
+    game's setup and compiled loop from its arena module. Every caller but a game's own
+    ``simulate`` (which hands over its own two) plays batches of games here: units and the
+    executor (``unit_records``), the benchmarks, the warm start.
 
     Played on numba's current thread count in parallel blocks of ``block`` games (None: sized
     from the count and the threads); the records depend on nothing but the cell and the range."""
-    import numba
-
-    from .runner import block_size
-    p, cfg, pols, thetas = prepared(cell)
-    rec = out[:count]
-    pseed = cell.seed if cell.policy_seed is None else cell.policy_seed
-    arena_module(cell.game).play_chunk(p, cfg, np.uint64(cell.seed), np.uint64(pseed), start, count, pols, thetas,
-                                       block or block_size(count, numba.get_num_threads()), rec)
-    return rec
+    a = _arena_of(cell)
+    return _cell.play_records(cell, start, count, out, block, cell_setup=a.cell_setup, play_chunk=a.play_chunk)
 
 
 def unit_records(cell: Cell, start: int, count: int, block: int | None = None):

@@ -2,7 +2,6 @@
 `boardsim train --model` or `--no-install` wrote) instead of the installed one."""
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -34,15 +33,16 @@ def model_thetas(game: str, path: Optional[Path], names) -> tuple[dict, str | No
     if not used:
         raise UserError(f"--model {str(path)!r} is for the learned and expert players only; this run plays "
                         f"{', '.join(dict.fromkeys(names))}: leave --model out")
-    learned = importlib.import_module(f"policies.{game}.learned")
-    expert = importlib.import_module(f"policies.{game}.expert")
-    decide = importlib.import_module(f"policies.{game}.decide")
+    from arena.units import arena_module
+    from policies.registry import modules
     from policies.value_model import model_label
+    learned, expert = modules(game).learned, modules(game).expert
+    theta_size = arena_module(game).THETA_SIZE   # the game's plug point's widest vector (policies/<game>/decide.py)
     net = learned.model_record(path)
     out = {}
     for n in used:
         t = learned.learned_theta(net) if n == "learned" else expert.expert_theta(net)
-        full = np.zeros(decide.THETA_SIZE)   # padded to the widest vector: the installed model is not read
+        full = np.zeros(theta_size)   # padded to the widest vector: the installed model is not read
         full[:len(t)] = t
         out[n] = full
     return out, model_label(path)

@@ -56,17 +56,16 @@ def rungs(game, budgets, model: bool = False):
     when a confirmed tuned vector is in the package), the search at each budget, learned and expert
     (only when a learned model is in the package or given, `model`; the expert labelled with its rollouts when it has
     a fixed budget), then what is not a player (Bethel Woods' clairvoyant bound)."""
-    import importlib
-
     from policies import NOT_PLAYERS, POLICIES
+    from policies.registry import modules
     from policies.tuned import tuned_available
     g = game_of(game)
     rungs = [("random", "random", None), ("heuristic", "heuristic", None)]
     if "tuned" in POLICIES[g.name] and tuned_available(g.name):
         rungs.append(("tuned", "tuned", None))
     rungs += [(f"search({b})", "search", b) for b in budgets]
-    if model or importlib.import_module(f"policies.{g.name}.learned").learned_available():
-        budget = getattr(importlib.import_module(f"policies.{g.name}.expert"), "BUDGET_DEFAULT", None)
+    if model or modules(g).learned.learned_available():
+        budget = getattr(modules(g).expert, "BUDGET_DEFAULT", None)
         rungs += [("learned", "learned", None), ("expert" if budget is None else f"expert({budget})", "expert", None)]
     rungs += [(p, p, None) for p in NOT_PLAYERS[g.name]]
     return rungs

@@ -335,7 +335,7 @@ def glossary_section(studies, sections) -> Section:
 def players_text(studies) -> str:
     """The policies the studies played, per game, the learned player named with its model (the
     study player: policies.STUDY_PLAYER; docs/policies.md)."""
-    import importlib
+    from policies.registry import modules
 
     from .glossary import GAME_NAMES
     by_game: dict = {}
@@ -350,7 +350,7 @@ def players_text(studies) -> str:
         names = []
         for pol in pols:
             if pol == "learned":
-                mod = importlib.import_module(f"policies.{g}.learned")
+                mod = modules(g).learned
                 names.append(f"learned (the heuristic's best plans chosen by a learned value; {mod.model_label()})")
             else:
                 names.append(pol)

@@ -14,7 +14,8 @@ stream, so a policy that draws many numbers shifts nothing else), ``ws`` the sea
 memory. No policy ever receives the game's chance key.
 
 ``policies.bethel_woods.decide`` and ``policies.benevolent.decide`` hold the dispatchers; this
-module holds the names. Bethel Woods: random, heuristic (plans each turn whole), search (flat
+module holds the names, and ``modules(game)`` (policies/registry.py) hands out a game's player
+modules (its heuristic, learned and expert players) without a module name made from a string. Bethel Woods: random, heuristic (plans each turn whole), search (flat
 Monte Carlo over the heuristic's best turn plans), clairvoyant (the search handed the chance key:
 a measuring stick, not a player; the one exception to "no policy receives the chance key", made
 explicitly by the arena), tuned (the heuristic with the weights `boardsim tune` installed in
@@ -35,6 +36,8 @@ from simcore.numbacache import use_cache_for
 use_cache_for(pathlib.Path(__file__).resolve().parent)
 
 from .random import random_action  # noqa: E402,F401
+# each game's player modules (heuristic, learned, expert) by explicit imports: policies/registry.py
+from .registry import modules  # noqa: E402
 
 GAMES = (_BW.name, _BV.name)
 # the policies of each game (by the game object's name), by id (the id is the index); the
@@ -64,22 +67,14 @@ def dial_theta(game, temperature: float):
     """The parameter vector of the learned player with the skill dial at `temperature` (0: the
     learned player itself; larger: plans drawn by a softmax over their values, weaker play), as a
     tuple for ``arena.units.Cell(theta=...)``."""
-    g = _game(game)
-    if g.name == _BW.name:
-        from .bethel_woods.learned import dial_theta as f
-    else:
-        from .benevolent.learned import dial_theta as f
+    f = modules(game).learned.dial_theta
     return tuple(float(x) for x in f(float(temperature)))
 
 
 def dial_temperature(game, theta) -> float | None:
     """The skill dial's temperature of a learned player's vector (``dial_theta``), or None when
     the vector is not the installed model's at some temperature (then it is someone else's vector)."""
-    g = _game(game)
-    if g.name == _BW.name:
-        from .bethel_woods.learned import T_TEMP
-    else:
-        from .benevolent.learned import T_TEMP
+    T_TEMP = modules(game).learned.T_TEMP
     if theta is None or len(theta) <= T_TEMP:
         return None
     t = float(theta[T_TEMP])
@@ -89,11 +84,7 @@ def dial_temperature(game, theta) -> float | None:
 def with_dial_at(game, theta, temperature: float) -> tuple:
     """A learned player's vector `theta` (e.g. a user's model, ``--model``) with the skill dial at
     `temperature`."""
-    g = _game(game)
-    if g.name == _BW.name:
-        from .bethel_woods.learned import T_TEMP
-    else:
-        from .benevolent.learned import T_TEMP
+    T_TEMP = modules(game).learned.T_TEMP
     t = [float(x) for x in theta]
     t[T_TEMP] = float(temperature)
     return tuple(t)

@@ -2,10 +2,9 @@
 (policies/<game>/tuned.json), read by policy `tuned`: the record (theta by name, the seed, the
 games and the figures of the run) and its vector, which is handed out only when the run confirmed
 it on fresh seeds. One module for every game: a game's file is ``PATHS[game.name]`` (a test may
-point it elsewhere) and its weights are named by the game's heuristic (THETA_NAMES)."""
+point it elsewhere) and its weights are named by the game's heuristic (THETA_NAMES, from policies/registry.py)."""
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 
@@ -13,6 +12,8 @@ import numpy as np
 
 from simcore.errors import UserError
 from simcore.games import GAMES, game as _game
+
+from .registry import modules
 
 # the tuned weights of each game, beside its policies
 PATHS = {name: Path(__file__).with_name(name) / "tuned.json" for name in GAMES}
@@ -60,7 +61,7 @@ def tuned_theta(game, path: Path | None = None) -> np.ndarray:
     """The confirmed tuned weights of the game (its heuristic's THETA_NAMES order); a one-line
     UserError if there are none."""
     g = _game(game)
-    names = importlib.import_module(f"policies.{g.name}.heuristic").THETA_NAMES
+    names = modules(g).heuristic.THETA_NAMES
     return read_theta(tuned_path(g) if path is None else path, names, _command(g))
 
 

@@ -7,25 +7,46 @@ of a position and of a setup configuration, whether the players win together, an
 the game's modules (the compiled engine, the Python face, the rules data type) without the caller
 naming a module path. Everything above the engines asks it rather than testing a game's name.
 
-The layers above keep what is theirs in tables keyed by the game object's name: the policies by
-id (``policies.POLICIES``), the record fields of a unit of games (``arena.units.FIELDS``). A lower
-layer never learns of a higher one.
+The modules come from the game's package through ``GameModules``: one small loader per module,
+written in the package's ``__init__.py`` as an explicit import (``from . import face``), called
+when a module is first asked for (``Game.face``), so importing simcore imports no face and no
+reference engine. No module name is ever made from a string: a reader (or an IDE) follows
+``GAME.face`` to the loader and the loader to the module.
+
+The layers above keep what is theirs in tables keyed by the game object's name, each filled by
+explicit imports in that layer: the policies by id (``policies.POLICIES``) and the game's policy
+modules (``policies.registry.MODULES``), the game's arena module (``arena.units.ARENAS``) and the
+record fields of a unit of games (``arena.units.FIELDS``). A lower layer never learns of a higher
+one. A third game fills one entry in each (docs/engine_api.md, "How a third game plugs in").
 
 ``simcore.games.game(x)`` turns what a user or a file names (``bethel_woods``, ``bethel-woods``, ``Bethel
 Woods``, a game object) into the game object, or a one-line UserError naming the allowed games.
 """
 from __future__ import annotations
 
-import importlib
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from types import ModuleType
 
 from .errors import UserError
 
 
 @dataclass(frozen=True)
+class GameModules:
+    """A game's modules, each by a loader its package defines (``def _face(): from . import face;
+    return face``): called when the module is first asked for, so a package's heavy modules (the
+    reference engine, the face) are imported only by who uses them."""
+    engine: Callable[[], ModuleType]      # the compiled rules
+    face: Callable[[], ModuleType]        # the Python face
+    rules: Callable[[], ModuleType]       # the rules data type (Rules, rules_from_mapping, load_rules)
+    actions: Callable[[], ModuleType]     # the action numbering and its names
+    reference: Callable[[], ModuleType]   # the plain-Python reference engine
+
+
+@dataclass(frozen=True)
 class Game:
-    """One game's facts. Modules are imported when first asked for (importing simcore stays cheap)."""
+    """One game's facts. Modules are imported when first asked for, by the loaders its package
+    hands over (``modules``; importing simcore stays cheap)."""
     name: str            # the name in tables, study files and result keys: "bethel_woods"
     title: str           # as a designer writes it: "Bethel Woods"
     command: str         # the CLI group: "bethel-woods"
@@ -36,33 +57,31 @@ class Game:
     n_actions: int       # decision actions, numbered 0..n_actions-1 (docs/<game>.md)
     state_size: int      # int32 entries of a position
     cfg_size: int        # int64 entries of a setup configuration
-
-    def _module(self, leaf: str) -> ModuleType:
-        return importlib.import_module(f"{self.package}.{leaf}")
+    modules: GameModules = field(repr=False, compare=False)   # the package's loaders of its modules
 
     @property
     def engine(self) -> ModuleType:
         """The compiled rules (the engine API of docs/engine_api.md)."""
-        return self._module("engine")
+        return self.modules.engine()
 
     @property
     def face(self) -> ModuleType:
         """The Python-facing helpers: setup checks and configs, to_dict/from_dict, a game driven from Python."""
-        return self._module("face")
+        return self.modules.face()
 
     @property
     def rules_module(self) -> ModuleType:
-        return self._module("rules")
+        return self.modules.rules()
 
     @property
     def actions(self) -> ModuleType:
         """The action numbering and its names."""
-        return self._module("actions")
+        return self.modules.actions()
 
     @property
     def reference(self) -> ModuleType:
         """The plain-Python reference engine written from the rulebook."""
-        return self._module("reference")
+        return self.modules.reference()
 
     def default_rules(self):
         """The rules data with every assumption at its default."""

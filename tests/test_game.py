@@ -1,7 +1,9 @@
 """The game object (simcore/game.py): one per game, its facts true of the engine, lookups by any
-name a user types, and the layers above naming no game by string."""
+name a user types, the layers above naming no game by string, and every layer's table of games
+filled by explicit imports."""
 import ast
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -101,3 +103,52 @@ def test_the_check_finds_a_game_named_by_string(tmp_path):
     f = tmp_path / "probe.py"
     f.write_text('"""doc naming bethel_woods is fine"""\nX = {"benevolent": 1}\ndef g():\n    return "bethel-woods"\n')
     assert [h[2] for h in _game_name_literals(f)] == ["benevolent", "bethel-woods"]
+
+
+# -- no hidden dispatch: every layer's table of games is filled by explicit imports (issue 44)
+
+DYNAMIC_IMPORT = re.compile(r"\bimportlib\b|\bimport_module\b|\b__import__\b")
+
+
+def _dynamic_imports(path):
+    """(file, line, text) of each line of a source that names importlib, import_module or __import__."""
+    rel = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
+    return [(rel, i, line.strip()) for i, line in enumerate(path.read_text().splitlines(), 1) if DYNAMIC_IMPORT.search(line)]
+
+
+@pytest.mark.parametrize("layer", ["simcore", "policies", "arena", "experiments", "cli"])
+def test_no_layer_imports_a_module_by_a_name_made_at_run_time(layer):
+    """Modules come from explicit imports (a game's loaders, policies.registry, arena.units.ARENAS),
+    never from importlib.import_module or __import__ on a name built from a game's name."""
+    found = [hit for f in sorted((ROOT / layer).rglob("*.py")) for hit in _dynamic_imports(f)]
+    assert found == []
+
+
+def test_the_check_finds_a_dynamic_import(tmp_path):
+    f = tmp_path / "probe.py"
+    f.write_text('import json\ndef m(g):\n    import importlib\n    return importlib.import_module(f"policies.{g}.learned")\n'
+                 'x = __import__("os")\n')
+    assert [h[1] for h in _dynamic_imports(f)] == [3, 4, 5]
+
+
+@pytest.mark.parametrize("name", ["bethel_woods", "benevolent"])
+def test_every_registry_holds_every_game_and_hands_out_its_own_modules(name):
+    """Each layer's table of games (the game object's loaders, policies.registry.MODULES,
+    arena.units.ARENAS, the tables of names keyed by game) has an entry for every game of
+    simcore.games.GAMES, and the entry is that game's."""
+    import policies
+    from arena.units import ARENAS, FIELDS, arena_module
+    from policies.registry import MODULES, modules
+    from policies.tuned import PATHS
+    g = GAMES[name]
+    for table in (MODULES, ARENAS, FIELDS, PATHS, policies.POLICIES, policies.NOT_PLAYERS, policies.STUDY_PLAYER,
+                  policies.BEST_PLAYER):
+        assert set(table) == set(GAMES)
+    for attr, leaf in (("engine", "engine"), ("face", "face"), ("rules_module", "rules"), ("actions", "actions"),
+                       ("reference", "reference")):
+        assert getattr(g, attr).__name__ == f"simcore.{name}.{leaf}"
+    for leaf in ("heuristic", "learned", "expert"):
+        assert getattr(modules(g), leaf).__name__ == f"policies.{name}.{leaf}"
+        assert getattr(modules(g.command), leaf) is getattr(MODULES[name], leaf)
+    assert modules(g).learned.GAME is g
+    assert arena_module(g) is ARENAS[name] and ARENAS[name].__name__ == f"arena.{name}.batch" and ARENAS[name].GAME is g

@@ -638,8 +638,8 @@ def test_a_killed_run_s_folder_carries_the_marker_and_a_finished_run_leaves_none
 # -- train: the installed model is replaced only by a confirmed model; bounds before any game
 
 def _installed(game):
-    import importlib
-    return importlib.import_module(f"policies.{game.replace('-', '_')}.learned").MODEL_PATH
+    from policies.registry import modules
+    return modules(game).learned.MODEL_PATH
 
 
 @pytest.mark.parametrize("game", ["bethel-woods", "benevolent"])
@@ -823,9 +823,9 @@ def test_ladder_budgets_beyond_the_bound_are_refused_before_any_game(capsys, gam
 def _model_with(game, tmp_path, name, **change):
     """A sound model file of `game` (the installed one's network with `change` applied, its sha256
     recomputed), as `boardsim train --model` writes it."""
-    import importlib
+    from policies.registry import modules
     from policies.value_model import model_text
-    L = importlib.import_module(f"policies.{game}.learned")
+    L = modules(game).learned
     net = L.model_record()
     net = {k: net[k] for k in ("mean", "scale", "W1", "b1", "W2", "b2")} | change
     p = tmp_path / name
@@ -977,8 +977,8 @@ def test_a_ladder_of_one_game_is_refused_before_any_game(capsys, game):
 @pytest.mark.parametrize("game, args", [("bethel_woods", ["--policy", "learned", "--players", "2"]),
                                         ("benevolent", ["--players", "2", "--policies", "learned,heuristic"])])
 def test_play_records_the_model_and_replay_needs_the_same_model(capsys, tmp_path, game, args):
-    import importlib
-    net = importlib.import_module(f"policies.{game}.learned").model_record()
+    from policies.registry import modules
+    net = modules(game).learned.model_record()
     m = _model_with(game, tmp_path, "m.json", W2=-net["W2"])        # another player: its values reversed
     trace = tmp_path / "t.jsonl"
     code, so, err = run(capsys, game.replace("_", "-"), "play", *args, "--trace", trace, "--model", m)

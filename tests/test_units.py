@@ -97,9 +97,10 @@ def test_simulate_plays_the_cell_with_its_budget_and_seat_thetas():
     assert not np.array_equal(plain, t.records["winner"].to_numpy())   # the seat's vector was played
 
 
-def test_only_the_units_module_calls_the_compiled_batch_loop():
-    """One function plays batches of games for every caller: arena.units.play_records. Nothing
-    else in the package calls a game's play_chunk."""
+def test_only_the_cell_module_calls_the_compiled_batch_loop():
+    """One function plays batches of games for every caller: arena.cell.play_records (reached
+    through arena.units.play_records, or by a game's own simulate, below the units' registry).
+    Nothing else in the package calls a game's play_chunk."""
     import ast
     import pathlib
     root = pathlib.Path(__file__).resolve().parent.parent
@@ -112,4 +113,4 @@ def test_only_the_units_module_calls_the_compiled_batch_loop():
                     name = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", None)
                     if name == "play_chunk":
                         callers.append(str(f.relative_to(root)))
-    assert callers == ["arena/units.py"]
+    assert callers == ["arena/cell.py"]

@@ -19,6 +19,7 @@ from simcore.common import PLAYER_CHANCE, PLAYER_TERMINAL
 from simcore.errors import UserError
 from simcore.rng import STREAM_CHANCE, STREAM_POLICY, draw, game_key, stream_key, stream_of
 
+from ..cell import Cell, play_records, prepared
 from ..runner import Rates, check_run, check_threads, run_batch
 
 # record columns: winner (-1 timeout), turns, decisions, then per seat: turns taken, leaves, 5 gifts
@@ -167,9 +168,8 @@ def simulate(players=4, leaves=None, policy="random", games=1000, seed=0, thread
              thetas=None) -> Summary:
     """Play `games` games (games 0..games-1 of `seed`). `thetas`: one parameter vector per seat
     (None: the seat's policy's own), e.g. a candidate's weights for the heuristic in one seat.
-    The games are the cell's (arena.units.Cell) and are played by arena.units.play_records, as a
+    The games are the cell's (arena.cell.Cell) and are played by arena.cell.play_records, as a
     unit's are: this adds the time-sized chunks, the progress, the Summary and the records."""
-    from ..units import Cell, play_records, prepared
     check_players(players)
     lv = parse_leaves(leaves, players)
     names, _, _ = parse_policies(policy, policies, players)
@@ -177,14 +177,14 @@ def simulate(players=4, leaves=None, policy="random", games=1000, seed=0, thread
         None if t is None else tuple(float(x) for x in np.ravel(t)) for t in thetas)
     cell = Cell(GAME.name, players, leaves=tuple(lv), policies=tuple(names), seat_thetas=seat_thetas,
                 rules=rules, seed=seed, policy_seed=policy_seed)
-    _, _, _, played = prepared(cell)   # the policies and the seats' vectors, checked
+    _, _, _, played = prepared(cell, cell_setup)   # the policies and the seats' vectors, checked
     threads = check_threads(threads)
     check_run(games, seed)
     check_run(1, seed if policy_seed is None else policy_seed)
     summary = Summary(players, lv, names, seed, threads, thetas=played[:players].copy())
 
     def kernel(start, count, block, out):
-        play_records(cell, start, count, out, block)
+        play_records(cell, start, count, out, block, cell_setup=cell_setup, play_chunk=play_chunk)
 
     summary.seconds, summary.records = run_batch(
         games, kernel, N_REC, summary, (lambda rec, start: records_frame(rec, start, players)) if keep_records else None,
@@ -212,7 +212,7 @@ def count_problem(d) -> str | None:
 
 
 def cell_setup(cell):
-    """(p, cfg, pols, thetas) of a cell (arena.units.Cell), validated (UserError)."""
+    """(p, cfg, pols, thetas) of a cell (arena.cell.Cell), validated (UserError)."""
     check_players(cell.players)
     if cell.budget is not None:
         raise UserError(f"budget {cell.budget}: Benevolent's policies take no budget; leave it out")

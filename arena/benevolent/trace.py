@@ -17,6 +17,7 @@ from simcore.benevolent.face import State, check_players, setup_config
 from simcore.benevolent.rules import parse_leaves, rules_from_mapping
 from simcore.errors import UserError
 
+from ..cell import theta_hash
 from ..trace import (check_decision, check_end, check_policy_decision, check_position, check_weights,
                                   first_difference, trace_lines)
 from .batch import MAX_PLAYERS, WS_SIZE, parse_policies, play_game
@@ -46,7 +47,6 @@ def record_game(players=4, leaves=None, policy="random", seed=0, game_index=0, r
     _lay_over(names, thetas, model_thetas)
     log, s = _play_logged(g, seed, game_index, pols, thetas)
     n = len(log)
-    from ..units import theta_hash
     lines = [{"type": "setup", "game": GAME.name, "seed": seed, "game_index": game_index, "players": players,
               "leaves": list(g.leaves), "policies": names,
               "theta_hashes": [theta_hash(thetas[q]) for q in range(players)],
@@ -156,7 +156,6 @@ def _check_theta_hashes(line, thetas):
     package's weights for the same policies."""
     if "theta_hashes" not in line.obj:
         return
-    from ..units import theta_hash
     theirs = line.get("theta_hashes", list)
     for q, (name, h) in enumerate(zip(line.obj["policies"], theirs)):
         check_weights(line, f"seat {q + 1}'s theta hash is", h, name, theta_hash(thetas[q]))

@@ -30,6 +30,7 @@ from policies.bethel_woods import search as _search
 from simcore.errors import UserError
 from simcore.rng import STREAM_CHANCE, STREAM_POLICY, draw, game_key, stream_key, stream_of
 
+from ..cell import Cell, play_records, prepared
 from ..runner import Rates, check_run, check_threads, run_batch
 
 # one record per game: columns of the int32 record array
@@ -144,7 +145,7 @@ def count_problem(d) -> str | None:
 
 
 def cell_setup(cell):
-    """(p, cfg, pols, thetas) of a cell (arena.units.Cell), validated (UserError)."""
+    """(p, cfg, pols, thetas) of a cell (arena.cell.Cell), validated (UserError)."""
     check_setup_args(cell.players, cell.spies)
     chars = parse_characters(list(cell.characters) if cell.characters else None, cell.players)
     names = cell.seat_policies()
@@ -295,15 +296,14 @@ def simulate(players=3, spies=0, characters=None, policy="random", games=1000, s
     policy_seed (default: seed) keys the policies' streams apart from the chance stream, so two
     runs can face the same chance with differently seeded policies; theta (default: the policy's
     own) sets the policy's parameters; budget (search policies only) the rollouts per decision.
-    The games are the cell's (arena.units.Cell) and are played by arena.units.play_records, as a
+    The games are the cell's (arena.cell.Cell) and are played by arena.cell.play_records, as a
     unit's are: this adds the time-sized chunks, the progress, the Summary and the records."""
-    from ..units import Cell, play_records, prepared
     check_setup_args(players, spies)
     chars = parse_characters(characters, players)
     cell = Cell(GAME.name, players, spies, characters=chars and tuple(CHARACTERS[c] for c in chars),
                 policies=(policy,), theta=None if theta is None else tuple(float(x) for x in np.ravel(theta)),
                 rules=rules, seed=seed, policy_seed=policy_seed, budget=budget)
-    _, _, _, thetas = prepared(cell)   # the policy and the budget, checked
+    _, _, _, thetas = prepared(cell, cell_setup)   # the policy and the budget, checked
     threads = check_threads(threads)
     check_run(games, seed)
     check_run(1, seed if policy_seed is None else policy_seed)
@@ -311,7 +311,7 @@ def simulate(players=3, spies=0, characters=None, policy="random", games=1000, s
     summary.theta = thetas[0].copy()
 
     def kernel(start, count, block, out):
-        play_records(cell, start, count, out, block)
+        play_records(cell, start, count, out, block, cell_setup=cell_setup, play_chunk=play_chunk)
 
     summary.seconds, summary.records = run_batch(
         games, kernel, N_REC, summary, (lambda rec, start: records_frame(rec, start, players)) if keep_records else None,

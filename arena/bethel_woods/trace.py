@@ -34,6 +34,7 @@ from simcore.bethel_woods.face import State, check_setup_args, setup_config
 from simcore.bethel_woods.rules import CHARACTERS, MAX_PLAYERS, TYPES, WORKERS, rules_from_mapping
 from simcore.errors import UserError
 
+from ..cell import theta_hash
 from ..trace import (check_decision, check_end, check_policy_decision, check_position, check_weights,
                      first_difference, trace_lines)
 from .batch import LOG_CHANCE, WS_SIZE, play_game, played_budget, policy_label, seat_policies
@@ -64,7 +65,6 @@ def record_game(players=3, spies=0, characters=None, policy="random", seed=0, ga
     g = State(players, spies, characters, seed, game_index, rules)
     chars = [int(c) for c in g.state[E.CHAR:E.CHAR + players]] if characters is not None else None
     steps, final = play_logged(players, spies, chars, policy, seed, game_index, g.rules, budget=budget, theta=theta)
-    from ..units import theta_hash
     _, thetas = seat_policies(policy, players, theta, budget=budget)
     lines = [{"type": "setup", "game": GAME.name, "seed": seed, "game_index": game_index,
               "players": players, "spies": spies, "policy": policy,
@@ -257,7 +257,6 @@ def _replay_setup(line):
 def _policy_decisions(line, g, theta=None):
     """The decisions the setup line's policy makes in its game (the arena plays it again from the
     seed), as a list of actions; a UserError when the trace's theta_hash is not this package's."""
-    from ..units import theta_hash
     head = line.obj
     players, policy, budget = head["players"], head["policy"], head.get("budget")
     _, thetas = seat_policies(policy, players, theta, budget=budget)
