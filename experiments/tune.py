@@ -291,12 +291,8 @@ def tune(game, players, spies=0, budget_games=100_000, games_per_candidate=500, 
 
 def heuristic_module(game):
     """The game's heuristic (its THETA_NAMES, THETA_DEFAULT, THETA_BOUNDS)."""
-    from simcore.games import game as game_of
-    if game_of(game).name == BW.name:
-        from policies.bethel_woods import heuristic
-    else:
-        from policies.benevolent import heuristic
-    return heuristic
+    from policies import modules
+    return modules(game).heuristic
 
 
 def tune_bethel_woods(players=3, spies=0, budget_games=100_000, games_per_candidate=500, popsize=None,
