@@ -14,7 +14,7 @@ try:  # typer >= 0.20 vendors click; older releases depend on it
 except ImportError:  # pragma: no cover
     from click.exceptions import UsageError  # type: ignore[assignment]
 
-from . import bench, benevolent, bethel_woods, calibrate, ladder, study, train, tune
+from . import bench, benevolent, bethel_woods, calibrate, ladder, study, target, train, tune
 
 from .errors import user_errors
 from .models import MODEL_POLICIES, ModelFile, model_thetas
@@ -30,6 +30,7 @@ app.command(name="ladder")(ladder.ladder)
 app.command(name="tune")(tune.tune)
 app.command(name="train")(train.train)
 app.command(name="calibrate")(calibrate.calibrate)
+app.command(name="target")(target.target)
 
 
 @app.command()

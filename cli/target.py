@@ -1,0 +1,48 @@
+"""`boardsim target GAME`: one knob tuned until an outcome hits a designer's target
+(experiments/target.py, docs/target.md)."""
+from __future__ import annotations
+
+import json
+from typing import Annotated, Optional
+
+import typer
+
+from .errors import user_errors
+
+
+@user_errors
+def target(
+    game: Annotated[str, typer.Argument(help="bethel-woods or benevolent.")],
+    knob: Annotated[str, typer.Option(help="The knob: a whole-number rules key (Bethel Woods knowledge_limit, "
+                                           "critical_knowledge_limit, malfunctions_per_turn; Benevolent "
+                                           "timeout_rounds), Bethel Woods' spies, or Benevolent's seatK_leaves.")],
+    range_: Annotated[str, typer.Option("--range", help="The knob's values to search, LO-HI (whole numbers), e.g. 4-9.")],
+    rate: Annotated[float, typer.Option("--target", help="The outcome's target rate, strictly between 0 and 1, e.g. 0.40.")],
+    players: Annotated[int, typer.Option(help="Players, 2 to 4.")] = 3,
+    spies: Annotated[int, typer.Option(help="Bethel Woods: spies at setup, 0 to 5 (when the knob is not spies).")] = 0,
+    seat: Annotated[int, typer.Option(help="Benevolent: the seat whose win rate is the outcome (1 = first).")] = 1,
+    player: Annotated[Optional[str], typer.Option(help="The player in every seat (default: the study player, learned).")] = None,
+    budget_games: Annotated[int, typer.Option(help="Games the search may spend (the confirmation not counted).")] = 6000,
+    confirm_games: Annotated[int, typer.Option(help="Fresh games that confirm the recommendation (and as many the alternative).")] = 2000,
+    seed: Annotated[int, typer.Option(help="Seed of the search and of the confirmation's fresh seeds.")] = 1,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the text.")] = False,
+):
+    """Find the knob value whose outcome is closest to the target (bisection with batched games and
+    sequential intervals), then confirm it, and the nearest value on the other side, on fresh games."""
+    from dataclasses import asdict
+
+    from experiments.target import knob_range, problem, result_text, run_target
+    from policies import STUDY_PLAYER
+    from simcore.errors import UserError
+    from simcore.games import game as game_of
+    g = game_of(game)
+    if seed < 0 or seed >= 2 ** 63:
+        raise UserError(f"seed {seed} is not allowed; use 0 to 2**63-1")
+    pr = problem(g, knob, players, player or STUDY_PLAYER[g.name], spies=spies, seat=seat)
+    lo, hi = knob_range(g, knob, range_)
+    res = run_target(pr, lo, hi, rate, budget_games, confirm_games, seed)
+    if json_out:
+        typer.echo(json.dumps({"game": g.name, "knob": knob, "range": [lo, hi], "outcome": pr.outcome,
+                               "player": pr.player, "players": players, "seed": seed, **asdict(res)}))
+    else:
+        typer.echo(result_text(pr, res, g.title))

@@ -1,0 +1,151 @@
+"""`boardsim target`: one knob of a game tuned until an outcome hits a designer's target, for a
+chosen player (docs/target.md).
+
+The search is ``target_search.find_target`` (game-free); this module is the games' side of it:
+which knobs a game has, what outcome is measured, and ``measure(x, games, seed)``, the outcome's
+successes in `games` games of the arena's cell with the knob at x (chance keyed by the seed and
+the game index, so every knob value faces the same draws: common random numbers).
+
+Knobs: every whole-number key of the game's rules data (Bethel Woods `knowledge_limit`,
+`critical_knowledge_limit`, `malfunctions_per_turn`; Benevolent `timeout_rounds`) and the setup's
+own numbers (Bethel Woods `spies`; Benevolent `seatK_leaves`, seat K's starting leaves, the others
+printed). Outcomes: Bethel Woods the win rate; Benevolent seat K's win rate (`--seat`, default 1;
+of all games: a timeout is a game it did not win). The knob's range is the user's; the search
+assumes the outcome moves one way along it (it tells which from the two ends).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from simcore.errors import UserError
+from simcore.games import BENEVOLENT as BV, BETHEL_WOODS as BW, game as game_of
+
+from .target_search import TargetResult, find_target
+
+SETUP_KNOBS = {BW.name: {"spies": (0, 5)}, BV.name: {}}
+LEAVES_RANGE = (0, 9)        # a seat's starting leaves as a knob (the printed handicap is 1, 3, 4, 5)
+PRINTED_LEAVES = (1, 3, 4, 5)
+
+
+def rules_knobs(game) -> dict:
+    """{key: default} of the game's whole-number rules keys."""
+    d = game_of(game).default_rules().to_dict()
+    return {k: v for k, v in d.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+def knobs(game, players: int) -> list[str]:
+    """Every knob of the game at this player count."""
+    g = game_of(game)
+    out = list(rules_knobs(g)) + list(SETUP_KNOBS[g.name])
+    if not g.cooperative:
+        out += [f"seat{k}_leaves" for k in range(1, players + 1)]
+    return out
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A target problem of one game: the knob, the outcome, the player, the setup."""
+    game: str
+    knob: str
+    players: int
+    spies: int | None
+    seat: int | None
+    player: str
+    measure: Callable[[float, int, int], int]
+    outcome: str           # the outcome in words, naming the player
+
+
+def problem(game, knob: str, players: int, player: str, spies: int = 0, seat: int = 1) -> Problem:
+    """The game's target problem (one-line UserErrors naming the allowed knobs, players, seats)."""
+    from arena.units import Cell, as_dict, run_unit
+    from policies import canonical_policy, check_player
+    g = game_of(game)
+    g.check_players(players)
+    player = canonical_policy(player, g.name)
+    check_player(player, g.name, "player")
+    allowed = knobs(g, players)
+    if knob not in allowed:
+        raise UserError(f"knob {knob!r} is not known for {g.title} at {players} players; allowed: {', '.join(allowed)}")
+    base = g.default_rules().to_dict()
+    if g.cooperative:
+        if not 0 <= spies <= 5:
+            raise UserError(f"spies {spies} is not allowed; allowed: 0 to 5")
+
+        def cell(x: int, seed: int):
+            sp = x if knob == "spies" else spies
+            rules = None if knob == "spies" else g.rules_from_mapping({**base, knob: x}, source=f"{knob}={x}")
+            return Cell(g.name, players, spies=sp, policies=(player,), rules=rules, seed=seed)
+
+        def measure(x, games, seed):
+            return int(as_dict(g.name, run_unit(cell(int(x), seed), 0, games))["wins"])
+        what = f"the win rate of {player} play, {players} players" + ("" if knob == "spies" else f", {spies} spies")
+        return Problem(g.name, knob, players, spies, None, player, measure, what)
+    if not 1 <= seat <= players:
+        raise UserError(f"seat {seat} is not allowed at {players} players; allowed: 1 to {players}")
+
+    def bv_cell(x: int, seed: int):
+        leaves = list(PRINTED_LEAVES[:players])
+        rules = None
+        if knob.endswith("_leaves"):
+            leaves[int(knob[4:-7]) - 1] = x
+        else:
+            rules = g.rules_from_mapping({**base, knob: x}, source=f"{knob}={x}")
+        return Cell(g.name, players, leaves=tuple(leaves), policies=(player,), rules=rules, seed=seed)
+
+    def bv_measure(x, games, seed):
+        return int(as_dict(g.name, run_unit(bv_cell(int(x), seed), 0, games)).get(f"seat{seat - 1}_wins", 0))
+    what = f"seat {seat}'s win rate (of all games) in {player} self-play, {players} players"
+    return Problem(g.name, knob, players, None, seat, player, bv_measure, what)
+
+
+def knob_range(game, knob: str, spec: str) -> tuple[int, int]:
+    """'LO-HI' (or one number) as whole numbers; a one-line UserError for an empty or bad range."""
+    try:
+        lo_s, _, hi_s = str(spec).partition("-")
+        lo, hi = int(lo_s), int(hi_s or lo_s)
+    except ValueError:
+        raise UserError(f"range {spec!r}: give whole numbers LO-HI, e.g. 4-9") from None
+    if lo > hi:
+        raise UserError(f"range {spec!r} is empty: LO must be at most HI")
+    g = game_of(game)
+    bounds = SETUP_KNOBS[g.name].get(knob) or (LEAVES_RANGE if knob.endswith("_leaves") else None)
+    if bounds is not None and not (bounds[0] <= lo and hi <= bounds[1]):
+        raise UserError(f"range {spec!r} for {knob} is not allowed; allowed: within {bounds[0]}-{bounds[1]}")
+    if bounds is None:   # a rules key: the rules data says which values it takes (checked at the ends)
+        base = g.default_rules().to_dict()
+        for v in (lo, hi):
+            try:
+                g.rules_from_mapping({**base, knob: v}, source="range")
+            except Exception as e:   # the rules data's own one-line error
+                raise UserError(f"range {spec!r}: {knob} = {v} is not allowed ({e})") from None
+    return lo, hi
+
+
+def run_target(pr: Problem, lo: int, hi: int, target: float, budget_games: int, confirm_games: int,
+               seed: int) -> TargetResult:
+    """The search on the problem's measure (whole-number knob values lo..hi)."""
+    return find_target(pr.measure, target, lo, hi, integer=True, budget_games=budget_games,
+                       confirm_games=confirm_games, seed=seed)
+
+
+def result_text(pr: Problem, res: TargetResult, game_title: str) -> str:
+    """The answer as a designer reads it: the knob value, its confirmed rate and interval, the
+    alternative, the games, and the player that produced them."""
+    c = res.confirmed
+
+    def rate(x):
+        return f"{100 * x:.1f}%"
+    lines = [f"{game_title}: {pr.knob} for {pr.outcome} to reach {rate(res.target)}",
+             f"  recommendation: {pr.knob} = {int(res.recommendation)}: {rate(c.rate)} "
+             f"(95% CI {rate(c.low)} to {rate(c.high)}; {c.wins:,} of {c.games:,} fresh games)"
+             + ("; the target is inside the interval" if c.covers_target else "; the target is outside the interval")]
+    if res.alternative is not None:
+        a = res.alternative
+        lines.append(f"  on the other side: {pr.knob} = {int(a.value)}: {rate(a.rate)} (95% CI {rate(a.low)} to "
+                     f"{rate(a.high)}; {a.wins:,} of {a.games:,} fresh games)")
+    lines.append(f"  the outcome {'rises' if res.increasing else 'falls'} with {pr.knob}; search: "
+                 f"{res.search_games:,} games over {len({s.value for s in res.path})} values ({res.stopped}); "
+                 f"confirmation: {res.confirm_games:,} games that did not choose the value")
+    lines.append(f"  played by {pr.player} (a bot, not people); the other rules at their defaults")
+    return "\n".join(lines)

@@ -1,0 +1,66 @@
+"""`boardsim target`: the games' side of the target search (experiments/target.py, cli/target.py)."""
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.units import Cell, as_dict, run_unit
+from cli import app
+from experiments.target import knob_range, knobs, problem
+from simcore.errors import UserError
+
+
+def test_a_rules_knob_at_its_default_plays_the_printed_game_and_elsewhere_another():
+    pr = problem("bethel_woods", "knowledge_limit", 3, "heuristic", spies=1)
+    printed = as_dict("bethel_woods", run_unit(Cell("bethel_woods", 3, spies=1, policies=("heuristic",), seed=5), 0, 60))
+    assert pr.measure(7, 60, 5) == printed["wins"]
+    assert [pr.measure(x, 60, 5) for x in (6, 9)] != [printed["wins"]] * 2
+
+
+def test_a_setup_knob_moves_the_setup_and_the_outcome_names_the_player():
+    pr = problem("bethel_woods", "spies", 2, "learned")
+    easy, hard = pr.measure(0, 150, 3), pr.measure(5, 150, 3)
+    assert easy == as_dict("bethel_woods", run_unit(Cell("bethel_woods", 2, spies=0, policies=("learned",), seed=3),
+                                                    0, 150))["wins"]
+    assert easy > hard and "learned" in pr.outcome
+    bv = problem("benevolent", "seat2_leaves", 2, "heuristic", seat=2)
+    d = as_dict("benevolent", run_unit(Cell("benevolent", 2, leaves=(1, 6), policies=("heuristic",), seed=4), 0, 40))
+    assert bv.measure(6, 40, 4) == d["seat1_wins"]      # seat 2's wins (seats counted from 0 in the counts)
+
+
+def test_bad_knobs_ranges_and_players_are_one_line_errors():
+    assert "seat3_leaves" in knobs("benevolent", 3) and "seat3_leaves" not in knobs("benevolent", 2)
+    for call, words in ((lambda: problem("benevolent", "spies", 2, "learned"), "allowed: timeout_rounds"),
+                        (lambda: problem("bethel_woods", "knowledge_limit", 3, "clairvoyant"), "not a player"),
+                        (lambda: problem("benevolent", "seat1_leaves", 2, "learned", seat=3), "seat 3"),
+                        (lambda: knob_range("bethel_woods", "spies", "2-7"), "within 0-5"),
+                        (lambda: knob_range("bethel_woods", "knowledge_limit", "9-6"), "empty"),
+                        (lambda: knob_range("bethel_woods", "knowledge_limit", "4-9"), "knowledge_limit = 4"),
+                        (lambda: knob_range("bethel_woods", "spies", "a-b"), "whole numbers")):
+        with pytest.raises(UserError, match=words) as e:
+            call()
+        assert "\n" not in str(e.value)
+
+
+def test_the_command_recommends_a_value_in_range_confirmed_on_fresh_games():
+    args = ["target", "bethel-woods", "--knob", "spies", "--range", "0-5", "--target", "0.3", "--players", "3",
+            "--player", "heuristic", "--budget-games", "600", "--confirm-games", "200", "--seed", "2", "--json"]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    c = d["confirmed"]
+    assert 0 <= d["recommendation"] <= 5 and d["player"] == "heuristic" and not d["increasing"]
+    assert c["games"] == 200 and c["low"] <= c["rate"] <= c["high"] and d["search_games"] <= 600
+    again = CliRunner().invoke(app, args)
+    assert json.loads(again.output) == d      # the same seed, the same answer
+    text = CliRunner().invoke(app, args[:-1]).output
+    assert "played by heuristic (a bot, not people)" in text and "fresh games" in text
+
+
+@pytest.mark.parametrize("bad, words", [(["--target", "0"], "target 0"), (["--knob", "nope"], "knob 'nope'"),
+                                        (["--range", "3-1"], "empty")])
+def test_the_command_refuses_bad_values_in_one_line_with_exit_2(bad, words):
+    args = {"--knob": "spies", "--range": "0-5", "--target": "0.3"}
+    args.update(dict(zip(bad[::2], bad[1::2])))
+    r = CliRunner().invoke(app, ["target", "bethel-woods", *[x for kv in args.items() for x in kv]])
+    assert r.exit_code == 2 and words in r.output and len(r.output.strip().splitlines()) == 1, r.output
