@@ -52,13 +52,19 @@ class Problem:
     spies: int | None
     seat: int | None
     player: str
-    measure: Callable[[float, int, int], int]
+    cell: Callable         # (knob value, seed) -> the arena's cell
+    success: Callable      # a unit's counts as a dict -> the outcome's successes
     outcome: str           # the outcome in words, naming the player
+
+    def measure(self, x, games: int, seed: int) -> int:
+        """The outcome's successes in games 0..games-1 of the cell with the knob at x (in-process)."""
+        from arena.units import as_dict, run_unit
+        return int(self.success(as_dict(self.game, run_unit(self.cell(int(x), seed), 0, games))))
 
 
 def problem(game, knob: str, players: int, player: str, spies: int = 0, seat: int = 1) -> Problem:
     """The game's target problem (one-line UserErrors naming the allowed knobs, players, seats)."""
-    from arena.units import Cell, as_dict, run_unit
+    from arena.units import Cell
     from policies import canonical_policy, check_player
     g = game_of(game)
     g.check_players(players)
@@ -77,10 +83,8 @@ def problem(game, knob: str, players: int, player: str, spies: int = 0, seat: in
             rules = None if knob == "spies" else g.rules_from_mapping({**base, knob: x}, source=f"{knob}={x}")
             return Cell(g.name, players, spies=sp, policies=(player,), rules=rules, seed=seed)
 
-        def measure(x, games, seed):
-            return int(as_dict(g.name, run_unit(cell(int(x), seed), 0, games))["wins"])
         what = f"the win rate of {player} play, {players} players" + ("" if knob == "spies" else f", {spies} spies")
-        return Problem(g.name, knob, players, spies, None, player, measure, what)
+        return Problem(g.name, knob, players, spies, None, player, cell, lambda d: d.get("wins", 0), what)
     if not 1 <= seat <= players:
         raise UserError(f"seat {seat} is not allowed at {players} players; allowed: 1 to {players}")
 
@@ -93,10 +97,9 @@ def problem(game, knob: str, players: int, player: str, spies: int = 0, seat: in
             rules = g.rules_from_mapping({**base, knob: x}, source=f"{knob}={x}")
         return Cell(g.name, players, leaves=tuple(leaves), policies=(player,), rules=rules, seed=seed)
 
-    def bv_measure(x, games, seed):
-        return int(as_dict(g.name, run_unit(bv_cell(int(x), seed), 0, games)).get(f"seat{seat - 1}_wins", 0))
     what = f"seat {seat}'s win rate (of all games) in {player} self-play, {players} players"
-    return Problem(g.name, knob, players, None, seat, player, bv_measure, what)
+    return Problem(g.name, knob, players, None, seat, player, bv_cell, lambda d: d.get(f"seat{seat - 1}_wins", 0),
+                   what)
 
 
 def knob_range(game, knob: str, spec: str) -> tuple[int, int]:
@@ -123,9 +126,10 @@ def knob_range(game, knob: str, spec: str) -> tuple[int, int]:
 
 
 def run_target(pr: Problem, lo: int, hi: int, target: float, budget_games: int, confirm_games: int,
-               seed: int) -> TargetResult:
-    """The search on the problem's measure (whole-number knob values lo..hi)."""
-    return find_target(pr.measure, target, lo, hi, integer=True, budget_games=budget_games,
+               seed: int, measure: Callable | None = None) -> TargetResult:
+    """The search on the problem (whole-number knob values lo..hi); `measure` plays a batch
+    (default in-process, ``Problem.measure``; a study passes one through its executor)."""
+    return find_target(measure or pr.measure, target, lo, hi, integer=True, budget_games=budget_games,
                        confirm_games=confirm_games, seed=seed)
 
 

@@ -64,3 +64,37 @@ def test_the_command_refuses_bad_values_in_one_line_with_exit_2(bad, words):
     args.update(dict(zip(bad[::2], bad[1::2])))
     r = CliRunner().invoke(app, ["target", "bethel-woods", *[x for kv in args.items() for x in kv]])
     assert r.exit_code == 2 and words in r.output and len(r.output.strip().splitlines()) == 1, r.output
+
+
+def test_a_target_study_runs_through_the_store_and_resumes_to_the_same_answer(tmp_path):
+    """The target study kind plays its batches through the executor: a second run of the same
+    folder reads every batch from the results store and gives the same tables."""
+    from experiments.report import run_studies
+    from experiments.study import load_study
+    f = tmp_path / "t.toml"
+    f.write_text('kind = "target"\ngame = "benevolent"\npolicy = ["heuristic"]\nplayers = [2]\nseat = 1\n'
+                 'knob = "seat1_leaves"\nrange = [0, 4]\ntarget = 0.5\ngames = 400\nconfirm_games = 100\nseed = 4\n')
+    st = load_study(f)
+    out = tmp_path / "out"
+    run_studies([st], out, threads=1, show_progress=False)
+    first = (out / "tables" / "t_confirmed.csv").read_text()
+    run_studies([st], out, threads=1, show_progress=False)
+    assert (out / "tables" / "t_confirmed.csv").read_text() == first
+    import pandas as pd
+    c = pd.read_csv(out / "tables" / "t_confirmed.csv")
+    assert c["role"].iloc[0] == "recommendation" and 0 <= c["seat1_leaves"].iloc[0] <= 4
+    assert (c["games"] == 100).all() and (c["player"] == "heuristic").all()
+    assert "seat1_leaves for seat 1 to win 50%" in (out / "report.md").read_text()
+
+
+@pytest.mark.parametrize("line, words", [('knob = "nope"\n', "knob 'nope'"), ("target = 1.5\n", "target"),
+                                         ("players = [2, 3]\n", "exactly one")])
+def test_a_bad_target_study_is_a_one_line_error(tmp_path, line, words):
+    from experiments.study import load_study
+    base = {"knob": 'knob = "spies"\n', "target": "target = 0.4\n", "players": "players = [3]\n"}
+    base[line.split(" ")[0]] = line
+    f = tmp_path / "t.toml"
+    f.write_text('kind = "target"\ngame = "bethel_woods"\nrange = [0, 5]\n' + "".join(base.values()))
+    with pytest.raises(UserError, match=words) as e:
+        load_study(f)
+    assert "\n" not in str(e.value)

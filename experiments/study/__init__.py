@@ -19,6 +19,8 @@ charts and findings, one module per kind of study, registered in ``RUNNERS``:
 - ``skill``       either game: the headline setups played by every rung of skill (random to
                   expert) on the same seeds: the answers as a range over skill, the target
                   bands, playtests to notice, first-turn losses (skill_axis.py).
+- ``target``      either game: one knob tuned until an outcome hits a target rate, confirmed on
+                  fresh games (target_kind.py; experiments/target.py).
 
 What the kinds share is in ``common``. A new kind is a module with a runner
 ``run_<kind>(st, threads, progress, chart_dir, backend) -> Result``, its keys and defaults in
@@ -39,12 +41,13 @@ from .handicap import run_handicap
 from .variants import run_variants
 from .sensitivity import run_sensitivity
 from .skill_axis import run_skill
+from .target_kind import run_target_study
 
 
 # the registry: each kind's runner (its module: experiments/study/<kind>.py)
 RUNNERS = {"difficulty": run_difficulty, "characters": run_characters, "seats": run_seats,
            "handicap": run_handicap, "variants": run_variants, "sensitivity": run_sensitivity,
-           "skill": run_skill}
+           "skill": run_skill, "target": run_target_study}
 
 assert set(RUNNERS) == set(KINDS)
 

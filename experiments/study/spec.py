@@ -23,7 +23,7 @@ DEFAULT_POLICY = dict(STUDY_PLAYER)
 # Each kind of study and the game it is of (None: the file's ``game`` key names it); the runners
 # are in the kind's own module (experiments/study/<kind>.py), registered in experiments.study.RUNNERS.
 KINDS = {"difficulty": BW.name, "characters": BW.name, "seats": BV.name,
-         "handicap": BV.name, "variants": None, "sensitivity": None, "skill": None}
+         "handicap": BV.name, "variants": None, "sensitivity": None, "skill": None, "target": None}
 # The rulebook's "Increasing the Difficulty" table: Hard 1-2 spies, Insane 3-4, Impossible 5;
 # it names no level for 0 spies (the base game), which we call Normal.
 DIFFICULTY = charts.DIFFICULTY
@@ -178,6 +178,10 @@ KEYS = {
     "sensitivity": {"kind": _str, "title": _str, "game": _str, "policy": _strs,
                     "games": _int(2, 10 ** 9), "seed": _int(0, 2 ** 63 - 1), "only": _strs,
                     "skill_games": _int(0, 10 ** 7), "skill_policy": _str, "skill_weaker": _str},
+    "target": {"kind": _str, "title": _str, "game": _str, "policy": _strs, "players": _ints(2, 4, "players 2 to 4"),
+               "spies": _ints(0, 5, "spies 0 to 5"), "seat": _int(1, 4), "knob": _str, "range": _ints(0, 10 ** 6, "whole numbers"),
+               "target": _float(0.0, 1.0), "games": _int(1, 10 ** 9), "confirm_games": _int(2, 10 ** 9),
+               "seed": _int(0, 2 ** 63 - 1)},
 }
 DEFAULTS = {
     "difficulty": {"players": [2, 3, 4], "spies": [0, 1, 2, 3, 4, 5], "games": 10_000},
@@ -190,6 +194,7 @@ DEFAULTS = {
     "sensitivity": {"game": BW.name, "games": 2_000},
     "skill": {"game": BW.name, "players": [2, 3, 4], "spies": [0, 1, 2, 3, 4, 5], "leaves": ["printed"],
               "games": 1_000},
+    "target": {"game": BW.name, "players": [3], "spies": [0], "seat": 1, "games": 6_000, "confirm_games": 2_000},
 }
 
 
@@ -332,6 +337,9 @@ def study_from_dict(raw: dict, name: str, base=None, quick=False, seed=None,
     if kind == "skill":
         _check_skill(st, raw, where)
         return st
+    if kind == "target":
+        _check_target(st, where)
+        return st
     if kind == "sensitivity":
         if len(opts["policy"]) != 1:
             raise UserError(f"{where}: policy = {opts['policy']!r}: a sensitivity study plays one "
@@ -399,6 +407,29 @@ def _check_skill(st: Study, raw: dict, where: str) -> None:
                 check_cell(rung_cell(Cell(game, pl, leaves=leaves_for(spec, pl), rules=st.rules, seed=o["seed"]), r))
 
 
+def _check_target(st: Study, where: str) -> None:
+    """A target study: one player, one player count, one spies count, a knob of the game, a
+    range [lo, hi] and a target rate; checked by ``experiments.target`` as the command checks them."""
+    from ..target import knob_range, problem
+    o = st.opts
+    for key in ("knob", "range", "target"):
+        if key not in o:
+            raise UserError(f"{where}: a target study needs {key} (e.g. knob = \"spies\", range = [0, 5], "
+                            "target = 0.40)")
+    for key in ("policy", "players", "spies"):
+        if len(o[key]) != 1:
+            raise UserError(f"{where}: {key} = {o[key]!r}: a target study takes exactly one")
+    if len(o["range"]) != 2:
+        raise UserError(f"{where}: range = {o['range']!r}: expected [lo, hi]")
+    if not 0 < o["target"] < 1:
+        raise UserError(f"{where}: target = {o['target']!r}: expected a rate strictly between 0 and 1")
+    try:
+        problem(st.game, o["knob"], o["players"][0], o["policy"][0], spies=o["spies"][0], seat=o["seat"])
+        o["range"] = list(knob_range(st.game, o["knob"], f"{o['range'][0]}-{o['range'][1]}"))
+    except UserError as e:
+        raise UserError(f"{where}: {e}") from None
+
+
 def _load_rules(game, path):
     if Path(path).is_dir():
         raise UserError(f"rules file {str(path)!r} is a folder; give a .toml file")
@@ -414,7 +445,8 @@ def _default_title(kind, game):
             "handicap": "Benevolent: the fairest starting-leaves handicap",
             "variants": f"{GAME_NAMES[game]}: rule variants against the defaults",
             "sensitivity": f"{GAME_NAMES[game]}: which readings and assumed data move the answers",
-            "skill": f"{GAME_NAMES[game]}: the answers across the skill range"}[kind]
+            "skill": f"{GAME_NAMES[game]}: the answers across the skill range",
+            "target": f"{GAME_NAMES[game]}: a rules knob tuned to a target"}[kind]
 
 
 def leaves_for(spec, players) -> tuple:
