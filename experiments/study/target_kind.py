@@ -42,7 +42,8 @@ def run_target_study(st: Study, threads=None, progress=None, chart_dir=None, bac
                                "wins": c.wins, "games": c.games, "rate": c.rate, "ci_low": c.low, "ci_high": c.high,
                                "covers_target": c.covers_target, "target": res.target, "player": pr.player}
                               for i, c in enumerate(conf)])
-    text = result_text(pr, res, g.title).replace("\n  ", "\n\n")
+    lines = [ln.strip() for ln in result_text(pr, res, g.title).splitlines()]
+    text = "\n\n".join(ln[0].upper() + ln[1:] + ("" if ln.endswith(".") else ".") for ln in lines)
     c = res.confirmed
     where = f"{pr.players} players" + (f", {pr.spies} spies" if g.cooperative and o["knob"] != "spies" else "")
     goal = (f"a {100 * res.target:.0f}% win rate" if g.cooperative
