@@ -398,7 +398,8 @@ class MultiTargetResult:
     changes first, each confirmed on fresh games. smallest: the fewest-changes Pareto point whose
     confirmation gets there (its interval holds the target, or its confirmed rate is within `tol`);
     None when none does (`rule` says so). alternative: a confirmed setting whose set of changed
-    knobs differs from the smallest's (or from the closest point's when none gets there)."""
+    knobs differs from the smallest's (or from the closest point's when none gets there), and which
+    changes at least one: the nearest such setting in the search off the Pareto set, else on it."""
     target: float
     defaults: dict[str, int]
     tol: float
@@ -555,8 +556,13 @@ def find_target_multi(measure: MultiMeasure, target: float, knobs: dict[str, tup
         anchor = min(front, key=lambda p: p.confirmed.distance)
         rule = (f"no Pareto point's fresh games get there (no 95% interval holds the target, none within "
                 f"{100 * tol:g} pp); the closest changes {anchor.n_changed}")
-    # the diverse alternative: the best-searched setting whose changed knobs differ from the anchor's
-    others = [s for s in stats if tuple(kn for kn, x in zip(names, s) if x != defaults[kn]) != anchor.changed]
+    # the diverse alternative: the best-searched setting off the Pareto set that changes something, and
+    # whose changed knobs differ from the anchor's (a Pareto point only when no such setting was tried)
+    off = set(stats) - {tuple(p.setting.values()) for p in front}
+
+    def other(s: tuple) -> bool:
+        return n_changed(s) > 0 and tuple(kn for kn, x in zip(names, s) if x != defaults[kn]) != anchor.changed
+    others = [s for s in off if other(s)] or [s for s in stats if other(s)]
     alternative = None
     if others:
         pick = min(others, key=lambda s: (distance(s), n_changed(s), s))
