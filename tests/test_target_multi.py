@@ -17,7 +17,8 @@ TARGET = 0.40
 BASE = math.log(0.28 / 0.72)   # the defaults' rate: 28%
 # logit steps per unit of each knob. Planted so that the smallest change that gets within 2 pp is 2
 # knobs: a 2→3 with b 2→1 gives 40.0%; every one-knob change is at least 5.6 pp away (b 2→3: 34.4%,
-# a 2→3: 47.4%), and the other two-knob changes at least 5 pp. c moves the rate about 0.7 pp a step.
+# a 2→3: 47.4%), and the other changes of a and b together at least 5 pp. c moves the rate about
+# 0.7 pp a step (b 2→3 with c 1→3: 35.8%).
 TWO = ({"a": 0.84, "b": 0.3}, {"a": (0, 4, 2), "b": (0, 3, 2)})
 THREE = ({"a": 0.84, "b": 0.3, "c": 0.03}, {"a": (0, 4, 2), "b": (0, 3, 2), "c": (0, 3, 1)})
 
@@ -47,7 +48,7 @@ def test_the_pareto_set_holds_the_smallest_change_within_2pp(problem, budget, re
     2 pp of the target, and it is the smallest change that gets there, in at least `least` of them
     (measured 20 of 20 with two knobs, where the 20 settings fit the search's trials, and 17 of 20
     with three, 80 settings searched by TPE; a miss is a three-knob answer or a two-knob point
-    5 pp off picked by noise)."""
+    4 pp off picked by noise)."""
     p, m = planted(*problem)
     hits = 0
     for rep in range(reps):
