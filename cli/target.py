@@ -13,22 +13,30 @@ from .errors import user_errors
 @user_errors
 def target(
     game: Annotated[str, typer.Argument(help="bethel-woods or benevolent.")],
-    knob: Annotated[str, typer.Option(help="The knob: a whole-number rules key (Bethel Woods knowledge_limit, "
-                                           "critical_knowledge_limit, malfunctions_per_turn; Benevolent "
-                                           "timeout_rounds), Bethel Woods' spies, or Benevolent's seatK_leaves.")],
-    range_: Annotated[str, typer.Option("--range", help="The knob's values to search, LO-HI (whole numbers), e.g. 4-9.")],
+    knob: Annotated[list[str], typer.Option(help="The knob: a whole-number rules key (Bethel Woods knowledge_limit, "
+                                                 "critical_knowledge_limit, malfunctions_per_turn; Benevolent "
+                                                 "timeout_rounds), Bethel Woods' spies, or Benevolent's seatK_leaves. "
+                                                 "Repeat with --range for several knobs at once.")],
+    range_: Annotated[list[str], typer.Option("--range", help="The knob's values to search, LO-HI (whole numbers), "
+                                                              "e.g. 4-9; one per --knob, in order.")],
     rate: Annotated[float, typer.Option("--target", help="The outcome's target rate, strictly between 0 and 1, e.g. 0.40.")],
     players: Annotated[int, typer.Option(help="Players, 2 to 4.")] = 3,
     spies: Annotated[int, typer.Option(help="Bethel Woods: spies at setup, 0 to 5 (when the knob is not spies).")] = 0,
     seat: Annotated[int, typer.Option(help="Benevolent: the seat whose win rate is the outcome (1 = first).")] = 1,
     player: Annotated[Optional[str], typer.Option(help="The player in every seat (default: the study player, learned).")] = None,
-    budget_games: Annotated[int, typer.Option(help="Games the search may spend (the confirmation not counted).")] = 6000,
-    confirm_games: Annotated[int, typer.Option(help="Fresh games that confirm the recommendation (and as many the alternative).")] = 2000,
+    budget_games: Annotated[Optional[int], typer.Option(help="Games the search may spend (the confirmation not counted); "
+                                                             "default 6000 for one knob, 20000 for several.")] = None,
+    confirm_games: Annotated[int, typer.Option(help="Fresh games that confirm the recommendation (and as many the "
+                                                    "alternative; several knobs: each Pareto point).")] = 2000,
+    games_per_trial: Annotated[int, typer.Option(help="Several knobs: games per trial of the search.")] = 500,
     seed: Annotated[int, typer.Option(help="Seed of the search and of the confirmation's fresh seeds.")] = 1,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of the text.")] = False,
 ):
     """Find the knob value whose outcome is closest to the target (bisection with batched games and
-    sequential intervals), then confirm it, and the nearest value on the other side, on fresh games."""
+    sequential intervals), then confirm it, and the nearest value on the other side, on fresh games.
+    With several knobs (--knob K --range LO-HI, repeated): an Optuna search, the Pareto set of
+    distance to the target against rules changed, each point confirmed on fresh games, the smallest
+    change that gets there and a different one."""
     from dataclasses import asdict
 
     from experiments.target import knob_range, problem, result_text, run_target
@@ -38,11 +46,34 @@ def target(
     g = game_of(game)
     if seed < 0 or seed >= 2 ** 63:
         raise UserError(f"seed {seed} is not allowed; use 0 to 2**63-1")
-    pr = problem(g, knob, players, player or STUDY_PLAYER[g.name], spies=spies, seat=seat)
-    lo, hi = knob_range(g, knob, range_)
-    res = run_target(pr, lo, hi, rate, budget_games, confirm_games, seed)
+    if len(knob) != len(range_):
+        raise UserError(f"{len(knob)} --knob and {len(range_)} --range: give one --range per --knob, in order")
+    if len(knob) > 1:
+        return _several(g, knob, range_, rate, players, spies, seat, player or STUDY_PLAYER[g.name],
+                        20000 if budget_games is None else budget_games, confirm_games, games_per_trial, seed,
+                        json_out)
+    pr = problem(g, knob[0], players, player or STUDY_PLAYER[g.name], spies=spies, seat=seat)
+    lo, hi = knob_range(g, knob[0], range_[0])
+    res = run_target(pr, lo, hi, rate, 6000 if budget_games is None else budget_games, confirm_games, seed)
     if json_out:
-        typer.echo(json.dumps({"game": g.name, "knob": knob, "range": [lo, hi], "outcome": pr.outcome,
+        typer.echo(json.dumps({"game": g.name, "knob": knob[0], "range": [lo, hi], "outcome": pr.outcome,
                                "player": pr.player, "players": players, "seed": seed, **asdict(res)}))
     else:
         typer.echo(result_text(pr, res, g.title))
+
+
+def _several(g, knobs, ranges, rate, players, spies, seat, player, budget_games, confirm_games, games_per_trial,
+             seed, json_out):
+    """`boardsim target` with several knobs: the Pareto set, the smallest change, an alternative."""
+    from dataclasses import asdict
+
+    from experiments.target import knob_range, problem_multi, result_text_multi, run_target_multi
+    pr = problem_multi(g, list(knobs), players, player, spies=spies, seat=seat)
+    spans = {k: knob_range(g, k, r) for k, r in zip(knobs, ranges)}
+    res = run_target_multi(pr, spans, rate, budget_games, games_per_trial, confirm_games, seed)
+    if json_out:
+        typer.echo(json.dumps({"game": g.name, "knobs": {k: list(v) for k, v in spans.items()},
+                               "outcome": pr.outcome, "player": pr.player, "players": players, "seed": seed,
+                               **asdict(res)}))
+    else:
+        typer.echo(result_text_multi(pr, res, g.title))

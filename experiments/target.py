@@ -21,7 +21,7 @@ from typing import Callable
 from simcore.errors import UserError
 from simcore.games import BENEVOLENT as BV, BETHEL_WOODS as BW, game as game_of
 
-from .target_search import TargetResult, find_target
+from .target_search import MultiTargetResult, ParetoPoint, TargetResult, find_target, find_target_multi
 
 SETUP_KNOBS = {BW.name: {"spies": (0, 5)}, BV.name: {}}
 LEAVES_RANGE = (0, 9)        # a seat's starting leaves as a knob (the printed handicap is 1, 3, 4, 5)
@@ -64,7 +64,6 @@ class Problem:
 
 def problem(game, knob: str, players: int, player: str, spies: int = 0, seat: int = 1) -> Problem:
     """The game's target problem (one-line UserErrors naming the allowed knobs, players, seats)."""
-    from arena.units import Cell
     from policies import canonical_policy, check_player
     g = game_of(game)
     g.check_players(players)
@@ -73,33 +72,90 @@ def problem(game, knob: str, players: int, player: str, spies: int = 0, seat: in
     allowed = knobs(g, players)
     if knob not in allowed:
         raise UserError(f"knob {knob!r} is not known for {g.title} at {players} players; allowed: {', '.join(allowed)}")
+    cell, success, what = _cells(g, [knob], players, player, spies, seat)
+    return Problem(g.name, knob, players, spies if g.cooperative else None, None if g.cooperative else seat,
+                   player, lambda x, seed: cell({knob: x}, seed), success, what)
+
+
+def _cells(g, knob_names: list[str], players: int, player: str, spies: int, seat: int):
+    """(cell(setting, seed), success, outcome words) for a setting {knob: value} of several knobs:
+    rules keys merged into one rules mapping (None when none is set), setup knobs applied to the
+    setup, every other knob at its default."""
+    from arena.units import Cell
     base = g.default_rules().to_dict()
+
+    def rules_of(setting: dict):
+        keys = {k: v for k, v in setting.items() if k in base}
+        if not keys:
+            return None
+        return g.rules_from_mapping({**base, **keys}, source=", ".join(f"{k}={v}" for k, v in keys.items()))
+
     if g.cooperative:
         if not 0 <= spies <= 5:
             raise UserError(f"spies {spies} is not allowed; allowed: 0 to 5")
 
-        def cell(x: int, seed: int):
-            sp = x if knob == "spies" else spies
-            rules = None if knob == "spies" else g.rules_from_mapping({**base, knob: x}, source=f"{knob}={x}")
-            return Cell(g.name, players, spies=sp, policies=(player,), rules=rules, seed=seed)
+        def cell(setting: dict, seed: int):
+            return Cell(g.name, players, spies=setting.get("spies", spies), policies=(player,),
+                        rules=rules_of(setting), seed=seed)
 
-        what = f"the win rate of {player} play, {players} players" + ("" if knob == "spies" else f", {spies} spies")
-        return Problem(g.name, knob, players, spies, None, player, cell, lambda d: d.get("wins", 0), what)
+        what = (f"the win rate of {player} play, {players} players"
+                + ("" if "spies" in knob_names else f", {spies} spies"))
+        return cell, (lambda d: d.get("wins", 0)), what
     if not 1 <= seat <= players:
         raise UserError(f"seat {seat} is not allowed at {players} players; allowed: 1 to {players}")
 
-    def bv_cell(x: int, seed: int):
+    def bv_cell(setting: dict, seed: int):
         leaves = list(PRINTED_LEAVES[:players])
-        rules = None
-        if knob.endswith("_leaves"):
-            leaves[int(knob[4:-7]) - 1] = x
-        else:
-            rules = g.rules_from_mapping({**base, knob: x}, source=f"{knob}={x}")
-        return Cell(g.name, players, leaves=tuple(leaves), policies=(player,), rules=rules, seed=seed)
+        for k, v in setting.items():
+            if k.endswith("_leaves"):
+                leaves[int(k[4:-7]) - 1] = v
+        return Cell(g.name, players, leaves=tuple(leaves), policies=(player,), rules=rules_of(setting), seed=seed)
 
     what = f"seat {seat}'s win rate (of all games) in {player} self-play, {players} players"
-    return Problem(g.name, knob, players, None, seat, player, bv_cell, lambda d: d.get(f"seat{seat - 1}_wins", 0),
-                   what)
+    return bv_cell, (lambda d: d.get(f"seat{seat - 1}_wins", 0)), what
+
+
+@dataclass(frozen=True)
+class MultiProblem:
+    """A target problem with several knobs at once: their defaults, the outcome, the player."""
+    game: str
+    knobs: tuple[str, ...]
+    defaults: dict           # {knob: its value in the printed game (Bethel Woods spies: the --spies setup)}
+    players: int
+    spies: int | None
+    seat: int | None
+    player: str
+    cell: Callable           # (setting {knob: value}, seed) -> the arena's cell
+    success: Callable
+    outcome: str
+
+    def measure(self, setting: dict, games: int, seed: int) -> int:
+        """The outcome's successes in games 0..games-1 of the cell at this setting (in-process)."""
+        from arena.units import as_dict, run_unit
+        return int(self.success(as_dict(self.game, run_unit(self.cell(setting, seed), 0, games))))
+
+
+def problem_multi(game, knob_names: list[str], players: int, player: str, spies: int = 0,
+                  seat: int = 1) -> MultiProblem:
+    """The game's target problem over several knobs (one-line UserErrors as `problem`, and for a
+    knob named twice)."""
+    from policies import canonical_policy, check_player
+    g = game_of(game)
+    g.check_players(players)
+    player = canonical_policy(player, g.name)
+    check_player(player, g.name, "player")
+    allowed = knobs(g, players)
+    for k in knob_names:
+        if k not in allowed:
+            raise UserError(f"knob {k!r} is not known for {g.title} at {players} players; allowed: {', '.join(allowed)}")
+    if len(set(knob_names)) != len(knob_names) or not knob_names:
+        raise UserError(f"knobs {', '.join(knob_names) or '(none)'}: give each knob once")
+    base = g.default_rules().to_dict()
+    defaults = {k: (base[k] if k in base else spies if k == "spies" else PRINTED_LEAVES[int(k[4:-7]) - 1])
+                for k in knob_names}
+    cell, success, what = _cells(g, list(knob_names), players, player, spies, seat)
+    return MultiProblem(g.name, tuple(knob_names), defaults, players, spies if g.cooperative else None,
+                        None if g.cooperative else seat, player, cell, success, what)
 
 
 def knob_range(game, knob: str, spec: str) -> tuple[int, int]:
@@ -152,4 +208,44 @@ def result_text(pr: Problem, res: TargetResult, game_title: str) -> str:
                  f"{res.search_games:,} games over {len({s.value for s in res.path})} values ({res.stopped}); "
                  f"confirmation: {res.confirm_games:,} games that did not choose the value")
     lines.append(f"  played by {pr.player} (a bot, not people); the other rules at their defaults")
+    return "\n".join(lines)
+
+
+def run_target_multi(pr: MultiProblem, ranges: dict, target: float, budget_games: int, games_per_trial: int,
+                     confirm_games: int, seed: int, measure: Callable | None = None) -> MultiTargetResult:
+    """The several-knob search on the problem: ranges {knob: (lo, hi)}, every knob's default the
+    printed game's (it need not lie in the range: then every setting changes that knob)."""
+    spec = {k: (lo, hi, pr.defaults[k]) for k, (lo, hi) in ranges.items()}
+    return find_target_multi(measure or pr.measure, target, spec, budget_games=budget_games,
+                             games_per_trial=games_per_trial, confirm_games=confirm_games, seed=seed)
+
+
+def changes_text(p: ParetoPoint, defaults: dict) -> str:
+    """'knowledge_limit 7→8, malfunctions_per_turn 3→2', or 'no change (the printed rules)'."""
+    return ", ".join(f"{k} {defaults[k]}→{p.setting[k]}" for k in p.changed) or "no change (the printed rules)"
+
+
+def result_text_multi(pr: MultiProblem, res: MultiTargetResult, game_title: str) -> str:
+    """The several-knob answer: the Pareto set (each point's changes, confirmed rate and interval,
+    rules changed), the smallest change that gets there, the diverse alternative, the player."""
+    def rate(x):
+        return f"{100 * x:.1f}%"
+
+    def point(p: ParetoPoint) -> str:
+        c = p.confirmed
+        return (f"{changes_text(p, res.defaults)}: {rate(c.rate)} (95% CI {rate(c.low)} to {rate(c.high)}; "
+                f"{c.wins:,} of {c.games:,} fresh games); {p.n_changed} rule{'s' if p.n_changed != 1 else ''} changed")
+    who = f"played by {pr.player} (a bot, not people)"
+    lines = [f"{game_title}: {', '.join(pr.knobs)} for {pr.outcome} to reach {rate(res.target)}",
+             f"  Pareto set (distance to the target against rules changed; rates from fresh games, {who}):"]
+    lines += [f"    {point(p)}" for p in res.pareto]
+    if res.smallest is not None:
+        lines.append(f"  the smallest change that gets there: {point(res.smallest)}, {who}")
+    lines.append(f"  rule: {res.rule}")
+    if res.alternative is not None:
+        lines.append(f"  a different change: {point(res.alternative)}, {who}")
+    lines.append(f"  search: {res.search_games:,} games in {len(res.trials)} trials of {res.games_per_trial:,} "
+                 f"(Optuna TPE, or every setting when they fit) over {len({tuple(t.setting.values()) for t in res.trials})} "
+                 f"settings; confirmation: {res.confirm_games:,} games that chose nothing; {who}; "
+                 f"the other rules at their defaults")
     return "\n".join(lines)

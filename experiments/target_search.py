@@ -33,11 +33,15 @@ The recommendation is then played again on fresh seeds (`confirm_games`, games t
 choose it) and reported with a Wilson 95% interval; so is the nearest value on the other side of
 the target (the diverse alternative).
 
+`find_target_multi` is the several-knob search (an Optuna sampler, a Pareto set of distance to the
+target against rules changed, each point confirmed on fresh seeds); its method is in its docstring.
+
 `tag_baseline` is the comparison the issue asks for: a TAG-style tuner that plays one game per
 evaluation, round-robin over the values, and reports its winner by the same average that chose it.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -343,3 +347,227 @@ def tag_baseline(measure: Measure, target: float, values: Sequence[float], budge
     return BaselineResult(target, values[best], wins[best], n[best], wins[best] / n[best],
                           float(low), float(high), budget_games,
                           tuple(Step(x, w, k) for x, w, k in zip(values, wins, n)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Several knobs at once (issue 41, part 2): an Optuna search, a Pareto set, confirmation.
+
+MultiMeasure = Callable[[dict[str, int], int, int], int]
+MULTI_TOL = 0.01  # a confirmed rate within 1 pp of the target "gets there", as does an interval holding it
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One trial of the several-knob search: `wins` of `games` at `setting`, on the visit-th seed."""
+    setting: dict[str, int]
+    wins: int
+    games: int
+    visit: int  # 0 for a setting's first trial, 1 for its second, ...: every setting's k-th trial shares seed k
+
+
+@dataclass(frozen=True)
+class Confirmed:
+    """A setting played on fresh seeds: its rate with a Wilson 95% interval."""
+    wins: int
+    games: int
+    rate: float
+    low: float
+    high: float
+    covers_target: bool
+    distance: float  # |rate - target|
+
+
+@dataclass(frozen=True)
+class ParetoPoint:
+    """A setting with the changes it makes, its search estimate (all its trials pooled), and its
+    confirmation on fresh games (the only figures reported as its rate)."""
+    setting: dict[str, int]
+    changed: tuple[str, ...]     # the knobs whose value differs from the default, in the knobs' order
+    n_changed: int
+    search_wins: int
+    search_games: int
+    search_distance: float
+    confirmed: Confirmed
+
+
+@dataclass(frozen=True)
+class MultiTargetResult:
+    """What `find_target_multi` found.
+
+    pareto: the settings not dominated in (search distance to the target, rules changed), fewest
+    changes first, each confirmed on fresh games. smallest: the fewest-changes Pareto point whose
+    confirmation gets there (its interval holds the target, or its confirmed rate is within `tol`);
+    None when none does (`rule` says so). alternative: a confirmed setting whose set of changed
+    knobs differs from the smallest's (or from the closest point's when none gets there), and which
+    changes at least one: the nearest such setting in the search off the Pareto set, else on it."""
+    target: float
+    defaults: dict[str, int]
+    tol: float
+    pareto: tuple[ParetoPoint, ...]
+    smallest: ParetoPoint | None
+    rule: str
+    alternative: ParetoPoint | None
+    search_games: int
+    confirm_games: int           # all the confirmation games (confirm_games per confirmed setting)
+    games_per_trial: int
+    trials: tuple[Trial, ...]
+
+
+def _check_multi(target: float, knobs: dict, budget_games: int, games_per_trial: int,
+                 confirm_games: int, refine: float) -> None:
+    if not (isinstance(target, (int, float)) and 0.0 < target < 1.0):
+        raise UserError(f"target {target!r} is not allowed: give a rate strictly between 0 and 1")
+    if len(knobs) < 1:
+        raise UserError("knobs is empty: give at least one knob with (lo, hi, default)")
+    for name, spec in knobs.items():
+        if len(spec) != 3 or any(v != int(v) for v in spec):
+            raise UserError(f"knob {name}: give whole numbers (lo, hi, default), not {spec!r}")
+        if spec[0] > spec[1]:
+            raise UserError(f"knob {name} range {spec[0]}..{spec[1]} is empty: lo must be <= hi")
+    for name, v in (("games_per_trial", games_per_trial), ("confirm_games", confirm_games)):
+        if v < 1:
+            raise UserError(f"{name} {v} is not allowed: give at least 1 game")
+    if not 0.0 <= refine < 1.0:
+        raise UserError(f"refine {refine} is not allowed: give a share from 0 up to (not including) 1")
+    if budget_games < games_per_trial:
+        raise UserError(f"budget_games {budget_games} is below games_per_trial {games_per_trial}: "
+                        f"give a budget of at least one trial")
+
+
+def _pareto(stats: dict[tuple, list[int]], changed: Callable[[tuple], int], target: float) -> list[tuple]:
+    """The settings no other setting beats in (distance, changed): fewest changes first."""
+    dist = {s: abs(w / n - target) for s, (w, n) in stats.items()}
+    front: list[tuple] = []
+    for s in sorted(stats, key=lambda s: (changed(s), dist[s], s)):
+        if all(dist[s] < dist[f] for f in front):   # fewer-or-equal changes and no farther: dominated
+            front.append(s)
+    return front
+
+
+def find_target_multi(measure: MultiMeasure, target: float, knobs: dict[str, tuple[int, int, int]], *,
+                      budget_games: int = 20000, games_per_trial: int = 500, confirm_games: int = 2000,
+                      tol: float = MULTI_TOL, refine: float = 0.3, seed: int = 0) -> MultiTargetResult:
+    """The smallest change to several whole-number knobs that brings a rate to `target`.
+
+    knobs: {name: (lo, hi, default)}; measure(setting, games, seed) -> successes, the same seed
+    giving the same games at any setting. budget_games // games_per_trial trials of
+    `games_per_trial` games each. When every setting fits in the search's trials (all but the
+    `refine` share), each is played once, in order; otherwise Optuna's TPE sampler (seeded)
+    proposes settings minimising |pooled rate - target|, starting from the defaults and, when they
+    fit in half the trials, every one-knob change. The number of changes needs no search: it is
+    known for every setting, and the Pareto set is built from the trials afterwards. A setting's
+    k-th trial plays on the k-th search seed, shared by every setting (common random numbers), so
+    a revisited setting gets fresh games and its trials are pooled. The last trials (the `refine`
+    share, or all left over after every setting) re-play the two best settings (by pooled
+    distance) at each number of changes that are nearer than every setting with fewer changes,
+    round by round, fewest changes first, so the Pareto set rests on more than one noisy trial per
+    point. Then the Pareto set over (pooled distance, changes) and an alternative are each played
+    on `confirm_games` games from a separate seed stream (one fresh seed shared by the confirmed
+    settings, so their comparison is paired): the reported rates and intervals come only from
+    those.
+    settings): the reported rates and intervals come only from those."""
+    import optuna
+
+    _check_multi(target, knobs, budget_games, games_per_trial, confirm_games, refine)
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    names = list(knobs)
+    defaults = {k: int(knobs[k][2]) for k in names}
+    search_seq, confirm_seq = np.random.SeedSequence(seed).spawn(2)
+    search_rng = np.random.default_rng(search_seq)
+    visit_seeds: list[int] = []
+    sampler_seed = int(np.random.default_rng(np.random.SeedSequence(seed).spawn(3)[2]).integers(2**31))
+    n_trials = budget_games // games_per_trial
+    n_refine = int(refine * n_trials) if n_trials > 1 else 0
+    space = math.prod(int(knobs[k][1]) - int(knobs[k][0]) + 1 for k in names)
+    study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=sampler_seed))
+    # the defaults first, then every one-knob change (when they fit in half the search's trials)
+    singles = [{**defaults, k: x} for k in names for x in range(int(knobs[k][0]), int(knobs[k][1]) + 1)
+               if x != defaults[k]]
+    for start in [dict(defaults)] + (singles if len(singles) <= (n_trials - n_refine) // 2 else []):
+        study.enqueue_trial(start)
+    stats: dict[tuple, list[int]] = {}   # setting as a tuple in names' order -> [wins, games]
+    visits: dict[tuple, int] = {}
+    trials: list[Trial] = []
+
+    def n_changed(s: tuple) -> int:
+        return sum(v != defaults[k] for k, v in zip(names, s))
+
+    def play(s: tuple) -> None:
+        v = visits.get(s, 0)
+        while len(visit_seeds) <= v:
+            visit_seeds.append(int(search_rng.integers(SEED_HIGH)))
+        setting = dict(zip(names, s))
+        k = int(measure(dict(setting), games_per_trial, visit_seeds[v]))
+        if not 0 <= k <= games_per_trial:
+            raise ValueError(f"measure returned {k} successes out of {games_per_trial} games at {setting}")
+        w, n = stats.get(s, [0, 0])
+        stats[s] = [w + k, n + games_per_trial]
+        visits[s] = v + 1
+        trials.append(Trial(setting, k, games_per_trial, v))
+
+    def distance(s: tuple) -> float:
+        return abs(stats[s][0] / stats[s][1] - target)
+
+    if space <= n_trials - n_refine:   # every setting fits in the search's trials: each once, in order
+        for s in itertools.product(*(range(int(knobs[k][0]), int(knobs[k][1]) + 1) for k in names)):
+            play(s)
+        n_refine = n_trials - space
+    for _ in range(n_trials - n_refine if space > n_trials - n_refine else 0):
+        t = study.ask()
+        s = tuple(t.suggest_int(k, int(knobs[k][0]), int(knobs[k][1])) for k in names)
+        play(s)
+        study.tell(t, distance(s))
+    left = n_refine
+    while left > 0:   # refinement rounds: the two best at each number of changes get one more trial,
+        played = 0    # unless already farther than the best with fewer changes (then off the front)
+        for c in sorted({n_changed(s) for s in stats}):
+            fewer = min((distance(s) for s in stats if n_changed(s) < c), default=math.inf)
+            best = sorted((s for s in stats if n_changed(s) == c), key=lambda s: (distance(s), s))[:2]
+            for s in best:
+                if left > 0 and distance(s) < fewer:
+                    play(s)
+                    left -= 1
+                    played += 1
+        if not played:
+            break
+
+    confirm_seed = int(np.random.default_rng(confirm_seq).integers(SEED_HIGH))
+
+    def point(s: tuple) -> ParetoPoint:
+        setting = dict(zip(names, s))
+        k = int(measure(dict(setting), confirm_games, confirm_seed))
+        low, high = proportion_confint(k, confirm_games, alpha=CONFIRM_ALPHA, method="wilson")
+        c = Confirmed(k, confirm_games, k / confirm_games, float(low), float(high),
+                      bool(low <= target <= high), abs(k / confirm_games - target))
+        w, n = stats[s]
+        return ParetoPoint(setting, tuple(kn for kn, x in zip(names, s) if x != defaults[kn]), n_changed(s),
+                           w, n, abs(w / n - target), c)
+
+    front = [point(s) for s in _pareto(stats, n_changed, target)]
+    there = [p for p in front if p.confirmed.covers_target or p.confirmed.distance <= tol]
+    if there:
+        smallest: ParetoPoint | None = min(there, key=lambda p: (p.n_changed, p.confirmed.distance))
+        assert smallest is not None
+        rule = (f"the fewest rules changed among the Pareto points whose fresh games get there (95% interval "
+                f"holds the target, or within {100 * tol:g} pp): {smallest.n_changed}")
+        anchor = smallest
+    else:
+        smallest = None
+        anchor = min(front, key=lambda p: p.confirmed.distance)
+        rule = (f"no Pareto point's fresh games get there (no 95% interval holds the target, none within "
+                f"{100 * tol:g} pp); the closest changes {anchor.n_changed}")
+    # the diverse alternative: the best-searched setting off the Pareto set that changes something, and
+    # whose changed knobs differ from the anchor's (a Pareto point only when no such setting was tried)
+    off = set(stats) - {tuple(p.setting.values()) for p in front}
+
+    def other(s: tuple) -> bool:
+        return n_changed(s) > 0 and tuple(kn for kn, x in zip(names, s) if x != defaults[kn]) != anchor.changed
+    others = [s for s in off if other(s)] or [s for s in stats if other(s)]
+    alternative = None
+    if others:
+        pick = min(others, key=lambda s: (distance(s), n_changed(s), s))
+        alternative = next((p for p in front if tuple(p.setting.values()) == pick), None) or point(pick)
+    n_confirmed = len(front) + (alternative is not None and alternative not in front)
+    return MultiTargetResult(target, defaults, tol, tuple(front), smallest, rule, alternative,
+                             sum(t.games for t in trials), confirm_games * n_confirmed, games_per_trial,
+                             tuple(trials))
