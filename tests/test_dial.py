@@ -10,6 +10,9 @@ from policies import dial_theta, parse_rung
 from simcore.errors import UserError
 
 TEMPS = (0.0, 0.01, 0.03, 0.1)
+# Benevolent's model of 2026-12-06 barely moves at T = 0.01 (its kept plans' values lie further
+# apart: 57% against 58% on 300 games; docs/studies.md, "The skill dial"): its steps are 0.03 apart and up
+BV_TEMPS = (0.0, 0.03, 0.1, 0.3)
 
 
 def _bw(t=None, policy_seed=None, n=200):
@@ -47,7 +50,7 @@ def test_the_dial_is_monotone_in_strength_bethel_woods():
 
 
 def test_the_dial_is_monotone_in_strength_benevolent():
-    shares = [_bv_share(t) for t in TEMPS]
+    shares = [_bv_share(t) for t in BV_TEMPS]
     assert all(a > b for a, b in zip(shares, shares[1:])), shares
     assert shares[0] > 0.5 > shares[-1] + 0.2   # seat 1's edge turned into a clear loss
 
