@@ -18,8 +18,16 @@ def target(
                                                  "timeout_rounds), Bethel Woods' spies, or Benevolent's seatK_leaves. "
                                                  "Repeat with --range for several knobs at once.")],
     range_: Annotated[list[str], typer.Option("--range", help="The knob's values to search, LO-HI (whole numbers), "
-                                                              "e.g. 4-9; one per --knob, in order.")],
-    rate: Annotated[float, typer.Option("--target", help="The outcome's target rate, strictly between 0 and 1, e.g. 0.40.")],
+                                                              "e.g. 4-9; for a switch or component table, all or "
+                                                              "names with commas; one per --knob, in order.")],
+    rate: Annotated[Optional[float], typer.Option("--target", help="The outcome's target value, e.g. 0.40 (a rate "
+                                                                   "strictly between 0 and 1).")] = None,
+    at_most: Annotated[Optional[float], typer.Option("--at-most", help="Instead of --target: a bound the outcome "
+                                                                      "must not exceed, e.g. 0.03 for a gap.")] = None,
+    outcome: Annotated[Optional[str], typer.Option(help="Bethel Woods: win (default) or gap:Q, the gap between the "
+                                                        "win rates at --players and at Q players; Benevolent: "
+                                                        "seat-win (default) or seat-gap:J, the gap between --seat's "
+                                                        "and seat J's win rates.")] = None,
     players: Annotated[int, typer.Option(help="Players, 2 to 4.")] = 3,
     spies: Annotated[int, typer.Option(help="Bethel Woods: spies at setup, 0 to 5 (when the knob is not spies).")] = 0,
     seat: Annotated[int, typer.Option(help="Benevolent: the seat whose win rate is the outcome (1 = first).")] = 1,
@@ -39,7 +47,7 @@ def target(
     change that gets there and a different one."""
     from dataclasses import asdict
 
-    from experiments.target import knob_range, problem, result_text, run_target
+    from experiments.target import is_categorical, knob_range, problem, result_text, run_target
     from policies import STUDY_PLAYER
     from simcore.errors import UserError
     from simcore.games import game as game_of
@@ -48,10 +56,14 @@ def target(
         raise UserError(f"seed {seed} is not allowed; use 0 to 2**63-1")
     if len(knob) != len(range_):
         raise UserError(f"{len(knob)} --knob and {len(range_)} --range: give one --range per --knob, in order")
-    if len(knob) > 1:
-        return _several(g, knob, range_, rate, players, spies, seat, player or STUDY_PLAYER[g.name],
+    if (rate is None) == (at_most is None):
+        raise UserError("give exactly one of --target (a value to hit) and --at-most (a bound)")
+    if len(knob) > 1 or outcome is not None or at_most is not None or any(is_categorical(g, k) for k in knob):
+        return _several(g, knob, range_, rate if at_most is None else at_most, at_most is not None, outcome,
+                        players, spies, seat, player or STUDY_PLAYER[g.name],
                         20000 if budget_games is None else budget_games, confirm_games, games_per_trial, seed,
                         json_out)
+    assert rate is not None
     pr = problem(g, knob[0], players, player or STUDY_PLAYER[g.name], spies=spies, seat=seat)
     lo, hi = knob_range(g, knob[0], range_[0])
     res = run_target(pr, lo, hi, rate, 6000 if budget_games is None else budget_games, confirm_games, seed)
@@ -62,18 +74,22 @@ def target(
         typer.echo(result_text(pr, res, g.title))
 
 
-def _several(g, knobs, ranges, rate, players, spies, seat, player, budget_games, confirm_games, games_per_trial,
-             seed, json_out):
-    """`boardsim target` with several knobs: the Pareto set, the smallest change, an alternative."""
+def _several(g, knobs, ranges, rate, at_most, outcome, players, spies, seat, player, budget_games, confirm_games,
+             games_per_trial, seed, json_out):
+    """`boardsim target` with several knobs (or a categorical one, or an outcome that is not one
+    rate to hit): the Pareto set, the smallest change, an alternative."""
     from dataclasses import asdict
 
-    from experiments.target import knob_range, problem_multi, result_text_multi, run_target_multi
-    pr = problem_multi(g, list(knobs), players, player, spies=spies, seat=seat)
-    spans = {k: knob_range(g, k, r) for k, r in zip(knobs, ranges)}
+    from experiments.target import knob_span, problem_multi, result_text_multi, run_target_multi
+    pr = problem_multi(g, list(knobs), players, player, spies=spies, seat=seat, outcome=outcome, at_most=at_most)
+    spans = {k: knob_span(g, k, r) for k, r in zip(knobs, ranges)}
     res = run_target_multi(pr, spans, rate, budget_games, games_per_trial, confirm_games, seed)
     if json_out:
+        d = asdict(res)
+        for p in d["pareto"] + ([d["smallest"]] if d["smallest"] else []) + ([d["alternative"]] if d["alternative"] else []):
+            p["setting_names"] = {k: pr.label(k, v) for k, v in p["setting"].items()}
         typer.echo(json.dumps({"game": g.name, "knobs": {k: list(v) for k, v in spans.items()},
-                               "outcome": pr.outcome, "player": pr.player, "players": players, "seed": seed,
-                               **asdict(res)}))
+                               "labels": pr.labels or {}, "outcome": pr.outcome, "player": pr.player,
+                               "players": players, "seed": seed, **d}))
     else:
         typer.echo(result_text_multi(pr, res, g.title))

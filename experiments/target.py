@@ -12,6 +12,16 @@ own numbers (Bethel Woods `spies`; Benevolent `seatK_leaves`, seat K's starting 
 printed). Outcomes: Bethel Woods the win rate; Benevolent seat K's win rate (`--seat`, default 1;
 of all games: a timeout is a game it did not win). The knob's range is the user's; the search
 assumes the outcome moves one way along it (it tells which from the two ends).
+
+Categorical knobs (searched as several knobs, ``find_target_multi``, even alone): every switch of
+the rules data (Bethel Woods `four_critical`, `rone_redirect`, ...; Benevolent `gather_tile`,
+`empty_gift`), its values the rules data's, the default first; and every component table that has
+named alternatives (Bethel Woods `machine_types`, `malfunction_counts` (the malfunction mix),
+`orphanage_types`; Benevolent `layouts`, `sides`, `gray`, `dream_path`, `secret_pairs`), its values
+`printed` and the alternatives' names. Outcomes beyond one rate (``OUTCOMES``): Bethel Woods
+`gap:Q`, the gap between the win rates at the players asked and at Q players; Benevolent
+`seat-gap:J`, the gap between seat K's and seat J's win rates in the same games. A target is a
+value to hit, or (``at_most``) a bound.
 """
 from __future__ import annotations
 
@@ -21,7 +31,8 @@ from typing import Callable
 from simcore.errors import UserError
 from simcore.games import BENEVOLENT as BV, BETHEL_WOODS as BW, game as game_of
 
-from .target_search import MultiTargetResult, ParetoPoint, TargetResult, find_target, find_target_multi
+from .target_search import (RATE, MultiTargetResult, Outcome, ParetoPoint, TargetResult, find_target,
+                            find_target_multi)
 
 SETUP_KNOBS = {BW.name: {"spies": (0, 5)}, BV.name: {}}
 LEAVES_RANGE = (0, 9)        # a seat's starting leaves as a knob (the printed handicap is 1, 3, 4, 5)
@@ -34,13 +45,57 @@ def rules_knobs(game) -> dict:
     return {k: v for k, v in d.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
+PRINTED = "printed"
+
+
+def categorical_knobs(game) -> dict[str, tuple[str, ...]]:
+    """{knob: its values, the printed game's first} of the game's categorical knobs: every switch
+    (the rules data's values) and every component table with named alternatives ("printed" and
+    the alternatives that change it)."""
+    rm = game_of(game).rules_module
+    out: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in rm.SWITCHES.items()}
+    for alt, mapping in rm.ALTERNATIVES.items():
+        if len(mapping) == 1:
+            (key,) = mapping
+            out[key] = out.get(key, (PRINTED,)) + (alt,)
+    return out
+
+
 def knobs(game, players: int) -> list[str]:
-    """Every knob of the game at this player count."""
+    """Every knob of the game at this player count: whole-number ones, then categorical ones."""
     g = game_of(game)
     out = list(rules_knobs(g)) + list(SETUP_KNOBS[g.name])
     if not g.cooperative:
         out += [f"seat{k}_leaves" for k in range(1, players + 1)]
-    return out
+    return out + list(categorical_knobs(g))
+
+
+def is_categorical(game, knob: str) -> bool:
+    return knob in categorical_knobs(game)
+
+
+def outcome_of(game, spec: str, players: int, at_most: bool = False) -> tuple[Outcome, int | None]:
+    """The outcome named by `spec` ("win" / "seat-win", "gap:Q" / "seat-gap:J") as a search
+    Outcome and its other side (Q players, or seat J; None for a rate); one-line UserErrors."""
+    g = game_of(game)
+    rate_name, gap_name = ("win", "gap") if g.cooperative else ("seat-win", "seat-gap")
+    allowed = f"{rate_name}, {gap_name}:{'Q (other players, 2 to 4)' if g.cooperative else 'J (another seat)'}"
+    spec = str(spec).strip()
+    goal = "at most" if at_most else "at"
+    if spec == rate_name:
+        return Outcome(goal=goal), None
+    name, _, arg = spec.partition(":")
+    if name != gap_name or not arg.strip().isdigit():
+        raise UserError(f"outcome {spec!r} is not known for {g.title}; allowed: {allowed}")
+    other = int(arg)
+    if g.cooperative:
+        g.check_players(other)
+        if other == players:
+            raise UserError(f"outcome {spec!r}: Q must differ from --players {players}")
+        return Outcome("difference", paired=False, absolute=True, goal=goal), other
+    if not 1 <= other <= players:
+        raise UserError(f"outcome {spec!r}: seat {other} is not allowed at {players} players; allowed: 1 to {players}")
+    return Outcome("difference", paired=True, absolute=True, goal=goal), other
 
 
 @dataclass(frozen=True)
@@ -55,6 +110,7 @@ class Problem:
     cell: Callable         # (knob value, seed) -> the arena's cell
     success: Callable      # a unit's counts as a dict -> the outcome's successes
     outcome: str           # the outcome in words, naming the player
+    printed: int | None = None   # the knob's value in the printed game (None for spies: a difficulty, not a rule)
 
     def measure(self, x, games: int, seed: int) -> int:
         """The outcome's successes in games 0..games-1 of the cell with the knob at x (in-process)."""
@@ -72,9 +128,23 @@ def problem(game, knob: str, players: int, player: str, spies: int = 0, seat: in
     allowed = knobs(g, players)
     if knob not in allowed:
         raise UserError(f"knob {knob!r} is not known for {g.title} at {players} players; allowed: {', '.join(allowed)}")
+    if is_categorical(g, knob):
+        raise UserError(f"knob {knob!r} is categorical: it has no order to bisect; search it as several knobs "
+                        "(problem_multi)")
     cell, success, what = _cells(g, [knob], players, player, spies, seat)
     return Problem(g.name, knob, players, spies if g.cooperative else None, None if g.cooperative else seat,
-                   player, lambda x, seed: cell({knob: x}, seed), success, what)
+                   player, lambda x, seed: cell({knob: x}, seed), success, what, _printed(g, knob))
+
+
+def _printed(g, knob: str) -> int | None:
+    """A whole-number knob's value in the printed game: a rules key's default, a seat's printed
+    starting leaves; None for spies (the difficulty a group picks, not a printed rule)."""
+    base = g.default_rules().to_dict()
+    if knob in base:
+        return int(base[knob])
+    if knob.endswith("_leaves"):
+        return PRINTED_LEAVES[int(knob[4:-7]) - 1]
+    return None
 
 
 def _cells(g, knob_names: list[str], players: int, player: str, spies: int, seat: int):
@@ -83,12 +153,24 @@ def _cells(g, knob_names: list[str], players: int, player: str, spies: int, seat
     setup, every other knob at its default."""
     from arena.units import Cell
     base = g.default_rules().to_dict()
+    cats = categorical_knobs(g)
+    rm = g.rules_module
 
     def rules_of(setting: dict):
-        keys = {k: v for k, v in setting.items() if k in base}
-        if not keys:
+        """The rules of a setting: whole-number keys as given; a categorical knob's value is an index
+        into its values (a switch's value, or a component table's alternative; 0 the printed)."""
+        keys = {k: v for k, v in setting.items() if k in base and k not in cats}
+        switches = {k: cats[k][v] for k, v in setting.items() if k in rm.SWITCHES and v != 0}
+        tables = {k: cats[k][v] for k, v in setting.items() if k in cats and k not in rm.SWITCHES and v != 0}
+        if not keys and not switches and not tables:
             return None
-        return g.rules_from_mapping({**base, **keys}, source=", ".join(f"{k}={v}" for k, v in keys.items()))
+        d = {**base, **keys}
+        for alt in tables.values():
+            d.update(rm.ALTERNATIVES[alt])
+        if switches:
+            d["switches"] = {**base.get("switches", {}), **switches}
+        said = [f"{k}={v}" for k, v in keys.items()] + [f"{k}={v}" for k, v in {**switches, **tables}.items()]
+        return g.rules_from_mapping(d, source=", ".join(said))
 
     if g.cooperative:
         if not 0 <= spies <= 5:
@@ -117,7 +199,8 @@ def _cells(g, knob_names: list[str], players: int, player: str, spies: int, seat
 
 @dataclass(frozen=True)
 class MultiProblem:
-    """A target problem with several knobs at once: their defaults, the outcome, the player."""
+    """A target problem with several knobs at once: their defaults, the outcome, the player.
+    A categorical knob's values are indices into ``labels[knob]`` (0 the printed game's)."""
     game: str
     knobs: tuple[str, ...]
     defaults: dict           # {knob: its value in the printed game (Bethel Woods spies: the --spies setup)}
@@ -126,19 +209,37 @@ class MultiProblem:
     seat: int | None
     player: str
     cell: Callable           # (setting {knob: value}, seed) -> the arena's cell
-    success: Callable
-    outcome: str
+    success: Callable        # a unit's counts as a dict -> the outcome's success count(s)
+    outcome: str             # the outcome in words, naming the player
+    search_outcome: Outcome = RATE
+    labels: dict | None = None      # {categorical knob: its values' names}
+    other_cell: Callable | None = None   # Bethel Woods gap: the cell at the other player count
 
-    def measure(self, setting: dict, games: int, seed: int) -> int:
-        """The outcome's successes in games 0..games-1 of the cell at this setting (in-process)."""
+    def measure(self, setting: dict, games: int, seed: int):
+        """The outcome's count(s) in games 0..games-1 of the cell at this setting (in-process): one
+        int for a rate, a pair for a gap."""
         from arena.units import as_dict, run_unit
-        return int(self.success(as_dict(self.game, run_unit(self.cell(setting, seed), 0, games))))
+
+        def counts(cell):
+            return self.success(as_dict(self.game, run_unit(cell, 0, games)))
+        got = counts(self.cell(setting, seed))
+        if self.other_cell is not None:
+            return int(got), int(counts(self.other_cell(setting, seed)))
+        return tuple(int(v) for v in got) if isinstance(got, tuple) else int(got)
+
+    def cells(self, setting: dict, seed: int) -> list:
+        """The arena's cells one trial plays (two for a gap between player counts)."""
+        return [self.cell(setting, seed)] + ([self.other_cell(setting, seed)] if self.other_cell else [])
+
+    def label(self, knob: str, v) -> str:
+        """A knob's value as a designer reads it (a categorical knob's name, a number as itself)."""
+        return str(self.labels[knob][v]) if self.labels and knob in self.labels else str(v)
 
 
 def problem_multi(game, knob_names: list[str], players: int, player: str, spies: int = 0,
-                  seat: int = 1) -> MultiProblem:
+                  seat: int = 1, outcome: str | None = None, at_most: bool = False) -> MultiProblem:
     """The game's target problem over several knobs (one-line UserErrors as `problem`, and for a
-    knob named twice)."""
+    knob named twice); `outcome` one of the game's outcomes (``outcome_of``; None: its rate)."""
     from policies import canonical_policy, check_player
     g = game_of(game)
     g.check_players(players)
@@ -150,12 +251,47 @@ def problem_multi(game, knob_names: list[str], players: int, player: str, spies:
             raise UserError(f"knob {k!r} is not known for {g.title} at {players} players; allowed: {', '.join(allowed)}")
     if len(set(knob_names)) != len(knob_names) or not knob_names:
         raise UserError(f"knobs {', '.join(knob_names) or '(none)'}: give each knob once")
+    search_outcome, other = outcome_of(g, outcome or ("win" if g.cooperative else "seat-win"), players, at_most)
     base = g.default_rules().to_dict()
-    defaults = {k: (base[k] if k in base else spies if k == "spies" else PRINTED_LEAVES[int(k[4:-7]) - 1])
-                for k in knob_names}
+    cats = categorical_knobs(g)
+    defaults = {k: (0 if k in cats else base[k] if k in base else spies if k == "spies"
+                    else PRINTED_LEAVES[int(k[4:-7]) - 1]) for k in knob_names}
     cell, success, what = _cells(g, list(knob_names), players, player, spies, seat)
+    other_cell = None
+    if other is not None and g.cooperative:
+        other_cell = _cells(g, list(knob_names), other, player, spies, seat)[0]
+        what = (f"the gap between the win rates of {player} play at {players} and at {other} players"
+                + ("" if "spies" in knob_names else f", {spies} spies"))
+    elif other is not None:
+        k_seat, j_seat = seat, other
+        if k_seat == j_seat:
+            raise UserError(f"outcome seat-gap:{other}: seat J must differ from --seat {seat}")
+        success = (lambda d: (d.get(f"seat{k_seat - 1}_wins", 0), d.get(f"seat{j_seat - 1}_wins", 0)))
+        what = (f"the gap between seat {k_seat}'s and seat {j_seat}'s win rates (of all games) in {player} "
+                f"self-play, {players} players")
     return MultiProblem(g.name, tuple(knob_names), defaults, players, spies if g.cooperative else None,
-                        None if g.cooperative else seat, player, cell, success, what)
+                        None if g.cooperative else seat, player, cell, success, what, search_outcome,
+                        {k: cats[k] for k in knob_names if k in cats} or None, other_cell)
+
+
+def knob_values(game, knob: str, spec) -> list[int]:
+    """A categorical knob's values to search: "all", or names separated by commas (a list in a study
+    file), as indices into its values; a one-line UserError naming the allowed values."""
+    vals = categorical_knobs(game)[knob]
+    names = list(vals) if str(spec).strip() == "all" else (
+        [str(v).strip() for v in spec] if isinstance(spec, (list, tuple)) else [v.strip() for v in str(spec).split(",")])
+    for v in names:
+        if v not in vals:
+            raise UserError(f"value {v!r} of {knob} is not known; allowed: all, or some of {', '.join(vals)}")
+    if not names or len(set(names)) != len(names):
+        raise UserError(f"range {spec!r} for {knob}: give each value once, e.g. {','.join(vals[:2])}, or all")
+    return [vals.index(v) for v in names]
+
+
+def knob_span(game, knob: str, spec):
+    """A knob's search span: (lo, hi) for a whole-number knob ('LO-HI'), or the value indices of a
+    categorical one (``knob_values``)."""
+    return knob_values(game, knob, spec) if is_categorical(game, knob) else knob_range(game, knob, spec)
 
 
 def knob_range(game, knob: str, spec: str) -> tuple[int, int]:
@@ -186,7 +322,7 @@ def run_target(pr: Problem, lo: int, hi: int, target: float, budget_games: int, 
     """The search on the problem (whole-number knob values lo..hi); `measure` plays a batch
     (default in-process, ``Problem.measure``; a study passes one through its executor)."""
     return find_target(measure or pr.measure, target, lo, hi, integer=True, budget_games=budget_games,
-                       confirm_games=confirm_games, seed=seed)
+                       confirm_games=confirm_games, seed=seed, printed=pr.printed)
 
 
 def result_text(pr: Problem, res: TargetResult, game_title: str) -> str:
@@ -204,6 +340,16 @@ def result_text(pr: Problem, res: TargetResult, game_title: str) -> str:
         a = res.alternative
         lines.append(f"  on the other side: {pr.knob} = {int(a.value)}: {rate(a.rate)} (95% CI {rate(a.low)} to "
                      f"{rate(a.high)}; {a.wins:,} of {a.games:,} fresh games)")
+    if res.printed is not None:
+        p = res.printed
+        lines.append(f"  the printed {pr.knob} = {int(p.value)}: {rate(p.rate)} (95% CI {rate(p.low)} to "
+                     f"{rate(p.high)}; {p.wins:,} of {p.games:,} fresh games, the same games)")
+        lines.append(f"  answer: keep the printed {pr.knob} = {int(p.value)}: its fresh games already get there "
+                     f"(the interval holds the target, or within {100 * res.tol:g} pp)" if res.keep_printed else
+                     f"  answer: {pr.knob} = {int(res.recommendation)}"
+                     + ("" if res.recommendation != p.value else " (the printed value)")
+                     + ("" if res.recommendation == p.value else
+                        f"; the printed value's fresh games miss the target (95% interval without it)"))
     lines.append(f"  the outcome {'rises' if res.increasing else 'falls'} with {pr.knob}; search: "
                  f"{res.search_games:,} games over {len({s.value for s in res.path})} values ({res.stopped}); "
                  f"confirmation: {res.confirm_games:,} games that did not choose the value")
@@ -215,28 +361,45 @@ def run_target_multi(pr: MultiProblem, ranges: dict, target: float, budget_games
                      confirm_games: int, seed: int, measure: Callable | None = None) -> MultiTargetResult:
     """The several-knob search on the problem: ranges {knob: (lo, hi)}, every knob's default the
     printed game's (it need not lie in the range: then every setting changes that knob)."""
-    spec = {k: (lo, hi, pr.defaults[k]) for k, (lo, hi) in ranges.items()}
+    spec = {k: ((list(r), pr.defaults[k]) if isinstance(r, list) else (r[0], r[1], pr.defaults[k]))
+            for k, r in ranges.items()}
     return find_target_multi(measure or pr.measure, target, spec, budget_games=budget_games,
-                             games_per_trial=games_per_trial, confirm_games=confirm_games, seed=seed)
+                             games_per_trial=games_per_trial, confirm_games=confirm_games, seed=seed,
+                             outcome=pr.search_outcome)
 
 
-def changes_text(p: ParetoPoint, defaults: dict) -> str:
-    """'knowledge_limit 7→8, malfunctions_per_turn 3→2', or 'no change (the printed rules)'."""
-    return ", ".join(f"{k} {defaults[k]}→{p.setting[k]}" for k in p.changed) or "no change (the printed rules)"
+def changes_text(p: ParetoPoint, defaults: dict, label: Callable = lambda k, v: str(v)) -> str:
+    """'knowledge_limit 7→8, four_critical end_of_turn→immediate', or 'no change (the printed rules)'."""
+    return (", ".join(f"{k} {label(k, defaults[k])}→{label(k, p.setting[k])}" for k in p.changed)
+            or "no change (the printed rules)")
+
+
+def value_text(outcome: Outcome, x: float) -> str:
+    """A rate as a percentage, a gap in percentage points."""
+    return f"{100 * x:.1f}%" if outcome.kind == "rate" else f"{100 * x:.1f} pp"
+
+
+def goal_text(outcome: Outcome, target: float) -> str:
+    return ("to be at most " if outcome.goal == "at most" else "to reach ") + value_text(outcome, target)
 
 
 def result_text_multi(pr: MultiProblem, res: MultiTargetResult, game_title: str) -> str:
     """The several-knob answer: the Pareto set (each point's changes, confirmed rate and interval,
     rules changed), the smallest change that gets there, the diverse alternative, the player."""
+    o = res.outcome
+
     def rate(x):
-        return f"{100 * x:.1f}%"
+        return value_text(o, x)
 
     def point(p: ParetoPoint) -> str:
         c = p.confirmed
-        return (f"{changes_text(p, res.defaults)}: {rate(c.rate)} (95% CI {rate(c.low)} to {rate(c.high)}; "
-                f"{c.wins:,} of {c.games:,} fresh games); {p.n_changed} rule{'s' if p.n_changed != 1 else ''} changed")
+        of = (f"{c.wins:,} of {c.games:,} fresh games" if o.kind == "rate"
+              else f"the two win rates {100 * c.counts[0] / c.games:.1f}% and {100 * c.counts[1] / c.games:.1f}% "
+                   f"of {c.games:,} fresh games")
+        return (f"{changes_text(p, res.defaults, pr.label)}: {rate(c.rate)} (95% CI {rate(c.low)} to {rate(c.high)}; "
+                f"{of}); {p.n_changed} rule{'s' if p.n_changed != 1 else ''} changed")
     who = f"played by {pr.player} (a bot, not people)"
-    lines = [f"{game_title}: {', '.join(pr.knobs)} for {pr.outcome} to reach {rate(res.target)}",
+    lines = [f"{game_title}: {', '.join(pr.knobs)} for {pr.outcome} {goal_text(o, res.target)}",
              f"  Pareto set (distance to the target against rules changed; rates from fresh games, {who}):"]
     lines += [f"    {point(p)}" for p in res.pareto]
     if res.smallest is not None:

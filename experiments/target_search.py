@@ -92,6 +92,15 @@ class TargetResult:
     increasing: bool
     stopped: str  # why the search stopped: "pair decided", "near target", "budget", "width", "one value"
     path: tuple[Step, ...]
+    printed: Confirmation | None = None  # the printed value on the same fresh games (None: not given)
+    keep_printed: bool = False  # the answer: keep the printed value (its fresh games already get there)
+    tol: float = 0.01
+
+    @property
+    def answer(self) -> Confirmation:
+        """The value a designer should play: the printed one when its fresh games get there (its
+        95% interval holds the target, or its rate is within `tol`), else the recommendation."""
+        return self.printed if self.keep_printed and self.printed is not None else self.confirmed
 
 
 @dataclass(frozen=True)
@@ -216,14 +225,18 @@ def _confirm(measure: Measure, x: float, games: int, seed: int, target: float) -
 def find_target(measure: Measure, target: float, lo: float, hi: float, *, integer: bool = True,
                 budget_games: int = 6000, confirm_games: int = 2000, batch: int = 200,
                 increasing: bool | None = None, alpha: float = 0.05, tol: float = 0.01,
-                xtol: float | None = None, seed: int = 0) -> TargetResult:
+                xtol: float | None = None, seed: int = 0, printed: float | None = None) -> TargetResult:
     """The knob value in lo..hi whose rate is closest to `target`, confirmed on fresh games.
 
     integer: the knob takes the whole numbers lo..hi, else any value in [lo, hi] (bisection stops
     when the bracket is narrower than xtol, by default (hi - lo) / 1000). increasing: the rate's
     direction in x; None plays one batch at each end on the same seed to tell. At most
-    `budget_games` games in the search, then `confirm_games` fresh games for the recommendation
-    and as many for the alternative."""
+    `budget_games` games in the search, then `confirm_games` fresh games for the recommendation,
+    as many for the alternative and, when `printed` (the knob's value in the printed game) is
+    given, as many for it: all three on one fresh seed, so their comparison is paired. The answer
+    keeps the printed value when its fresh games get there (their 95% interval holds the target,
+    or their rate is within `tol`): the printed value was fixed before any game, so its fresh
+    figures are not selected, and "keep what is printed" is the smallest change."""
     _check(target, lo, hi, budget_games, confirm_games, batch, integer)
     search_seq, confirm_seq = np.random.SeedSequence(seed).spawn(2)
     tally = _Tally(measure, budget_games, batch, np.random.default_rng(search_seq))
@@ -244,14 +257,18 @@ def find_target(measure: Measure, target: float, lo: float, hi: float, *, intege
     else:
         rec, stopped = _search_range(tally, lo, hi, target, increasing, alpha, tol,
                                      (hi - lo) / 1000 if xtol is None else xtol)
-    confirm_rng = np.random.default_rng(confirm_seq)
-    confirmed = _confirm(measure, rec, confirm_games, int(confirm_rng.integers(SEED_HIGH)), target)
+    confirm_seed = int(np.random.default_rng(confirm_seq).integers(SEED_HIGH))  # one, shared: paired
+    confirmed = _confirm(measure, rec, confirm_games, confirm_seed, target)
     alt = _alternative(tally, rec, confirmed.rate >= target, target, increasing, integer, lo, hi)
-    alternative = None if alt is None else _confirm(measure, alt, confirm_games,
-                                                    int(confirm_rng.integers(SEED_HIGH)), target)
-    return TargetResult(target, rec, confirmed, alternative, tally.spent,
-                        confirm_games * (1 if alternative is None else 2), increasing, stopped,
-                        tuple(tally.path))
+    alternative = None if alt is None else _confirm(measure, alt, confirm_games, confirm_seed, target)
+    played = {c.value: c for c in (confirmed, alternative) if c is not None}
+    printed_c = None
+    if printed is not None:
+        printed_c = played.get(printed) or _confirm(measure, printed, confirm_games, confirm_seed, target)
+    keep = printed_c is not None and (printed_c.covers_target or abs(printed_c.rate - target) <= tol)
+    n_confirmed = len(played) + (printed_c is not None and printed not in played)
+    return TargetResult(target, rec, confirmed, alternative, tally.spent, confirm_games * n_confirmed,
+                        increasing, stopped, tuple(tally.path), printed_c, keep, tol)
 
 
 def _search_grid(tally: _Tally, lo: int, hi: int, target: float, up: bool, alpha: float,
@@ -352,29 +369,100 @@ def tag_baseline(measure: Measure, target: float, values: Sequence[float], budge
 # ---------------------------------------------------------------------------------------------
 # Several knobs at once (issue 41, part 2): an Optuna search, a Pareto set, confirmation.
 
-MultiMeasure = Callable[[dict[str, int], int, int], int]
+MultiMeasure = Callable[[dict[str, int], int, int], "int | tuple[int, ...]"]
 MULTI_TOL = 0.01  # a confirmed rate within 1 pp of the target "gets there", as does an interval holding it
 
 
 @dataclass(frozen=True)
+class Outcome:
+    """What the several-knob search measures, and what getting there means.
+
+    A measure returns the trial's success counts (one int, or a tuple), each out of the trial's
+    games; counts are pooled over trials by adding.
+    - ``kind="rate"``: one count k, the value k / n, a Wilson 95% interval.
+    - ``kind="difference"``: two counts (k1, k2), the value k1/n - k2/n. ``paired``: both from the
+      same games, exclusive outcomes (seat K's wins and seat J's wins): a Wald interval with the
+      multinomial variance (p1 + p2 - d^2) / n; else two cells on the same seeds: Newcombe's hybrid
+      score interval for two independent proportions (statsmodels; conservative when common random
+      numbers correlate the two, as they do here). ``absolute``: the value is |d| (a gap), its
+      interval the image of d's ([0, max] when d's interval holds 0).
+    - ``goal="at"``: the target is a value to hit: distance |v - target|; a setting gets there when
+      its confirmation interval holds the target or its value is within `tol`. ``goal="at most"``:
+      the target is a bound: distance max(0, v - target); a setting gets there when its confirmed
+      value is at most the bound (``shown`` says whether its whole interval is).
+    """
+    kind: str = "rate"
+    paired: bool = False
+    absolute: bool = False
+    goal: str = "at"
+
+    def width(self) -> int:
+        return 1 if self.kind == "rate" else 2
+
+    def value(self, counts: Sequence[int], n: int) -> float:
+        if self.kind == "rate":
+            return counts[0] / n
+        d = (counts[0] - counts[1]) / n
+        return abs(d) if self.absolute else d
+
+    def interval(self, counts: Sequence[int], n: int) -> tuple[float, float]:
+        if self.kind == "rate":
+            lo, hi = proportion_confint(counts[0], n, alpha=CONFIRM_ALPHA, method="wilson")
+            return float(lo), float(hi)
+        if self.paired:
+            p1, p2 = counts[0] / n, counts[1] / n
+            d = p1 - p2
+            half = float(norm.ppf(1 - CONFIRM_ALPHA / 2)) * math.sqrt(max(p1 + p2 - d * d, 0.0) / n)
+            lo, hi = d - half, d + half
+        else:
+            from statsmodels.stats.proportion import confint_proportions_2indep
+            lo, hi = (float(v) for v in confint_proportions_2indep(counts[0], n, counts[1], n, method="newcomb"))
+        if not self.absolute:
+            return lo, hi
+        return (0.0 if lo <= 0.0 <= hi else min(abs(lo), abs(hi))), max(abs(lo), abs(hi))
+
+    def distance(self, v: float, target: float) -> float:
+        return max(0.0, v - target) if self.goal == "at most" else abs(v - target)
+
+    def check(self, target) -> None:
+        if self.kind not in ("rate", "difference") or self.goal not in ("at", "at most"):
+            raise UserError(f"outcome {self.kind!r} with goal {self.goal!r} is not allowed; allowed: rate or "
+                            f"difference, at or at most")
+        low = 0.0 if (self.kind == "rate" or self.absolute) else -1.0
+        ok = isinstance(target, (int, float)) and (low <= target < 1.0 if self.goal == "at most" or low < 0
+                                                   else low < target < 1.0)
+        if not ok:
+            what = "a rate strictly between 0 and 1" if low == 0.0 and self.goal == "at" else \
+                f"a value from {low:g} up to (not including) 1"
+            raise UserError(f"target {target!r} is not allowed: give {what}")
+
+
+RATE = Outcome()
+
+
+@dataclass(frozen=True)
 class Trial:
-    """One trial of the several-knob search: `wins` of `games` at `setting`, on the visit-th seed."""
+    """One trial of the several-knob search: `wins` of `games` at `setting`, on the visit-th seed
+    (`counts`: every count the measure returned, `wins` the first)."""
     setting: dict[str, int]
     wins: int
     games: int
     visit: int  # 0 for a setting's first trial, 1 for its second, ...: every setting's k-th trial shares seed k
+    counts: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
 class Confirmed:
-    """A setting played on fresh seeds: its rate with a Wilson 95% interval."""
+    """A setting played on fresh seeds: the outcome's value (`rate`) with its 95% interval."""
     wins: int
     games: int
     rate: float
     low: float
     high: float
     covers_target: bool
-    distance: float  # |rate - target|
+    distance: float  # the outcome's distance to the target (|rate - target|, or the excess over a bound)
+    counts: tuple[int, ...] = ()
+    gets_there: bool = False  # by the outcome's goal (Outcome)
 
 
 @dataclass(frozen=True)
@@ -396,10 +484,11 @@ class MultiTargetResult:
 
     pareto: the settings not dominated in (search distance to the target, rules changed), fewest
     changes first, each confirmed on fresh games. smallest: the fewest-changes Pareto point whose
-    confirmation gets there (its interval holds the target, or its confirmed rate is within `tol`);
-    None when none does (`rule` says so). alternative: a confirmed setting whose set of changed
-    knobs differs from the smallest's (or from the closest point's when none gets there), and which
-    changes at least one: the nearest such setting in the search off the Pareto set, else on it."""
+    confirmation gets there (the outcome's goal: for a value to hit, its interval holds the target
+    or its value is within `tol`; for a bound, its value is at most the bound); None when none does
+    (`rule` says so). alternative: a confirmed setting whose set of changed knobs differs from the
+    smallest's (or from the closest point's when none gets there), and which changes at least one:
+    the nearest such setting in the search off the Pareto set, else on it."""
     target: float
     defaults: dict[str, int]
     tol: float
@@ -411,19 +500,35 @@ class MultiTargetResult:
     confirm_games: int           # all the confirmation games (confirm_games per confirmed setting)
     games_per_trial: int
     trials: tuple[Trial, ...]
+    outcome: Outcome = RATE
 
 
-def _check_multi(target: float, knobs: dict, budget_games: int, games_per_trial: int,
-                 confirm_games: int, refine: float) -> None:
-    if not (isinstance(target, (int, float)) and 0.0 < target < 1.0):
-        raise UserError(f"target {target!r} is not allowed: give a rate strictly between 0 and 1")
+def _domains(knobs: dict) -> tuple[dict[str, list[int]], dict[str, int], set[str]]:
+    """{name: its values}, {name: default}, the categorical names, from the knobs' specs: (lo, hi,
+    default) whole numbers, or (values, default) with values a list of whole numbers (categorical:
+    no order assumed), with one-line UserErrors."""
     if len(knobs) < 1:
         raise UserError("knobs is empty: give at least one knob with (lo, hi, default)")
+    dom, dflt, cat = {}, {}, set()
     for name, spec in knobs.items():
+        if len(spec) == 2 and isinstance(spec[0], (list, tuple)):
+            vals, d = list(spec[0]), spec[1]
+            if not vals or any(v != int(v) for v in vals) or d != int(d) or len(set(vals)) != len(vals):
+                raise UserError(f"knob {name}: give distinct whole-number values and a default, not {spec!r}")
+            dom[name], dflt[name] = [int(v) for v in vals], int(d)
+            cat.add(name)
+            continue
         if len(spec) != 3 or any(v != int(v) for v in spec):
             raise UserError(f"knob {name}: give whole numbers (lo, hi, default), not {spec!r}")
         if spec[0] > spec[1]:
             raise UserError(f"knob {name} range {spec[0]}..{spec[1]} is empty: lo must be <= hi")
+        dom[name], dflt[name] = list(range(int(spec[0]), int(spec[1]) + 1)), int(spec[2])
+    return dom, dflt, cat
+
+
+def _check_multi(target: float, budget_games: int, games_per_trial: int, confirm_games: int, refine: float,
+                 outcome: Outcome) -> None:
+    outcome.check(target)
     for name, v in (("games_per_trial", games_per_trial), ("confirm_games", confirm_games)):
         if v < 1:
             raise UserError(f"{name} {v} is not allowed: give at least 1 game")
@@ -434,87 +539,102 @@ def _check_multi(target: float, knobs: dict, budget_games: int, games_per_trial:
                         f"give a budget of at least one trial")
 
 
-def _pareto(stats: dict[tuple, list[int]], changed: Callable[[tuple], int], target: float) -> list[tuple]:
+def _pareto(dist: dict[tuple, float], changed: Callable[[tuple], int]) -> list[tuple]:
     """The settings no other setting beats in (distance, changed): fewest changes first."""
-    dist = {s: abs(w / n - target) for s, (w, n) in stats.items()}
     front: list[tuple] = []
-    for s in sorted(stats, key=lambda s: (changed(s), dist[s], s)):
+    for s in sorted(dist, key=lambda s: (changed(s), dist[s], s)):
         if all(dist[s] < dist[f] for f in front):   # fewer-or-equal changes and no farther: dominated
             front.append(s)
     return front
 
 
-def find_target_multi(measure: MultiMeasure, target: float, knobs: dict[str, tuple[int, int, int]], *,
+def find_target_multi(measure: MultiMeasure, target: float, knobs: dict[str, tuple], *,
                       budget_games: int = 20000, games_per_trial: int = 500, confirm_games: int = 2000,
-                      tol: float = MULTI_TOL, refine: float = 0.3, seed: int = 0) -> MultiTargetResult:
-    """The smallest change to several whole-number knobs that brings a rate to `target`.
+                      tol: float = MULTI_TOL, refine: float = 0.3, seed: int = 0,
+                      outcome: Outcome = RATE) -> MultiTargetResult:
+    """The smallest change to several whole-number knobs that brings an outcome to `target`.
 
-    knobs: {name: (lo, hi, default)}; measure(setting, games, seed) -> successes, the same seed
-    giving the same games at any setting. budget_games // games_per_trial trials of
-    `games_per_trial` games each. When every setting fits in the search's trials (all but the
+    knobs: {name: (lo, hi, default)}, or {name: (values, default)} for a categorical knob (values
+    a list of whole numbers, each a category: Optuna samples it without order); measure(setting,
+    games, seed) -> successes (or a tuple of counts, `outcome`), the same seed giving the same
+    games at any setting. `outcome` says what the counts measure and whether the target is a value
+    to hit or a bound (`Outcome`; default one rate to hit). budget_games // games_per_trial trials
+    of `games_per_trial` games each. When every setting fits in the search's trials (all but the
     `refine` share), each is played once, in order; otherwise Optuna's TPE sampler (seeded)
-    proposes settings minimising |pooled rate - target|, starting from the defaults and, when they
-    fit in half the trials, every one-knob change. The number of changes needs no search: it is
-    known for every setting, and the Pareto set is built from the trials afterwards. A setting's
-    k-th trial plays on the k-th search seed, shared by every setting (common random numbers), so
-    a revisited setting gets fresh games and its trials are pooled. The last trials (the `refine`
-    share, or all left over after every setting) re-play the two best settings (by pooled
-    distance) at each number of changes that are nearer than every setting with fewer changes,
-    round by round, fewest changes first, so the Pareto set rests on more than one noisy trial per
-    point. Then the Pareto set over (pooled distance, changes) and an alternative are each played
-    on `confirm_games` games from a separate seed stream (one fresh seed shared by the confirmed
-    settings, so their comparison is paired): the reported rates and intervals come only from
-    those.
-    settings): the reported rates and intervals come only from those."""
+    proposes settings minimising the pooled outcome's distance to the target, starting from the
+    defaults and, when they fit in half the trials, every one-knob change. The number of changes
+    needs no search: it is known for every setting, and the Pareto set is built from the trials
+    afterwards. A setting's k-th trial plays on the k-th search seed, shared by every setting
+    (common random numbers), so a revisited setting gets fresh games and its trials are pooled.
+    The last trials (the `refine` share, or all left over after every setting) re-play the two
+    best settings (by pooled distance) at each number of changes that are nearer than every
+    setting with fewer changes, round by round, fewest changes first, so the Pareto set rests on
+    more than one noisy trial per point. Then the Pareto set over (pooled distance, changes) and an
+    alternative are each played on `confirm_games` games from a separate seed stream (one fresh
+    seed shared by the confirmed settings, so their comparison is paired): the reported rates and
+    intervals come only from those."""
     import optuna
 
-    _check_multi(target, knobs, budget_games, games_per_trial, confirm_games, refine)
+    dom, defaults, categorical = _domains(knobs)
+    _check_multi(target, budget_games, games_per_trial, confirm_games, refine, outcome)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     names = list(knobs)
-    defaults = {k: int(knobs[k][2]) for k in names}
     search_seq, confirm_seq = np.random.SeedSequence(seed).spawn(2)
     search_rng = np.random.default_rng(search_seq)
     visit_seeds: list[int] = []
     sampler_seed = int(np.random.default_rng(np.random.SeedSequence(seed).spawn(3)[2]).integers(2**31))
     n_trials = budget_games // games_per_trial
     n_refine = int(refine * n_trials) if n_trials > 1 else 0
-    space = math.prod(int(knobs[k][1]) - int(knobs[k][0]) + 1 for k in names)
+    space = math.prod(len(dom[k]) for k in names)
     study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=sampler_seed))
-    # the defaults first, then every one-knob change (when they fit in half the search's trials)
-    singles = [{**defaults, k: x} for k in names for x in range(int(knobs[k][0]), int(knobs[k][1]) + 1)
-               if x != defaults[k]]
-    for start in [dict(defaults)] + (singles if len(singles) <= (n_trials - n_refine) // 2 else []):
-        study.enqueue_trial(start)
-    stats: dict[tuple, list[int]] = {}   # setting as a tuple in names' order -> [wins, games]
+    # the defaults first (when they are in the space), then every one-knob change (when they fit in
+    # half the search's trials)
+    singles = [{**defaults, k: x} for k in names for x in dom[k] if x != defaults[k]]
+    starts = [dict(defaults)] + (singles if len(singles) <= (n_trials - n_refine) // 2 else [])
+    for start in starts:   # a categorical knob's default outside its values cannot be enqueued
+        if all(start[k] in dom[k] for k in categorical):
+            study.enqueue_trial(start)
+    width = outcome.width()
+    stats: dict[tuple, list[int]] = {}   # setting as a tuple in names' order -> [counts..., games]
     visits: dict[tuple, int] = {}
     trials: list[Trial] = []
 
     def n_changed(s: tuple) -> int:
         return sum(v != defaults[k] for k, v in zip(names, s))
 
+    def counts_of(setting: dict, games: int, seed: int) -> tuple[int, ...]:
+        got = measure(dict(setting), games, seed)
+        c = (int(got),) if isinstance(got, (int, np.integer)) else tuple(int(v) for v in got)
+        if len(c) != width or not all(0 <= v <= games for v in c):
+            raise ValueError(f"measure returned {got} out of {games} games at {setting}; expected {width} "
+                             f"count{'s' if width > 1 else ''} from 0 to {games}")
+        return c
+
     def play(s: tuple) -> None:
         v = visits.get(s, 0)
         while len(visit_seeds) <= v:
             visit_seeds.append(int(search_rng.integers(SEED_HIGH)))
         setting = dict(zip(names, s))
-        k = int(measure(dict(setting), games_per_trial, visit_seeds[v]))
-        if not 0 <= k <= games_per_trial:
-            raise ValueError(f"measure returned {k} successes out of {games_per_trial} games at {setting}")
-        w, n = stats.get(s, [0, 0])
-        stats[s] = [w + k, n + games_per_trial]
+        c = counts_of(setting, games_per_trial, visit_seeds[v])
+        old = stats.get(s, [0] * (width + 1))
+        stats[s] = [a + b for a, b in zip(old, c + (games_per_trial,))]
         visits[s] = v + 1
-        trials.append(Trial(setting, k, games_per_trial, v))
+        trials.append(Trial(setting, c[0], games_per_trial, v, c))
 
     def distance(s: tuple) -> float:
-        return abs(stats[s][0] / stats[s][1] - target)
+        return outcome.distance(outcome.value(stats[s][:-1], stats[s][-1]), target)
+
+    def suggest(t) -> tuple:
+        return tuple(t.suggest_categorical(k, dom[k]) if k in categorical else t.suggest_int(k, dom[k][0], dom[k][-1])
+                     for k in names)
 
     if space <= n_trials - n_refine:   # every setting fits in the search's trials: each once, in order
-        for s in itertools.product(*(range(int(knobs[k][0]), int(knobs[k][1]) + 1) for k in names)):
+        for s in itertools.product(*(dom[k] for k in names)):
             play(s)
         n_refine = n_trials - space
     for _ in range(n_trials - n_refine if space > n_trials - n_refine else 0):
         t = study.ask()
-        s = tuple(t.suggest_int(k, int(knobs[k][0]), int(knobs[k][1])) for k in names)
+        s = suggest(t)
         play(s)
         study.tell(t, distance(s))
     left = n_refine
@@ -535,27 +655,29 @@ def find_target_multi(measure: MultiMeasure, target: float, knobs: dict[str, tup
 
     def point(s: tuple) -> ParetoPoint:
         setting = dict(zip(names, s))
-        k = int(measure(dict(setting), confirm_games, confirm_seed))
-        low, high = proportion_confint(k, confirm_games, alpha=CONFIRM_ALPHA, method="wilson")
-        c = Confirmed(k, confirm_games, k / confirm_games, float(low), float(high),
-                      bool(low <= target <= high), abs(k / confirm_games - target))
-        w, n = stats[s]
+        c = counts_of(setting, confirm_games, confirm_seed)
+        v = outcome.value(c, confirm_games)
+        low, high = outcome.interval(c, confirm_games)
+        dist = outcome.distance(v, target)
+        gets = (v <= target) if outcome.goal == "at most" else (low <= target <= high or dist <= tol)
+        conf = Confirmed(c[0], confirm_games, v, low, high, bool(low <= target <= high), dist, c, bool(gets))
         return ParetoPoint(setting, tuple(kn for kn, x in zip(names, s) if x != defaults[kn]), n_changed(s),
-                           w, n, abs(w / n - target), c)
+                           stats[s][0], stats[s][-1], distance(s), conf)
 
-    front = [point(s) for s in _pareto(stats, n_changed, target)]
-    there = [p for p in front if p.confirmed.covers_target or p.confirmed.distance <= tol]
+    front = [point(s) for s in _pareto({s: distance(s) for s in stats}, n_changed)]
+    there = [p for p in front if p.confirmed.gets_there]
+    how = (f"its confirmed value at most {100 * target:g} pp" if outcome.goal == "at most"
+           else f"95% interval holds the target, or within {100 * tol:g} pp")
     if there:
         smallest: ParetoPoint | None = min(there, key=lambda p: (p.n_changed, p.confirmed.distance))
         assert smallest is not None
-        rule = (f"the fewest rules changed among the Pareto points whose fresh games get there (95% interval "
-                f"holds the target, or within {100 * tol:g} pp): {smallest.n_changed}")
+        rule = (f"the fewest rules changed among the Pareto points whose fresh games get there ({how}): "
+                f"{smallest.n_changed}")
         anchor = smallest
     else:
         smallest = None
         anchor = min(front, key=lambda p: p.confirmed.distance)
-        rule = (f"no Pareto point's fresh games get there (no 95% interval holds the target, none within "
-                f"{100 * tol:g} pp); the closest changes {anchor.n_changed}")
+        rule = (f"no Pareto point's fresh games get there ({how}: none); the closest changes {anchor.n_changed}")
     # the diverse alternative: the best-searched setting off the Pareto set that changes something, and
     # whose changed knobs differ from the anchor's (a Pareto point only when no such setting was tried)
     off = set(stats) - {tuple(p.setting.values()) for p in front}
@@ -570,4 +692,4 @@ def find_target_multi(measure: MultiMeasure, target: float, knobs: dict[str, tup
     n_confirmed = len(front) + (alternative is not None and alternative not in front)
     return MultiTargetResult(target, defaults, tol, tuple(front), smallest, rule, alternative,
                              sum(t.games for t in trials), confirm_games * n_confirmed, games_per_trial,
-                             tuple(trials))
+                             tuple(trials), outcome)
