@@ -86,8 +86,9 @@ def _several(g, knobs, ranges, rate, at_most, outcome, players, spies, seat, pla
     res = run_target_multi(pr, spans, rate, budget_games, games_per_trial, confirm_games, seed)
     if json_out:
         d = asdict(res)
-        for p in d["pareto"] + ([d["smallest"]] if d["smallest"] else []) + ([d["alternative"]] if d["alternative"] else []):
+        for p in list(d["pareto"]) + ([d["smallest"]] if d["smallest"] else []) + ([d["alternative"]] if d["alternative"] else []):
             p["setting_names"] = {k: pr.label(k, v) for k, v in p["setting"].items()}
+        d["search_outcome"] = d.pop("outcome")    # the search's Outcome; "outcome" is the words
         typer.echo(json.dumps({"game": g.name, "knobs": {k: list(v) for k, v in spans.items()},
                                "labels": pr.labels or {}, "outcome": pr.outcome, "player": pr.player,
                                "players": players, "seed": seed, **d}))

@@ -569,10 +569,11 @@ def find_target_multi(measure: MultiMeasure, target: float, knobs: dict[str, tup
     The last trials (the `refine` share, or all left over after every setting) re-play the two
     best settings (by pooled distance) at each number of changes that are nearer than every
     setting with fewer changes, round by round, fewest changes first, so the Pareto set rests on
-    more than one noisy trial per point. Then the Pareto set over (pooled distance, changes) and an
-    alternative are each played on `confirm_games` games from a separate seed stream (one fresh
-    seed shared by the confirmed settings, so their comparison is paired): the reported rates and
-    intervals come only from those."""
+    more than one noisy trial per point (first, the nearest setting's reverts, each of its changed
+    knobs back to the default, are played when they were not). Then the Pareto set over (pooled
+    distance, changes) and an alternative are each played on `confirm_games` games from a
+    separate seed stream (one fresh seed shared by the confirmed settings, so their comparison is
+    paired): the reported rates and intervals come only from those."""
     import optuna
 
     dom, defaults, categorical = _domains(knobs)
@@ -638,6 +639,15 @@ def find_target_multi(measure: MultiMeasure, target: float, knobs: dict[str, tup
         play(s)
         study.tell(t, distance(s))
     left = n_refine
+    # simplification: the nearest setting's reverts (each changed knob back to its default, when that
+    # value is in the knob's span) not yet played, so a needless change is not kept for want of a trial
+    if left > 0 and stats:
+        near = min(stats, key=lambda s: (distance(s), n_changed(s), s))
+        for i, k in enumerate(names):
+            r = near[:i] + (defaults[k],) + near[i + 1:]
+            if left > 0 and near[i] != defaults[k] and defaults[k] in dom[k] and r not in stats:
+                play(r)
+                left -= 1
     while left > 0:   # refinement rounds: the two best at each number of changes get one more trial,
         played = 0    # unless already farther than the best with fewer changes (then off the front)
         for c in sorted({n_changed(s) for s in stats}):
