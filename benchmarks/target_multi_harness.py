@@ -165,7 +165,7 @@ def run_baseline(problem: Problem, seed: int, budget: int, target: float = TARGE
     settings' indices, round-robin)."""
     settings = problem.settings
     measure = problem.measure()
-    r = tag_baseline(lambda i, games, sd: measure(settings[int(i)], games, sd), target,
+    r = tag_baseline(lambda i, games, sd: int(measure(settings[int(i)], games, sd)), target,  # type: ignore[arg-type]
                      list(range(len(settings))), budget, seed=seed)
     s = settings[int(r.recommendation)]
     return MultiRep(tuple(s.items()), problem.p(s), r.rate, r.low, r.high, problem.changes(s),

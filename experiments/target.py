@@ -214,18 +214,28 @@ class MultiProblem:
     search_outcome: Outcome = RATE
     labels: dict | None = None      # {categorical knob: its values' names}
     other_cell: Callable | None = None   # Bethel Woods gap: the cell at the other player count
+    other: int | None = None             # a gap's other side: Q players (Bethel Woods), seat J (Benevolent)
+
+    def short(self) -> str:
+        """The outcome in a few words, for a question on the front page."""
+        if self.other is None:
+            return "the win rate" if self.seat is None else f"seat {self.seat}'s win rate"
+        return (f"the win-rate gap to {self.other} players" if self.seat is None
+                else f"the win-rate gap between seats {self.seat} and {self.other}")
 
     def measure(self, setting: dict, games: int, seed: int):
         """The outcome's count(s) in games 0..games-1 of the cell at this setting (in-process): one
         int for a rate, a pair for a gap."""
-        from arena.units import as_dict, run_unit
+        from arena.units import run_unit
+        return self.counts_from([run_unit(c, 0, games) for c in self.cells(setting, seed)])
 
-        def counts(cell):
-            return self.success(as_dict(self.game, run_unit(cell, 0, games)))
-        got = counts(self.cell(setting, seed))
+    def counts_from(self, units: list):
+        """The outcome's count(s) from the summed counts of the units of ``cells``, in order."""
+        from arena.units import as_dict
+        got = [self.success(as_dict(self.game, u)) for u in units]
         if self.other_cell is not None:
-            return int(got), int(counts(self.other_cell(setting, seed)))
-        return tuple(int(v) for v in got) if isinstance(got, tuple) else int(got)
+            return int(got[0]), int(got[1])
+        return tuple(int(v) for v in got[0]) if isinstance(got[0], tuple) else int(got[0])
 
     def cells(self, setting: dict, seed: int) -> list:
         """The arena's cells one trial plays (two for a gap between player counts)."""
@@ -271,7 +281,7 @@ def problem_multi(game, knob_names: list[str], players: int, player: str, spies:
                 f"self-play, {players} players")
     return MultiProblem(g.name, tuple(knob_names), defaults, players, spies if g.cooperative else None,
                         None if g.cooperative else seat, player, cell, success, what, search_outcome,
-                        {k: cats[k] for k in knob_names if k in cats} or None, other_cell)
+                        {k: cats[k] for k in knob_names if k in cats} or None, other_cell, other)
 
 
 def knob_values(game, knob: str, spec) -> list[int]:
@@ -349,7 +359,7 @@ def result_text(pr: Problem, res: TargetResult, game_title: str) -> str:
                      f"  answer: {pr.knob} = {int(res.recommendation)}"
                      + ("" if res.recommendation != p.value else " (the printed value)")
                      + ("" if res.recommendation == p.value else
-                        f"; the printed value's fresh games miss the target (95% interval without it)"))
+                        "; the printed value's fresh games miss the target (95% interval without it)"))
     lines.append(f"  the outcome {'rises' if res.increasing else 'falls'} with {pr.knob}; search: "
                  f"{res.search_games:,} games over {len({s.value for s in res.path})} values ({res.stopped}); "
                  f"confirmation: {res.confirm_games:,} games that did not choose the value")

@@ -261,12 +261,12 @@ def find_target(measure: Measure, target: float, lo: float, hi: float, *, intege
     confirmed = _confirm(measure, rec, confirm_games, confirm_seed, target)
     alt = _alternative(tally, rec, confirmed.rate >= target, target, increasing, integer, lo, hi)
     alternative = None if alt is None else _confirm(measure, alt, confirm_games, confirm_seed, target)
-    played = {c.value: c for c in (confirmed, alternative) if c is not None}
+    done = {c.value: c for c in (confirmed, alternative) if c is not None}
     printed_c = None
     if printed is not None:
-        printed_c = played.get(printed) or _confirm(measure, printed, confirm_games, confirm_seed, target)
+        printed_c = done.get(printed) or _confirm(measure, printed, confirm_games, confirm_seed, target)
     keep = printed_c is not None and (printed_c.covers_target or abs(printed_c.rate - target) <= tol)
-    n_confirmed = len(played) + (printed_c is not None and printed not in played)
+    n_confirmed = len(done) + (printed_c is not None and printed not in done)
     return TargetResult(target, rec, confirmed, alternative, tally.spent, confirm_games * n_confirmed,
                         increasing, stopped, tuple(tally.path), printed_c, keep, tol)
 
@@ -648,13 +648,21 @@ def find_target_multi(measure: MultiMeasure, target: float, knobs: dict[str, tup
             if left > 0 and near[i] != defaults[k] and defaults[k] in dom[k] and r not in stats:
                 play(r)
                 left -= 1
-    while left > 0:   # refinement rounds: the two best at each number of changes get one more trial,
-        played = 0    # unless already farther than the best with fewer changes (then off the front)
+    def optimistic(s: tuple) -> float:
+        """The smallest distance to the target within the setting's pooled 95% interval."""
+        lo, hi = outcome.interval(stats[s][:-1], stats[s][-1])
+        if outcome.goal == "at most":
+            return max(0.0, lo - target)
+        return 0.0 if lo <= target <= hi else min(abs(lo - target), abs(hi - target))
+
+    while left > 0:   # refinement rounds: at each number of changes the two most promising (by the
+        played = 0    # optimistic distance, then the distance) get one more trial, unless even their
+        #               optimistic distance is farther than the best with fewer changes (then off the front)
         for c in sorted({n_changed(s) for s in stats}):
             fewer = min((distance(s) for s in stats if n_changed(s) < c), default=math.inf)
-            best = sorted((s for s in stats if n_changed(s) == c), key=lambda s: (distance(s), s))[:2]
+            best = sorted((s for s in stats if n_changed(s) == c), key=lambda s: (optimistic(s), distance(s), s))[:2]
             for s in best:
-                if left > 0 and distance(s) < fewer:
+                if left > 0 and optimistic(s) < fewer:
                     play(s)
                     left -= 1
                     played += 1

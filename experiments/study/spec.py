@@ -134,6 +134,24 @@ def _leaves_spec(key, v):
     return list(v)
 
 
+def _span(key, v):
+    """One knob's span in a target study: [lo, hi] whole numbers, or for a categorical knob "all"
+    or a list of its values' names."""
+    allowed = "[lo, hi] whole numbers, or for a switch or component table \"all\" or a list of its values"
+    if v == "all" or (isinstance(v, list) and v and all(isinstance(x, str) and x for x in v)):
+        return v
+    if (isinstance(v, list) and len(v) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in v)):
+        return list(v)
+    raise UserError(f"{key} = {v!r}: expected {allowed}")
+
+
+def _spans(key, v):
+    if not isinstance(v, list) or not v:
+        raise UserError(f"{key} = {v!r}: expected a list, one span per knob ([lo, hi], \"all\" or a list of names)")
+    return [_span(f"{key}[{i}]", x) for i, x in enumerate(v)]
+
+
 def _bool(key, v):
     if not isinstance(v, bool):
         raise UserError(f"{key} = {v!r}: expected true or false")
@@ -179,8 +197,10 @@ KEYS = {
                     "games": _int(2, 10 ** 9), "seed": _int(0, 2 ** 63 - 1), "only": _strs,
                     "skill_games": _int(0, 10 ** 7), "skill_policy": _str, "skill_weaker": _str},
     "target": {"kind": _str, "title": _str, "game": _str, "policy": _strs, "players": _ints(2, 4, "players 2 to 4"),
-               "spies": _ints(0, 5, "spies 0 to 5"), "seat": _int(1, 4), "knob": _str, "range": _ints(0, 10 ** 6, "whole numbers"),
-               "target": _float(0.0, 1.0), "games": _int(1, 10 ** 9), "confirm_games": _int(2, 10 ** 9),
+               "spies": _ints(0, 5, "spies 0 to 5"), "seat": _int(1, 4), "knob": _str, "range": _span,
+               "knobs": _strs, "ranges": _spans, "outcome": _str, "at_most": _float(0.0, 1.0),
+               "games_per_trial": _int(1, 10 ** 9),
+               "target": _float(-1.0, 1.0), "games": _int(1, 10 ** 9), "confirm_games": _int(2, 10 ** 9),
                "seed": _int(0, 2 ** 63 - 1)},
 }
 DEFAULTS = {
@@ -194,7 +214,8 @@ DEFAULTS = {
     "sensitivity": {"game": BW.name, "games": 2_000},
     "skill": {"game": BW.name, "players": [2, 3, 4], "spies": [0, 1, 2, 3, 4, 5], "leaves": ["printed"],
               "games": 1_000},
-    "target": {"game": BW.name, "players": [3], "spies": [0], "seat": 1, "games": 6_000, "confirm_games": 2_000},
+    "target": {"game": BW.name, "players": [3], "spies": [0], "seat": 1, "games": 6_000, "confirm_games": 2_000,
+               "games_per_trial": 500},
 }
 
 
@@ -408,24 +429,51 @@ def _check_skill(st: Study, raw: dict, where: str) -> None:
 
 
 def _check_target(st: Study, where: str) -> None:
-    """A target study: one player, one player count, one spies count, a knob of the game, a
-    range [lo, hi] and a target rate; checked by ``experiments.target`` as the command checks them."""
-    from ..target import knob_range, problem
+    """A target study: one player, one player count, one spies count; one knob (knob, range) or
+    several (knobs, ranges: one span each); a target (a value to hit) or at_most (a bound); an
+    outcome (default the game's rate). Checked by ``experiments.target`` as the command checks
+    them. One whole-number knob with a rate to hit is bisected (``opts["multi"]`` false); every
+    other problem is the several-knob search (``opts["multi"]`` true, ``knobs`` and ``ranges`` set)."""
+    from ..target import is_categorical, knob_range, knob_span, problem, problem_multi
     o = st.opts
-    for key in ("knob", "range", "target"):
-        if key not in o:
-            raise UserError(f"{where}: a target study needs {key} (e.g. knob = \"spies\", range = [0, 5], "
-                            "target = 0.40)")
+    one, several = "knob" in o, "knobs" in o
+    if one == several:
+        raise UserError(f"{where}: a target study needs knob (with range) or knobs (with ranges), one of them "
+                        "(e.g. knob = \"spies\", range = [0, 5], target = 0.40)")
+    if ("target" in o) == ("at_most" in o):
+        raise UserError(f"{where}: a target study needs exactly one of target (a value to hit, e.g. 0.40) and "
+                        "at_most (a bound, e.g. 0.03)")
+    spans_key = "range" if one else "ranges"
+    if spans_key not in o:
+        raise UserError(f"{where}: a target study with {'knob' if one else 'knobs'} needs {spans_key}")
     for key in ("policy", "players", "spies"):
         if len(o[key]) != 1:
             raise UserError(f"{where}: {key} = {o[key]!r}: a target study takes exactly one")
-    if len(o["range"]) != 2:
-        raise UserError(f"{where}: range = {o['range']!r}: expected [lo, hi]")
-    if not 0 < o["target"] < 1:
-        raise UserError(f"{where}: target = {o['target']!r}: expected a rate strictly between 0 and 1")
+    names = [o["knob"]] if one else list(o["knobs"])
+    spans = [o["range"]] if one else list(o["ranges"])
+    if len(spans) != len(names):
+        raise UserError(f"{where}: {len(names)} knobs and {len(spans)} ranges: give one span per knob, in order")
+    o.setdefault("outcome", None)
     try:
-        problem(st.game, o["knob"], o["players"][0], o["policy"][0], spies=o["spies"][0], seat=o["seat"])
-        o["range"] = list(knob_range(st.game, o["knob"], f"{o['range'][0]}-{o['range'][1]}"))
+        multi = (several or "at_most" in o or o["outcome"] is not None or is_categorical(st.game, names[0]))
+        if not multi:
+            if not 0 < o["target"] < 1:
+                raise UserError(f"target = {o['target']!r}: expected a rate strictly between 0 and 1")
+            problem(st.game, o["knob"], o["players"][0], o["policy"][0], spies=o["spies"][0], seat=o["seat"])
+            if not (isinstance(o["range"], list) and len(o["range"]) == 2 and all(isinstance(x, int) for x in o["range"])):
+                raise UserError(f"range = {o['range']!r}: expected [lo, hi]")
+            o["range"] = list(knob_range(st.game, o["knob"], f"{o['range'][0]}-{o['range'][1]}"))
+        else:
+            pr = problem_multi(st.game, names, o["players"][0], o["policy"][0], spies=o["spies"][0], seat=o["seat"],
+                               outcome=o["outcome"], at_most="at_most" in o)
+            pr.search_outcome.check(o["at_most"] if "at_most" in o else o["target"])
+            o["knobs"] = names
+            o["ranges"] = [knob_span(st.game, k, (sp if isinstance(sp, str) else ",".join(sp))
+                                     if is_categorical(st.game, k) else
+                                     (f"{sp[0]}-{sp[1]}" if isinstance(sp, list) and len(sp) == 2
+                                      and all(isinstance(x, int) for x in sp) else str(sp)))
+                           for k, sp in zip(names, spans)]
+        o["multi"] = bool(multi)
     except UserError as e:
         raise UserError(f"{where}: {e}") from None
 
