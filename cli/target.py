@@ -80,9 +80,10 @@ def _several(g, knobs, ranges, rate, at_most, outcome, players, spies, seat, pla
     rate to hit): the Pareto set, the smallest change, an alternative."""
     from dataclasses import asdict
 
-    from experiments.target import knob_span, problem_multi, result_text_multi, run_target_multi
+    from experiments.target import check_spans, knob_span, problem_multi, result_text_multi, run_target_multi
     pr = problem_multi(g, list(knobs), players, player, spies=spies, seat=seat, outcome=outcome, at_most=at_most)
-    spans = {k: knob_span(g, k, r) for k, r in zip(knobs, ranges)}
+    spans = {k: knob_span(g, k, r, check=False) for k, r in zip(knobs, ranges)}
+    check_spans(g, spans)
     res = run_target_multi(pr, spans, rate, budget_games, games_per_trial, confirm_games, seed)
     if json_out:
         d = asdict(res)

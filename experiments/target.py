@@ -31,7 +31,7 @@ from typing import Callable
 from simcore.errors import UserError
 from simcore.games import BENEVOLENT as BV, BETHEL_WOODS as BW, game as game_of
 
-from .target_search import (RATE, MultiTargetResult, Outcome, ParetoPoint, TargetResult, find_target,
+from .target_search import (RATE, Infeasible, MultiTargetResult, Outcome, ParetoPoint, TargetResult, find_target,
                             find_target_multi)
 
 SETUP_KNOBS = {BW.name: {"spies": (0, 5)}, BV.name: {}}
@@ -170,7 +170,10 @@ def _cells(g, knob_names: list[str], players: int, player: str, spies: int, seat
         if switches:
             d["switches"] = {**base.get("switches", {}), **switches}
         said = [f"{k}={v}" for k, v in keys.items()] + [f"{k}={v}" for k, v in {**switches, **tables}.items()]
-        return g.rules_from_mapping(d, source=", ".join(said))
+        try:
+            return g.rules_from_mapping(d, source=", ".join(said))
+        except UserError as e:    # a setting the rules do not allow: the search skips it
+            raise Infeasible(str(e)) from None
 
     if g.cooperative:
         if not 0 <= spies <= 5:
@@ -298,14 +301,40 @@ def knob_values(game, knob: str, spec) -> list[int]:
     return [vals.index(v) for v in names]
 
 
-def knob_span(game, knob: str, spec):
+def knob_span(game, knob: str, spec, check: bool = True):
     """A knob's search span: (lo, hi) for a whole-number knob ('LO-HI'), or the value indices of a
     categorical one (``knob_values``)."""
-    return knob_values(game, knob, spec) if is_categorical(game, knob) else knob_range(game, knob, spec)
+    return knob_values(game, knob, spec) if is_categorical(game, knob) else knob_range(game, knob, spec, check)
 
 
-def knob_range(game, knob: str, spec: str) -> tuple[int, int]:
-    """'LO-HI' (or one number) as whole numbers; a one-line UserError for an empty or bad range."""
+def check_spans(game, spans: dict) -> None:
+    """Several knobs' whole-number rules keys, checked together: each end of each span must be
+    allowed with some choice of the other keys' ends (a critical knowledge limit of 8 is allowed
+    with a knowledge limit of 9); a one-line UserError naming the end that never is. Settings
+    inside the spans that the rules do not allow are skipped by the search (``Infeasible``)."""
+    import itertools as it
+    g = game_of(game)
+    base = g.default_rules().to_dict()
+    keys = [k for k in spans if k in base and not is_categorical(g, k)]
+    for k in keys:
+        for v in spans[k]:
+            others = [k2 for k2 in keys if k2 != k]
+            errors = []
+            for ends in it.product(*(sorted(set(spans[k2])) for k2 in others)):
+                try:
+                    g.rules_from_mapping({**base, k: v, **dict(zip(others, ends))}, source="range")
+                    break
+                except UserError as e:
+                    errors.append(str(e))
+            else:
+                raise UserError(f"range {spans[k][0]}-{spans[k][1]}: {k} = {v} is not allowed "
+                                f"({errors[-1] if errors else 'by the rules'})")
+
+
+def knob_range(game, knob: str, spec: str, check: bool = True) -> tuple[int, int]:
+    """'LO-HI' (or one number) as whole numbers; a one-line UserError for an empty or bad range.
+    `check`: a rules key's ends are checked with the other rules at their defaults (several knobs
+    check them together, ``check_spans``)."""
     try:
         lo_s, _, hi_s = str(spec).partition("-")
         lo, hi = int(lo_s), int(hi_s or lo_s)
@@ -317,7 +346,7 @@ def knob_range(game, knob: str, spec: str) -> tuple[int, int]:
     bounds = SETUP_KNOBS[g.name].get(knob) or (LEAVES_RANGE if knob.endswith("_leaves") else None)
     if bounds is not None and not (bounds[0] <= lo and hi <= bounds[1]):
         raise UserError(f"range {spec!r} for {knob} is not allowed; allowed: within {bounds[0]}-{bounds[1]}")
-    if bounds is None:   # a rules key: the rules data says which values it takes (checked at the ends)
+    if bounds is None and check:   # a rules key: the rules data says which values it takes (checked at the ends)
         base = g.default_rules().to_dict()
         for v in (lo, hi):
             try:

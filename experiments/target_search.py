@@ -373,6 +373,12 @@ MultiMeasure = Callable[[dict[str, int], int, int], "int | tuple[int, ...]"]
 MULTI_TOL = 0.01  # a confirmed rate within 1 pp of the target "gets there", as does an interval holding it
 
 
+class Infeasible(UserError):
+    """Raised by a several-knob measure for a setting the rules do not allow (e.g. a critical
+    knowledge limit above the knowledge limit): the search skips it (no games spent; Optuna is told
+    it is as far as can be), and a one-knob search reports it as a one-line error."""
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What the several-knob search measures, and what getting there means.
@@ -611,16 +617,26 @@ def find_target_multi(measure: MultiMeasure, target: float, knobs: dict[str, tup
                              f"count{'s' if width > 1 else ''} from 0 to {games}")
         return c
 
-    def play(s: tuple) -> None:
+    infeasible: set[tuple] = set()
+
+    def play(s: tuple) -> bool:
+        """One trial at s; False (no games) when the rules do not allow s."""
+        if s in infeasible:
+            return False
         v = visits.get(s, 0)
         while len(visit_seeds) <= v:
             visit_seeds.append(int(search_rng.integers(SEED_HIGH)))
         setting = dict(zip(names, s))
-        c = counts_of(setting, games_per_trial, visit_seeds[v])
+        try:
+            c = counts_of(setting, games_per_trial, visit_seeds[v])
+        except Infeasible:
+            infeasible.add(s)
+            return False
         old = stats.get(s, [0] * (width + 1))
         stats[s] = [a + b for a, b in zip(old, c + (games_per_trial,))]
         visits[s] = v + 1
         trials.append(Trial(setting, c[0], games_per_trial, v, c))
+        return True
 
     def distance(s: tuple) -> float:
         return outcome.distance(outcome.value(stats[s][:-1], stats[s][-1]), target)
@@ -632,12 +648,16 @@ def find_target_multi(measure: MultiMeasure, target: float, knobs: dict[str, tup
     if space <= n_trials - n_refine:   # every setting fits in the search's trials: each once, in order
         for s in itertools.product(*(dom[k] for k in names)):
             play(s)
-        n_refine = n_trials - space
-    for _ in range(n_trials - n_refine if space > n_trials - n_refine else 0):
-        t = study.ask()
-        s = suggest(t)
-        play(s)
-        study.tell(t, distance(s))
+        n_refine = n_trials - len(stats)
+    else:
+        n_search, asked = n_trials - n_refine, 0
+        while len(trials) < n_search and asked < 20 * n_search:   # an infeasible setting spends no trial
+            asked += 1
+            t = study.ask()
+            s = suggest(t)
+            study.tell(t, distance(s) if play(s) else 2.0)    # 2: farther than any outcome can be
+    if not stats:
+        raise UserError("no setting in the knobs' ranges is allowed by the rules: widen or move the ranges")
     left = n_refine
     # simplification: the nearest setting's reverts (each changed knob back to its default, when that
     # value is in the knob's span) not yet played, so a needless change is not kept for want of a trial
@@ -645,8 +665,7 @@ def find_target_multi(measure: MultiMeasure, target: float, knobs: dict[str, tup
         near = min(stats, key=lambda s: (distance(s), n_changed(s), s))
         for i, k in enumerate(names):
             r = near[:i] + (defaults[k],) + near[i + 1:]
-            if left > 0 and near[i] != defaults[k] and defaults[k] in dom[k] and r not in stats:
-                play(r)
+            if left > 0 and near[i] != defaults[k] and defaults[k] in dom[k] and r not in stats and play(r):
                 left -= 1
     def optimistic(s: tuple) -> float:
         """The smallest distance to the target within the setting's pooled 95% interval."""

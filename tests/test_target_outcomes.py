@@ -265,3 +265,33 @@ def test_a_bad_several_knob_study_is_a_one_line_error(tmp_path, lines, words):
     with pytest.raises(UserError, match=words) as e:
         load_study(f)
     assert "\n" not in str(e.value)
+
+
+# ---- settings the rules do not allow ------------------------------------------------------------
+
+def test_settings_the_rules_do_not_allow_are_skipped_and_spend_no_games():
+    from experiments.target_search import Infeasible
+
+    def measure(s, games, seed):
+        if s["b"] > s["a"]:
+            raise Infeasible(f"b {s['b']} exceeds a {s['a']}")
+        p = 0.2 + 0.04 * s["a"] + 0.01 * s["b"]
+        return int((np.random.default_rng(seed).random(games) < p).sum())
+    for budget in (4000, 12000):            # every setting fits / TPE
+        r = find_target_multi(measure, 0.40, {"a": (0, 6, 2), "b": (0, 6, 1)}, budget_games=budget,
+                              games_per_trial=200, confirm_games=300, seed=1)
+        assert all(t.setting["b"] <= t.setting["a"] for t in r.trials) and r.search_games == budget
+        assert all(p.setting["b"] <= p.setting["a"] for p in r.pareto)
+    with pytest.raises(UserError, match="no setting in the knobs' ranges"):
+        find_target_multi(measure, 0.40, {"a": (0, 1, 0), "b": (3, 4, 3)}, budget_games=1000, games_per_trial=200)
+
+
+def test_several_rules_keys_are_checked_together():
+    from experiments.target import check_spans
+    check_spans(BW, {"knowledge_limit": (6, 9), "critical_knowledge_limit": (5, 8)})     # 8 with 9 is allowed
+    with pytest.raises(UserError, match="critical_knowledge_limit = 12 is not allowed .*exceeds knowledge_limit 9"):
+        check_spans(BW, {"knowledge_limit": (6, 9), "critical_knowledge_limit": (5, 12)})
+    pr = problem_multi(BW, ["knowledge_limit", "critical_knowledge_limit"], 3, "heuristic")
+    from experiments.target_search import Infeasible
+    with pytest.raises(Infeasible, match="exceeds"):
+        pr.measure({"knowledge_limit": 6, "critical_knowledge_limit": 8}, 10, 1)

@@ -434,7 +434,7 @@ def _check_target(st: Study, where: str) -> None:
     outcome (default the game's rate). Checked by ``experiments.target`` as the command checks
     them. One whole-number knob with a rate to hit is bisected (``opts["multi"]`` false); every
     other problem is the several-knob search (``opts["multi"]`` true, ``knobs`` and ``ranges`` set)."""
-    from ..target import is_categorical, knob_range, knob_span, problem, problem_multi
+    from ..target import check_spans, is_categorical, knob_range, knob_span, problem, problem_multi
     o = st.opts
     one, several = "knob" in o, "knobs" in o
     if one == several:
@@ -471,8 +471,9 @@ def _check_target(st: Study, where: str) -> None:
             o["ranges"] = [knob_span(st.game, k, (sp if isinstance(sp, str) else ",".join(sp))
                                      if is_categorical(st.game, k) else
                                      (f"{sp[0]}-{sp[1]}" if isinstance(sp, list) and len(sp) == 2
-                                      and all(isinstance(x, int) for x in sp) else str(sp)))
+                                      and all(isinstance(x, int) for x in sp) else str(sp)), check=False)
                            for k, sp in zip(names, spans)]
+            check_spans(st.game, dict(zip(names, o["ranges"])))
         o["multi"] = bool(multi)
     except UserError as e:
         raise UserError(f"{where}: {e}") from None
