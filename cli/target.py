@@ -24,6 +24,8 @@ def target(
                                                                    "strictly between 0 and 1).")] = None,
     at_most: Annotated[Optional[float], typer.Option("--at-most", help="Instead of --target: a bound the outcome "
                                                                       "must not exceed, e.g. 0.03 for a gap.")] = None,
+    band: Annotated[Optional[str], typer.Option(help="Instead of --target: a band of rates to land in, LOW-HIGH in "
+                                                     "percent, e.g. 30-40 (aims at the middle).")] = None,
     outcome: Annotated[Optional[str], typer.Option(help="Bethel Woods: win (default) or gap:Q, the gap between the "
                                                         "win rates at --players and at Q players; Benevolent: "
                                                         "seat-win (default) or seat-gap:J, the gap between --seat's "
@@ -56,13 +58,21 @@ def target(
         raise UserError(f"seed {seed} is not allowed; use 0 to 2**63-1")
     if len(knob) != len(range_):
         raise UserError(f"{len(knob)} --knob and {len(range_)} --range: give one --range per --knob, in order")
-    if (rate is None) == (at_most is None):
-        raise UserError("give exactly one of --target (a value to hit) and --at-most (a bound)")
-    if len(knob) > 1 or outcome is not None or at_most is not None or any(is_categorical(g, k) for k in knob):
+    if sum(x is not None for x in (rate, at_most, band)) != 1:
+        raise UserError("give exactly one of --target (a value to hit), --at-most (a bound) and --band (LOW-HIGH)")
+    bounds = None
+    if band is not None:
+        try:
+            lo_s, _, hi_s = band.partition("-")
+            bounds = (float(lo_s) / 100, float(hi_s) / 100)
+        except ValueError:
+            raise UserError(f"band {band!r}: give LOW-HIGH in percent, e.g. 30-40") from None
+    if (len(knob) > 1 or outcome is not None or at_most is not None or bounds is not None
+            or any(is_categorical(g, k) for k in knob)):
         return _several(g, knob, range_, rate if at_most is None else at_most, at_most is not None, outcome,
                         players, spies, seat, player or STUDY_PLAYER[g.name],
                         20000 if budget_games is None else budget_games, confirm_games, games_per_trial, seed,
-                        json_out)
+                        json_out, bounds)
     assert rate is not None
     pr = problem(g, knob[0], players, player or STUDY_PLAYER[g.name], spies=spies, seat=seat)
     lo, hi = knob_range(g, knob[0], range_[0])
@@ -75,7 +85,7 @@ def target(
 
 
 def _several(g, knobs, ranges, rate, at_most, outcome, players, spies, seat, player, budget_games, confirm_games,
-             games_per_trial, seed, json_out):
+             games_per_trial, seed, json_out, band=None):
     """`boardsim target` with several knobs (or a categorical one, or an outcome that is not one
     rate to hit): the Pareto set, the smallest change, an alternative."""
     from dataclasses import asdict
@@ -84,7 +94,10 @@ def _several(g, knobs, ranges, rate, at_most, outcome, players, spies, seat, pla
     pr = problem_multi(g, list(knobs), players, player, spies=spies, seat=seat, outcome=outcome, at_most=at_most)
     spans = {k: knob_span(g, k, r, check=False) for k, r in zip(knobs, ranges)}
     check_spans(g, spans)
-    res = run_target_multi(pr, spans, rate, budget_games, games_per_trial, confirm_games, seed)
+    if band is not None and pr.search_outcome.kind != "rate":
+        raise UserError(f"--band is for a rate; outcome {outcome!r} takes --target or --at-most")
+    res = run_target_multi(pr, spans, 0.5 if rate is None else rate, budget_games, games_per_trial, confirm_games,
+                           seed, band=band)
     if json_out:
         d = asdict(res)
         for p in list(d["pareto"]) + ([d["smallest"]] if d["smallest"] else []) + ([d["alternative"]] if d["alternative"] else []):

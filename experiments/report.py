@@ -28,7 +28,7 @@ from .study.skill_axis import with_adopted
 
 STUDIES_DIR = Path(__file__).resolve().parent / "studies"
 STANDARD = ("difficulty", "characters", "seats", "handicap", "variants", "sensitivity_bethel_woods",
-            "sensitivity_benevolent", "skill_bethel_woods", "skill_benevolent")
+            "sensitivity_benevolent", "targets_bethel_woods", "skill_bethel_woods", "skill_benevolent")
 
 
 def _check_out(out: Path) -> None:

@@ -31,7 +31,7 @@ from typing import Callable
 from simcore.errors import UserError
 from simcore.games import BENEVOLENT as BV, BETHEL_WOODS as BW, game as game_of
 
-from .target_search import (RATE, Infeasible, MultiTargetResult, Outcome, ParetoPoint, TargetResult, find_target,
+from .target_search import (MULTI_TOL, RATE, Infeasible, MultiTargetResult, Outcome, ParetoPoint, TargetResult, find_target,
                             find_target_multi)
 
 SETUP_KNOBS = {BW.name: {"spies": (0, 5)}, BV.name: {}}
@@ -397,14 +397,25 @@ def result_text(pr: Problem, res: TargetResult, game_title: str) -> str:
 
 
 def run_target_multi(pr: MultiProblem, ranges: dict, target: float, budget_games: int, games_per_trial: int,
-                     confirm_games: int, seed: int, measure: Callable | None = None) -> MultiTargetResult:
+                     confirm_games: int, seed: int, measure: Callable | None = None,
+                     band: tuple[float, float] | None = None) -> MultiTargetResult:
     """The several-knob search on the problem: ranges {knob: (lo, hi)}, every knob's default the
-    printed game's (it need not lie in the range: then every setting changes that knob)."""
+    printed game's (it need not lie in the range: then every setting changes that knob). `band`
+    (low, high): aim at its middle, and a setting gets there when its fresh games' rate lies in the
+    band (the tolerance is the band's half-width); `target` is then ignored."""
+    tol = MULTI_TOL
+    if band is not None:
+        lo, hi = band
+        if not 0.0 <= lo < hi <= 1.0:
+            raise UserError(f"band {lo:g}-{hi:g} is not allowed: give 0 <= low < high <= 1")
+        target, tol = (lo + hi) / 2, (hi - lo) / 2
+        from dataclasses import replace
+        pr = replace(pr, search_outcome=replace(pr.search_outcome, goal="band"))
     spec = {k: ((list(r), pr.defaults[k]) if isinstance(r, list) else (r[0], r[1], pr.defaults[k]))
             for k, r in ranges.items()}
     return find_target_multi(measure or pr.measure, target, spec, budget_games=budget_games,
                              games_per_trial=games_per_trial, confirm_games=confirm_games, seed=seed,
-                             outcome=pr.search_outcome)
+                             outcome=pr.search_outcome, tol=tol)
 
 
 def changes_text(p: ParetoPoint, defaults: dict, label: Callable = lambda k, v: str(v)) -> str:
@@ -418,7 +429,9 @@ def value_text(outcome: Outcome, x: float) -> str:
     return f"{100 * x:.1f}%" if outcome.kind == "rate" else f"{100 * x:.1f} pp"
 
 
-def goal_text(outcome: Outcome, target: float) -> str:
+def goal_text(outcome: Outcome, target: float, tol: float = MULTI_TOL) -> str:
+    if outcome.goal == "band":     # its middle is the target, its half-width the tolerance
+        return f"to lie in {value_text(outcome, target - tol)}–{value_text(outcome, target + tol)}"
     return ("to be at most " if outcome.goal == "at most" else "to reach ") + value_text(outcome, target)
 
 
@@ -438,7 +451,7 @@ def result_text_multi(pr: MultiProblem, res: MultiTargetResult, game_title: str)
         return (f"{changes_text(p, res.defaults, pr.label)}: {rate(c.rate)} (95% CI {rate(c.low)} to {rate(c.high)}; "
                 f"{of}); {p.n_changed} rule{'s' if p.n_changed != 1 else ''} changed")
     who = f"played by {pr.player} (a bot, not people)"
-    lines = [f"{game_title}: {', '.join(pr.knobs)} for {pr.outcome} {goal_text(o, res.target)}",
+    lines = [f"{game_title}: {', '.join(pr.knobs)} for {pr.outcome} {goal_text(o, res.target, res.tol)}",
              f"  Pareto set (distance to the target against rules changed; rates from fresh games, {who}):"]
     lines += [f"    {point(p)}" for p in res.pareto]
     if res.smallest is not None:

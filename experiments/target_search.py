@@ -395,7 +395,9 @@ class Outcome:
     - ``goal="at"``: the target is a value to hit: distance |v - target|; a setting gets there when
       its confirmation interval holds the target or its value is within `tol`. ``goal="at most"``:
       the target is a bound: distance max(0, v - target); a setting gets there when its confirmed
-      value is at most the bound (``shown`` says whether its whole interval is).
+      value is at most the bound. ``goal="band"``: the target is a band's middle and `tol` its
+      half-width: distance |v - target| (the search aims at the middle); a setting gets there when
+      its confirmed value lies in the band.
     """
     kind: str = "rate"
     paired: bool = False
@@ -431,9 +433,9 @@ class Outcome:
         return max(0.0, v - target) if self.goal == "at most" else abs(v - target)
 
     def check(self, target) -> None:
-        if self.kind not in ("rate", "difference") or self.goal not in ("at", "at most"):
+        if self.kind not in ("rate", "difference") or self.goal not in ("at", "at most", "band"):
             raise UserError(f"outcome {self.kind!r} with goal {self.goal!r} is not allowed; allowed: rate or "
-                            f"difference, at or at most")
+                            f"difference, at, at most or band")
         low = 0.0 if (self.kind == "rate" or self.absolute) else -1.0
         ok = isinstance(target, (int, float)) and (low <= target < 1.0 if self.goal == "at most" or low < 0
                                                    else low < target < 1.0)
@@ -696,15 +698,16 @@ def find_target_multi(measure: MultiMeasure, target: float, knobs: dict[str, tup
         v = outcome.value(c, confirm_games)
         low, high = outcome.interval(c, confirm_games)
         dist = outcome.distance(v, target)
-        gets = (v <= target) if outcome.goal == "at most" else (low <= target <= high or dist <= tol)
+        gets = {"at most": v <= target, "band": dist <= tol}.get(outcome.goal, low <= target <= high or dist <= tol)
         conf = Confirmed(c[0], confirm_games, v, low, high, bool(low <= target <= high), dist, c, bool(gets))
         return ParetoPoint(setting, tuple(kn for kn, x in zip(names, s) if x != defaults[kn]), n_changed(s),
                            stats[s][0], stats[s][-1], distance(s), conf)
 
     front = [point(s) for s in _pareto({s: distance(s) for s in stats}, n_changed)]
     there = [p for p in front if p.confirmed.gets_there]
-    how = (f"its confirmed value at most {100 * target:g} pp" if outcome.goal == "at most"
-           else f"95% interval holds the target, or within {100 * tol:g} pp")
+    how = {"at most": f"its confirmed value at most {100 * target:g} pp",
+           "band": f"its confirmed value in the band {100 * (target - tol):g}-{100 * (target + tol):g}%"}.get(
+        outcome.goal, f"95% interval holds the target, or within {100 * tol:g} pp")
     if there:
         smallest: ParetoPoint | None = min(there, key=lambda p: (p.n_changed, p.confirmed.distance))
         assert smallest is not None

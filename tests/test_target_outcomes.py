@@ -295,3 +295,47 @@ def test_several_rules_keys_are_checked_together():
     from experiments.target_search import Infeasible
     with pytest.raises(Infeasible, match="exceeds"):
         pr.measure({"knowledge_limit": 6, "critical_knowledge_limit": 8}, 10, 1)
+
+
+# ---- the report's "to reach the targets" (the targets kind) --------------------------------------
+
+def test_the_targets_study_names_the_smallest_change_into_each_band(tmp_path):
+    import pandas as pd
+
+    from experiments.report import run_studies
+    from experiments.study import load_study
+    f = tmp_path / "targets.toml"
+    f.write_text('kind = "targets"\npolicy = ["heuristic"]\nplayers = [2, 3]\nknobs = ["knowledge_limit", '
+                 '"critical_knowledge_limit"]\nranges = [[6, 8], [5, 7]]\ngames = 1800\ngames_per_trial = 200\n'
+                 'confirm_games = 300\nseed = 3\n[bands]\nstandard = [0.30, 0.40]\nhard = [0.10, 0.20]\n'
+                 '[levels]\nstandard = 0\n')
+    st = load_study(f)
+    out = tmp_path / "out"
+    run_studies([st], out, threads=1, show_progress=False)
+    s = pd.read_csv(out / "tables" / "targets_summary.csv")
+    assert list(s["players"]) == [2, 3] and set(s["band"]) == {"standard"} and (s["player"] == "heuristic").all()
+    assert (s["gets_there"] == ((s["value"] >= 0.30) & (s["value"] <= 0.40))).all()
+    p = pd.read_csv(out / "tables" / "targets_pareto.csv")
+    for _, r in s.iterrows():     # the printed rules and the answer are rows of that problem's Pareto set
+        mine = p[p["players"] == r["players"]]
+        printed = mine[mine["changes"] == "no change (the printed rules)"]
+        assert len(printed) == 1 and printed["value"].iloc[0] == r["printed"] and (mine["games"] == 300).all()
+        assert r["change"] in set(mine["changes"])
+        if r["gets_there"]:    # the fewest rules changed among the rows that get there
+            assert r["rules_changed"] == mine[mine["gets_there"]]["rules_changed"].min()
+    md = (out / "report.md").read_text()
+    assert "into the standard band (30–40%)?" in md and "0 spies (Normal)" in md
+
+
+@pytest.mark.parametrize("line, words", [('[levels]\neasy = 0\n', "levels names the band 'easy'"),
+                                         ('[levels]\nstandard = 7\n', r"spies \(0 to 5\)"),
+                                         ('game = "benevolent"\n', "game")])
+def test_a_bad_targets_study_is_a_one_line_error(tmp_path, line, words):
+    from experiments.study import load_study
+    f = tmp_path / "t.toml"
+    f.write_text('kind = "targets"\nknobs = ["knowledge_limit"]\nranges = [[6, 8]]\n'
+                 + ("" if line.startswith("[") else line) + "[bands]\nstandard = [0.3, 0.4]\n"
+                 + (line if line.startswith("[") else ""))
+    with pytest.raises(UserError, match=words) as e:
+        load_study(f)
+    assert "\n" not in str(e.value)

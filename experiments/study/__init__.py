@@ -19,8 +19,10 @@ charts and findings, one module per kind of study, registered in ``RUNNERS``:
 - ``skill``       either game: the headline setups played by every rung of skill (random to
                   expert) on the same seeds: the answers as a range over skill, the target
                   bands, playtests to notice, first-turn losses (skill_axis.py).
-- ``target``      either game: one knob tuned until an outcome hits a target rate, confirmed on
-                  fresh games (target_kind.py; experiments/target.py).
+- ``target``      either game: rules knobs tuned until an outcome hits a target (a rate, a gap, a
+                  bound or a band), confirmed on fresh games (target_kind.py; experiments/target.py).
+- ``targets``     Bethel Woods: the report's "to reach the targets": each designer band at its
+                  difficulty and each player count, the smallest rules change into it (targets.py).
 
 What the kinds share is in ``common``. A new kind is a module with a runner
 ``run_<kind>(st, threads, progress, chart_dir, backend) -> Result``, its keys and defaults in
@@ -42,12 +44,13 @@ from .variants import run_variants
 from .sensitivity import run_sensitivity
 from .skill_axis import run_skill
 from .target_kind import run_target_study
+from .targets import run_targets
 
 
 # the registry: each kind's runner (its module: experiments/study/<kind>.py)
 RUNNERS = {"difficulty": run_difficulty, "characters": run_characters, "seats": run_seats,
            "handicap": run_handicap, "variants": run_variants, "sensitivity": run_sensitivity,
-           "skill": run_skill, "target": run_target_study}
+           "skill": run_skill, "target": run_target_study, "targets": run_targets}
 
 assert set(RUNNERS) == set(KINDS)
 

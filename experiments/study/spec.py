@@ -23,7 +23,8 @@ DEFAULT_POLICY = dict(STUDY_PLAYER)
 # Each kind of study and the game it is of (None: the file's ``game`` key names it); the runners
 # are in the kind's own module (experiments/study/<kind>.py), registered in experiments.study.RUNNERS.
 KINDS = {"difficulty": BW.name, "characters": BW.name, "seats": BV.name,
-         "handicap": BV.name, "variants": None, "sensitivity": None, "skill": None, "target": None}
+         "handicap": BV.name, "variants": None, "sensitivity": None, "skill": None, "target": None,
+         "targets": BW.name}
 # The rulebook's "Increasing the Difficulty" table: Hard 1-2 spies, Insane 3-4, Impossible 5;
 # it names no level for 0 spies (the base game), which we call Normal.
 DIFFICULTY = charts.DIFFICULTY
@@ -152,6 +153,21 @@ def _spans(key, v):
     return [_span(f"{key}[{i}]", x) for i, x in enumerate(v)]
 
 
+def _band(key, v):
+    if (not isinstance(v, list) or len(v) != 2 or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in v)
+            or not 0 <= v[0] < v[1] <= 1):
+        raise UserError(f"{key} = {v!r}: expected [low, high] win rates with 0 <= low < high <= 1")
+    return [float(v[0]), float(v[1])]
+
+
+def _levels(key, v):
+    """Which difficulty each band is for: a table of band name = spies (0 to 5)."""
+    if not isinstance(v, dict) or not v or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 5
+                                                   for x in v.values()):
+        raise UserError(f"{key} = {v!r}: expected a table of band name = spies (0 to 5), e.g. {{ standard = 0, hard = 1 }}")
+    return {str(k): int(x) for k, x in v.items()}
+
+
 def _bool(key, v):
     if not isinstance(v, bool):
         raise UserError(f"{key} = {v!r}: expected true or false")
@@ -198,10 +214,15 @@ KEYS = {
                     "skill_games": _int(0, 10 ** 7), "skill_policy": _str, "skill_weaker": _str},
     "target": {"kind": _str, "title": _str, "game": _str, "policy": _strs, "players": _ints(2, 4, "players 2 to 4"),
                "spies": _ints(0, 5, "spies 0 to 5"), "seat": _int(1, 4), "knob": _str, "range": _span,
-               "knobs": _strs, "ranges": _spans, "outcome": _str, "at_most": _float(0.0, 1.0),
+               "knobs": _strs, "ranges": _spans, "outcome": _str, "at_most": _float(0.0, 1.0), "band": _band,
                "games_per_trial": _int(1, 10 ** 9),
                "target": _float(-1.0, 1.0), "games": _int(1, 10 ** 9), "confirm_games": _int(2, 10 ** 9),
                "seed": _int(0, 2 ** 63 - 1)},
+    # the report's "to reach the targets": each band of `bands` at its difficulty (`levels`) and each
+    # player count, the smallest change of `knobs` that brings the study player's win rate into it
+    "targets": {"kind": _str, "title": _str, "policy": _strs, "players": _ints(2, 4, "players 2 to 4"),
+                "knobs": _strs, "ranges": _spans, "bands": _bands, "levels": _levels, "games": _int(1, 10 ** 9),
+                "games_per_trial": _int(1, 10 ** 9), "confirm_games": _int(2, 10 ** 9), "seed": _int(0, 2 ** 63 - 1)},
 }
 DEFAULTS = {
     "difficulty": {"players": [2, 3, 4], "spies": [0, 1, 2, 3, 4, 5], "games": 10_000},
@@ -216,6 +237,8 @@ DEFAULTS = {
               "games": 1_000},
     "target": {"game": BW.name, "players": [3], "spies": [0], "seat": 1, "games": 6_000, "confirm_games": 2_000,
                "games_per_trial": 500},
+    "targets": {"players": [2, 3, 4], "levels": {"standard": 0, "hard": 1}, "games": 12_000, "games_per_trial": 500,
+                "confirm_games": 2_000},
 }
 
 
@@ -361,6 +384,9 @@ def study_from_dict(raw: dict, name: str, base=None, quick=False, seed=None,
     if kind == "target":
         _check_target(st, where)
         return st
+    if kind == "targets":
+        _check_targets(st, where)
+        return st
     if kind == "sensitivity":
         if len(opts["policy"]) != 1:
             raise UserError(f"{where}: policy = {opts['policy']!r}: a sensitivity study plays one "
@@ -440,9 +466,9 @@ def _check_target(st: Study, where: str) -> None:
     if one == several:
         raise UserError(f"{where}: a target study needs knob (with range) or knobs (with ranges), one of them "
                         "(e.g. knob = \"spies\", range = [0, 5], target = 0.40)")
-    if ("target" in o) == ("at_most" in o):
-        raise UserError(f"{where}: a target study needs exactly one of target (a value to hit, e.g. 0.40) and "
-                        "at_most (a bound, e.g. 0.03)")
+    if sum(k in o for k in ("target", "at_most", "band")) != 1:
+        raise UserError(f"{where}: a target study needs exactly one of target (a value to hit, e.g. 0.40), "
+                        "at_most (a bound, e.g. 0.03) and band (a range to land in, e.g. [0.30, 0.40])")
     spans_key = "range" if one else "ranges"
     if spans_key not in o:
         raise UserError(f"{where}: a target study with {'knob' if one else 'knobs'} needs {spans_key}")
@@ -455,7 +481,8 @@ def _check_target(st: Study, where: str) -> None:
         raise UserError(f"{where}: {len(names)} knobs and {len(spans)} ranges: give one span per knob, in order")
     o.setdefault("outcome", None)
     try:
-        multi = (several or "at_most" in o or o["outcome"] is not None or is_categorical(st.game, names[0]))
+        multi = (several or "at_most" in o or "band" in o or o["outcome"] is not None
+                 or is_categorical(st.game, names[0]))
         if not multi:
             if not 0 < o["target"] < 1:
                 raise UserError(f"target = {o['target']!r}: expected a rate strictly between 0 and 1")
@@ -466,7 +493,10 @@ def _check_target(st: Study, where: str) -> None:
         else:
             pr = problem_multi(st.game, names, o["players"][0], o["policy"][0], spies=o["spies"][0], seat=o["seat"],
                                outcome=o["outcome"], at_most="at_most" in o)
-            pr.search_outcome.check(o["at_most"] if "at_most" in o else o["target"])
+            if "band" not in o:
+                pr.search_outcome.check(o["at_most"] if "at_most" in o else o["target"])
+            elif pr.search_outcome.kind != "rate":
+                raise UserError(f"band = {o['band']!r} is for a rate; outcome {o['outcome']!r} takes target or at_most")
             o["knobs"] = names
             o["ranges"] = [knob_span(st.game, k, (sp if isinstance(sp, str) else ",".join(sp))
                                      if is_categorical(st.game, k) else
@@ -477,6 +507,40 @@ def _check_target(st: Study, where: str) -> None:
         o["multi"] = bool(multi)
     except UserError as e:
         raise UserError(f"{where}: {e}") from None
+
+
+def target_problems(st: Study) -> list[Study]:
+    """A targets study's problems, each a checked target study: per band of ``levels`` and player
+    count, the band at its difficulty (spies) for the study player, the study's knobs and ranges;
+    named <study>_<band>_<players>p, seeded from the study's seed."""
+    o = st.opts
+    out = []
+    for i, (band, spies) in enumerate(o["levels"].items()):
+        for j, pl in enumerate(o["players"]):
+            raw = {"kind": "target", "game": st.game, "policy": o["policy"][:1], "players": [pl], "spies": [spies],
+                   "knobs": o["knobs"], "ranges": o["ranges"], "band": list(o["bands"][band]),
+                   "games": o["games"], "games_per_trial": o["games_per_trial"],
+                   "confirm_games": o["confirm_games"], "seed": o["seed"] + 1000 * i + j,
+                   "title": f"{band} band at {spies} spies, {pl} players"}
+            sub = study_from_dict(raw, f"{st.name}_{band}_{pl}p", where=f"{st.name}: {band}, {pl} players")
+            out.append(sub)
+    return out
+
+
+def _check_targets(st: Study, where: str) -> None:
+    o = st.opts
+    for key in ("knobs", "ranges"):
+        if key not in o:
+            raise UserError(f"{where}: a targets study needs {key} (e.g. knobs = [\"knowledge_limit\"], "
+                            "ranges = [[6, 9]])")
+    o.setdefault("bands", dict(DEFAULT_BANDS))
+    for band in o["levels"]:
+        if band not in o["bands"]:
+            raise UserError(f"{where}: levels names the band {band!r}, which bands does not have; "
+                            f"bands: {', '.join(o['bands'])}")
+    if len(o["policy"]) != 1:
+        raise UserError(f"{where}: policy = {o['policy']!r}: a targets study takes exactly one player")
+    target_problems(st)      # each problem checked as a target study
 
 
 def _load_rules(game, path):
@@ -495,7 +559,8 @@ def _default_title(kind, game):
             "variants": f"{GAME_NAMES[game]}: rule variants against the defaults",
             "sensitivity": f"{GAME_NAMES[game]}: which readings and assumed data move the answers",
             "skill": f"{GAME_NAMES[game]}: the answers across the skill range",
-            "target": f"{GAME_NAMES[game]}: a rules knob tuned to a target"}[kind]
+            "target": f"{GAME_NAMES[game]}: a rules knob tuned to a target",
+            "targets": f"{GAME_NAMES[game]}: to reach the targets"}[kind]
 
 
 def leaves_for(spec, players) -> tuple:

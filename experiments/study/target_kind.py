@@ -8,7 +8,8 @@ Keys: game, policy (the player, one), players (one count), spies (Bethel Woods) 
 (Benevolent), knob with range = [lo, hi], or knobs with ranges (one span each: [lo, hi], or "all"
 or a list of names for a switch or component table), target (a value to hit) or at_most (a
 bound), outcome (Bethel Woods "win" or "gap:Q"; Benevolent "seat-win" or "seat-gap:J"), games
-(the search's budget), games_per_trial (several knobs), confirm_games, seed.
+(the search's budget), games_per_trial (several knobs), confirm_games, seed; band = [low, high]
+instead of target: aim at the middle, get there inside the band.
 """
 from __future__ import annotations
 
@@ -84,9 +85,9 @@ def _run_several(st: Study, g, threads, progress, backend) -> Result:
                         **(backend or {}))
         return pr.counts_from(units)
 
-    target = o["at_most"] if bound else o["target"]
+    target = o["at_most"] if bound else o.get("target", 0.5)
     res = run_target_multi(pr, spans, target, o["games"], o["games_per_trial"], o["confirm_games"], o["seed"],
-                           measure=measure)
+                           measure=measure, band=tuple(o["band"]) if "band" in o else None)
     out = res.outcome
 
     def row(role, p):
@@ -110,7 +111,7 @@ def _run_several(st: Study, g, threads, progress, backend) -> Result:
     c = pick.confirmed
     head = changes_text(pick, res.defaults, pr.label) if res.smallest is not None else \
         f"none gets there; closest {changes_text(pick, res.defaults, pr.label)}"
-    answer = Answer(g.name, f"{', '.join(pr.knobs)} for {pr.short()} {goal_text(out, res.target)}, {where}",
+    answer = Answer(g.name, f"{', '.join(pr.knobs)} for {pr.short()} {goal_text(out, res.target, res.tol)}, {where}",
                     f"{head}: {value_text(out, c.rate)} ({value_text(out, c.low)}–{value_text(out, c.high)}); "
                     f"{pick.n_changed} rule{'s' if pick.n_changed != 1 else ''} changed",
                     verdict_level((c.high - c.low) / 2), st.name, player=pr.player)
