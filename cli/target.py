@@ -91,6 +91,7 @@ def _several(g, knobs, ranges, rate, at_most, outcome, players, spies, seat, pla
     from dataclasses import asdict
 
     from experiments.target import check_spans, knob_span, problem_multi, result_text_multi, run_target_multi
+    from simcore.errors import UserError
     pr = problem_multi(g, list(knobs), players, player, spies=spies, seat=seat, outcome=outcome, at_most=at_most)
     spans = {k: knob_span(g, k, r, check=False) for k, r in zip(knobs, ranges)}
     check_spans(g, spans)

@@ -27,7 +27,9 @@ def run_targets(st: Study, threads=None, progress=None, chart_dir=None, backend=
     from ..answers import Answer, range_text, verdict_level
     o = st.opts
     player = o["policy"][0]
-    rows, paretos, by_band = [], [], {}
+    rows: list[dict] = []
+    paretos: list[pd.DataFrame] = []
+    by_band: dict[str, list[dict]] = {}
     for sub in target_problems(st):
         res = run_target_study(sub, threads=threads, progress=progress, chart_dir=None, backend=backend)
         band = next(b for b, sp in o["levels"].items() if sp == sub.opts["spies"][0]
