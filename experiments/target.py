@@ -383,12 +383,19 @@ def result_text(pr: Problem, res: TargetResult, game_title: str) -> str:
         p = res.printed
         lines.append(f"  the printed {pr.knob} = {int(p.value)}: {rate(p.rate)} (95% CI {rate(p.low)} to "
                      f"{rate(p.high)}; {p.wins:,} of {p.games:,} fresh games, the same games)")
-        lines.append(f"  answer: keep the printed {pr.knob} = {int(p.value)}: its fresh games already get there "
-                     f"(the interval holds the target, or within {100 * res.tol:g} pp)" if res.keep_printed else
+        gets = p.covers_target or abs(p.rate - res.target) <= res.tol
+        lines.append((f"  answer: keep the printed {pr.knob} = {int(p.value)}: its fresh games already get there "
+                      f"(the interval holds the target, or within {100 * res.tol:g} pp)" if gets else
+                      f"  answer: keep the printed {pr.knob} = {int(p.value)}: no value searched is closer to the "
+                      f"target on the same fresh games") if res.keep_printed else
                      f"  answer: {pr.knob} = {int(res.recommendation)}"
                      + ("" if res.recommendation != p.value else " (the printed value)")
                      + ("" if res.recommendation == p.value else
                         "; the printed value's fresh games miss the target (95% interval without it)"))
+    if res.not_monotone:
+        lines.append(f"  caution: on the fresh games the outcome does not {'rise' if res.increasing else 'fall'} "
+                     f"with {pr.knob} everywhere (by more than 1 pp): the search assumes it does; search the "
+                     f"knob as one of several (--at-most, --band or a second --knob), which assumes no order")
     lines.append(f"  the outcome {'rises' if res.increasing else 'falls'} with {pr.knob}; search: "
                  f"{res.search_games:,} games over {len({s.value for s in res.path})} values ({res.stopped}); "
                  f"confirmation: {res.confirm_games:,} games that did not choose the value")

@@ -93,13 +93,15 @@ class TargetResult:
     stopped: str  # why the search stopped: "pair decided", "near target", "budget", "width", "one value"
     path: tuple[Step, ...]
     printed: Confirmation | None = None  # the printed value on the same fresh games (None: not given)
-    keep_printed: bool = False  # the answer: keep the printed value (its fresh games already get there)
+    keep_printed: bool = False  # the answer: keep the printed value (it gets there, or is no farther)
     tol: float = 0.01
+    not_monotone: bool = False  # the fresh games move against the direction the search assumed
 
     @property
     def answer(self) -> Confirmation:
         """The value a designer should play: the printed one when its fresh games get there (its
-        95% interval holds the target, or its rate is within `tol`), else the recommendation."""
+        95% interval holds the target, or its rate is within `tol`) or are no farther from the
+        target than the recommendation's (the same games), else the recommendation."""
         return self.printed if self.keep_printed and self.printed is not None else self.confirmed
 
 
@@ -235,8 +237,10 @@ def find_target(measure: Measure, target: float, lo: float, hi: float, *, intege
     as many for the alternative and, when `printed` (the knob's value in the printed game) is
     given, as many for it: all three on one fresh seed, so their comparison is paired. The answer
     keeps the printed value when its fresh games get there (their 95% interval holds the target,
-    or their rate is within `tol`): the printed value was fixed before any game, so its fresh
-    figures are not selected, and "keep what is printed" is the smallest change."""
+    or their rate is within `tol`), or are no farther from the target than the recommendation's:
+    the printed value was fixed before any game, so its fresh figures are not selected, and "keep
+    what is printed" is the smallest change. `not_monotone` flags fresh games that move against the
+    direction the search assumed by more than 1 pp (the bisection's premise is then in doubt)."""
     _check(target, lo, hi, budget_games, confirm_games, batch, integer)
     search_seq, confirm_seq = np.random.SeedSequence(seed).spawn(2)
     tally = _Tally(measure, budget_games, batch, np.random.default_rng(search_seq))
@@ -265,10 +269,15 @@ def find_target(measure: Measure, target: float, lo: float, hi: float, *, intege
     printed_c = None
     if printed is not None:
         printed_c = done.get(printed) or _confirm(measure, printed, confirm_games, confirm_seed, target)
-    keep = printed_c is not None and (printed_c.covers_target or abs(printed_c.rate - target) <= tol)
+    keep = printed_c is not None and (printed_c.covers_target or abs(printed_c.rate - target) <= tol
+                                      or abs(printed_c.rate - target) <= abs(confirmed.rate - target))
+    # the fresh games (one seed for all) against the direction the search assumed, by more than 1 pp
+    fresh = sorted(done.values(), key=lambda c: c.value) + ([printed_c] if printed_c and printed not in done else [])
+    fresh.sort(key=lambda c: c.value)
+    not_monotone = any((b.rate - a.rate) * (1 if increasing else -1) < -0.01 for a, b in zip(fresh, fresh[1:]))
     n_confirmed = len(done) + (printed_c is not None and printed not in done)
     return TargetResult(target, rec, confirmed, alternative, tally.spent, confirm_games * n_confirmed,
-                        increasing, stopped, tuple(tally.path), printed_c, keep, tol)
+                        increasing, stopped, tuple(tally.path), printed_c, keep, tol, not_monotone)
 
 
 def _search_grid(tally: _Tally, lo: int, hi: int, target: float, up: bool, alpha: float,
@@ -284,7 +293,12 @@ def _search_grid(tally: _Tally, lo: int, hi: int, target: float, up: bool, alpha
             b = m
         elif r == "below":
             a = m
-        elif r in ("near", "cap"):  # m is close: the pair is m and its neighbour toward the target
+        elif r == "cap":  # undecided at its cap: go by its average (only where the rate is already near)
+            if tally.rate(grid[m]) < target:
+                a = m
+            else:
+                b = m
+        elif r == "near":  # m is close: the pair is m and its neighbour toward the target
             a, b = (m, m + 1) if tally.rate(grid[m]) < target else (m - 1, m)
             break
         else:
