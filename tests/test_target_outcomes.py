@@ -60,6 +60,22 @@ def test_the_printed_value_plays_the_recommendations_fresh_seed_and_none_of_the_
     assert same.printed == same.confirmed            # the printed value played once when it is the answer
 
 
+def test_a_knob_that_does_nothing_keeps_the_printed_value_and_a_v_shaped_one_is_flagged():
+    """Every value at 45% and a 40% target: the search recommends some value, which on the same fresh
+    games (one seed, the same draws) is exactly as far as the printed value, so the printed value is
+    kept. A V-shaped curve (the lowest rate in the middle) with the printed value on the other arm
+    from the recommendation is read against its direction on the fresh games: the result says so."""
+    for rep in range(5):
+        r = find_target(curve_measure(lambda x: 0.45), 0.40, 0, 10, budget_games=2000, confirm_games=1000,
+                        seed=rep, printed=7)
+        assert r.keep_printed and r.answer.value == 7 and r.printed.rate == r.confirmed.rate
+    flagged = sum(find_target(curve_measure(lambda x: 0.30 + 0.05 * abs(x - 5)), 0.40, 0, 10, budget_games=3000,
+                              confirm_games=2000, seed=rep, printed=2).not_monotone for rep in range(10))
+    assert flagged == 10
+    assert not any(find_target(curve_measure(lambda x: 0.2 + 0.05 * x), 0.40, 0, 10, budget_games=3000,
+                               confirm_games=2000, seed=rep, printed=5).not_monotone for rep in range(10))
+
+
 def test_the_games_one_knob_problem_knows_the_printed_value():
     assert problem(BW, "knowledge_limit", 3, "heuristic").printed == 7
     assert problem(BV, "seat2_leaves", 2, "heuristic").printed == 3
