@@ -368,10 +368,13 @@ def replayed_text(r) -> str:
 
 def standard_studies(quick=False, seed=None, bands=None):
     """The standard studies' files, checked; `bands` (``spec.parse_bands``) replaces the target
-    bands of every study that reads them (the skill studies)."""
+    bands of the skill studies (their words and shading), and in the targets study (which plays
+    them) the bands its levels name: a band the levels do not name has no difficulty to play at."""
     studies = [load_study(STUDIES_DIR / f"{name}.toml", quick=quick, seed=seed) for name in STANDARD]
     if bands:
         for st in studies:
-            if "bands" in st.opts:
+            if "levels" in st.opts:
+                st.opts["bands"] = {**st.opts["bands"], **{k: v for k, v in bands.items() if k in st.opts["levels"]}}
+            elif "bands" in st.opts:
                 st.opts["bands"] = dict(bands)
     return studies

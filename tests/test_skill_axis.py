@@ -176,9 +176,15 @@ def test_bands_from_the_command_line_are_the_study_files_bands_in_percent():
         assert says in str(e.value) and "\n" not in str(e.value)
     mine = {"playtested": (0.4, 0.5)}
     studies = standard_studies(quick=True, bands=mine)
-    skill = [s for s in studies if "bands" in s.opts]
-    assert skill and all(s.kind == "skill" for s in skill) and all(s.opts["bands"] == mine for s in skill)
-    assert all(s.opts["bands"] == DEFAULT_BANDS for s in standard_studies(quick=True) if "bands" in s.opts)
+    skill = [s for s in studies if s.kind == "skill"]
+    assert skill and all(s.opts["bands"] == mine for s in skill)
+    targets = next(s for s in studies if s.kind == "targets")    # plays only the bands its levels name
+    assert targets.opts["bands"] == {k: DEFAULT_BANDS[k] for k in targets.opts["levels"]}
+    mine = {"standard": (0.25, 0.35), "casual": (0.5, 0.7)}
+    t2 = next(s for s in standard_studies(quick=True, bands=mine) if s.kind == "targets")
+    assert t2.opts["bands"] == {"standard": (0.25, 0.35), "hard": DEFAULT_BANDS["hard"]}
+    assert all(s.opts["bands"] == {k: DEFAULT_BANDS[k] for k in s.opts.get("levels", DEFAULT_BANDS)}
+               for s in standard_studies(quick=True) if "bands" in s.opts)
 
 
 
