@@ -185,14 +185,15 @@ def test_benevolent_fairness_is_the_seats_studys_over_the_decided_games():
     games, 1/2 each; seats that differ are called so with the seats study's words and test."""
     from types import SimpleNamespace
 
-    from cli.benevolent import summary_dict, summary_text
+    from cli.benevolent import COMMANDS
+    from cli.game_commands import summary_dict, summary_text
     from experiments.stats import SEATS_ALIKE, SEATS_DIFFER, pct
 
     def text(wins):
         s = SimpleNamespace(games=1000, players=2, leaves=(1, 3), policies=["heuristic"] * 2, thetas=[None] * 2,
                             seat_wins=wins, timeouts=1000 - sum(wins), mean_rounds=30.0, games_per_second=1.0,
                             decisions_per_second=1.0, seconds=1.0, threads=1, seed=1)
-        return summary_text(summary_dict(s, SimpleNamespace(source="rulebook")))
+        return summary_text(COMMANDS, summary_dict(COMMANDS, s, SimpleNamespace(source="rulebook"), {}))
     t = text([450, 450])
     assert f"a fair share is {pct(0.5)} per seat of the 900 decided games" in t
     assert f"seats        {SEATS_ALIKE} (chi-square p = 1;" in t and "wins 450  50.000%" in t
