@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from benchmarks.target_harness import logistic, logit
 from experiments.target_search import MultiMeasure, find_target_multi, tag_baseline
 
 TARGET = 0.40   # the example: "3 players Normal win rate 40%"
@@ -43,14 +44,6 @@ CONFIRM = 2000  # fresh games per confirmed setting
 GAMES_PER_TRIAL = 500
 REPS = 200      # replications per problem (the setting)
 WITHIN = 0.02   # "gets there": the true rate within 2 pp of the target
-
-
-def logistic(z: float) -> float:
-    return 1.0 / (1.0 + math.exp(-z))
-
-
-def logit(p: float) -> float:
-    return math.log(p / (1.0 - p))
 
 
 @dataclass(frozen=True)
