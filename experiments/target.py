@@ -18,7 +18,7 @@ the rules data (Bethel Woods `four_critical`, `rone_redirect`, ...; Benevolent `
 `empty_gift`), its values the rules data's, the default first; and every component table that has
 named alternatives (Bethel Woods `machine_types`, `malfunction_counts` (the malfunction mix),
 `orphanage_types`; Benevolent `layouts`, `sides`, `gray`, `dream_path`, `secret_pairs`), its values
-`printed` and the alternatives' names. Outcomes beyond one rate (``OUTCOMES``): Bethel Woods
+`printed` and the alternatives' names. Outcomes beyond one rate (``outcome_of``): Bethel Woods
 `gap:Q`, the gap between the win rates at the players asked and at Q players; Benevolent
 `seat-gap:J`, the gap between seat K's and seat J's win rates in the same games. A target is a
 value to hit, or (``at_most``) a bound.
