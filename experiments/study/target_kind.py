@@ -93,7 +93,8 @@ def _run_several(st: Study, g, threads, progress, backend) -> Result:
     def row(role, p):
         c = p.confirmed
         return {"role": role, **{k: pr.label(k, v) for k, v in p.setting.items()}, "changes": changes_text(p, res.defaults, pr.label),
-                "rules_changed": p.n_changed, "value": c.rate, "ci_low": c.low, "ci_high": c.high, "games": c.games,
+                "rules_changed": p.n_changed, "value": c.rate, "ci_low": c.low, "ci_high": c.high,
+                **{f"count{j}": v for j, v in enumerate(c.counts)}, "games": c.games,
                 "gets_there": c.gets_there, "target": res.target, "goal": out.goal, "player": pr.player}
     rows = [row("smallest" if p == res.smallest else "pareto", p) for p in res.pareto]
     if res.alternative is not None and res.alternative not in res.pareto:
@@ -117,7 +118,8 @@ def _run_several(st: Study, g, threads, progress, backend) -> Result:
                     verdict_level((c.high - c.low) / 2), st.name, player=pr.player)
     section = Section(st.title, text, tables=[
         ("The Pareto set (distance to the target against rules changed), the smallest change that gets there and "
-         "a different change, each on the same fresh games (95% intervals)", pareto, _csv(st, "pareto")),
+         "a different change, each on the same fresh games (95% intervals; count0, count1 the outcome's counts)",
+         pareto, _csv(st, "pareto")),
         ("The search: each trial, in order (games at one setting on the visit's seed; count0, count1 the "
          "outcome's counts)", trials, _csv(st, "trials"))], anchor=st.name)
     return Result(st, {"pareto": pareto, "trials": trials}, section, answers=[answer])
