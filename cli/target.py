@@ -26,6 +26,9 @@ def target(
                                                                       "must not exceed, e.g. 0.03 for a gap.")] = None,
     band: Annotated[Optional[str], typer.Option(help="Instead of --target: a band of rates to land in, LOW-HIGH in "
                                                      "percent, e.g. 30-40 (aims at the middle).")] = None,
+    keep_rate: Annotated[Optional[str], typer.Option(help="With a gap outcome: keep the first rate (at --players, or "
+                                                          "--seat's) in LOW-HIGH percent while the gap closes, e.g. "
+                                                          "30-60 (a gap also closes when nobody wins).")] = None,
     outcome: Annotated[Optional[str], typer.Option(help="Bethel Woods: win (default) or gap:Q, the gap between the "
                                                         "win rates at --players and at Q players; Benevolent: "
                                                         "seat-win (default) or seat-gap:J, the gap between --seat's "
@@ -67,12 +70,19 @@ def target(
             bounds = (float(lo_s) / 100, float(hi_s) / 100)
         except ValueError:
             raise UserError(f"band {band!r}: give LOW-HIGH in percent, e.g. 30-40") from None
+    keep = None
+    if keep_rate is not None:
+        try:
+            lo_s, _, hi_s = keep_rate.partition("-")
+            keep = (float(lo_s) / 100, float(hi_s) / 100)
+        except ValueError:
+            raise UserError(f"keep-rate {keep_rate!r}: give LOW-HIGH in percent, e.g. 30-60") from None
     if (len(knob) > 1 or outcome is not None or at_most is not None or bounds is not None
-            or any(is_categorical(g, k) for k in knob)):
+            or any(is_categorical(g, k) for k in knob) or keep is not None):
         return _several(g, knob, range_, rate if at_most is None else at_most, at_most is not None, outcome,
                         players, spies, seat, player or STUDY_PLAYER[g.name],
                         20000 if budget_games is None else budget_games, confirm_games, games_per_trial, seed,
-                        json_out, bounds)
+                        json_out, bounds, keep)
     assert rate is not None
     pr = problem(g, knob[0], players, player or STUDY_PLAYER[g.name], spies=spies, seat=seat)
     lo, hi = knob_range(g, knob[0], range_[0])
@@ -85,14 +95,15 @@ def target(
 
 
 def _several(g, knobs, ranges, rate, at_most, outcome, players, spies, seat, player, budget_games, confirm_games,
-             games_per_trial, seed, json_out, band=None):
+             games_per_trial, seed, json_out, band=None, keep=None):
     """`boardsim target` with several knobs (or a categorical one, or an outcome that is not one
     rate to hit): the Pareto set, the smallest change, an alternative."""
     from dataclasses import asdict
 
     from experiments.target import check_spans, knob_span, problem_multi, result_text_multi, run_target_multi
     from simcore.errors import UserError
-    pr = problem_multi(g, list(knobs), players, player, spies=spies, seat=seat, outcome=outcome, at_most=at_most)
+    pr = problem_multi(g, list(knobs), players, player, spies=spies, seat=seat, outcome=outcome, at_most=at_most,
+                       keep=keep)
     spans = {k: knob_span(g, k, r, check=False) for k, r in zip(knobs, ranges)}
     check_spans(g, spans)
     if band is not None and pr.search_outcome.kind != "rate":

@@ -223,8 +223,10 @@ class MultiProblem:
         """The outcome in a few words, for a question on the front page."""
         if self.other is None:
             return "the win rate" if self.seat is None else f"seat {self.seat}'s win rate"
+        k = self.search_outcome.keep
+        kept = "" if k is None else f" (keeping the first rate in {100 * k[0]:g}-{100 * k[1]:g}%)"
         return (f"the win-rate gap to {self.other} players" if self.seat is None
-                else f"the win-rate gap between seats {self.seat} and {self.other}")
+                else f"the win-rate gap between seats {self.seat} and {self.other}") + kept
 
     def measure(self, setting: dict, games: int, seed: int):
         """The outcome's count(s) in games 0..games-1 of the cell at this setting (in-process): one
@@ -250,7 +252,8 @@ class MultiProblem:
 
 
 def problem_multi(game, knob_names: list[str], players: int, player: str, spies: int = 0,
-                  seat: int = 1, outcome: str | None = None, at_most: bool = False) -> MultiProblem:
+                  seat: int = 1, outcome: str | None = None, at_most: bool = False,
+                  keep: tuple[float, float] | None = None) -> MultiProblem:
     """The game's target problem over several knobs (one-line UserErrors as `problem`, and for a
     knob named twice); `outcome` one of the game's outcomes (``outcome_of``; None: its rate)."""
     from policies import canonical_policy, check_player
@@ -265,6 +268,15 @@ def problem_multi(game, knob_names: list[str], players: int, player: str, spies:
     if len(set(knob_names)) != len(knob_names) or not knob_names:
         raise UserError(f"knobs {', '.join(knob_names) or '(none)'}: give each knob once")
     search_outcome, other = outcome_of(g, outcome or ("win" if g.cooperative else "seat-win"), players, at_most)
+    if keep is not None:     # the first rate (at --players, or seat --seat's) kept in a range
+        lo, hi = keep
+        if other is None:
+            raise UserError("a kept rate is for a gap outcome (gap:Q, seat-gap:J): it keeps the first rate in a "
+                            "range while the gap closes")
+        if not 0.0 <= lo < hi <= 1.0:
+            raise UserError(f"kept rate {100 * lo:g}-{100 * hi:g}% is not allowed: give 0 <= LOW < HIGH <= 100")
+        from dataclasses import replace
+        search_outcome = replace(search_outcome, keep=(float(lo), float(hi)))
     base = g.default_rules().to_dict()
     cats = categorical_knobs(g)
     defaults = {k: (0 if k in cats else base[k] if k in base else spies if k == "spies"
@@ -458,7 +470,8 @@ def result_text_multi(pr: MultiProblem, res: MultiTargetResult, game_title: str)
         return (f"{changes_text(p, res.defaults, pr.label)}: {rate(c.rate)} (95% CI {rate(c.low)} to {rate(c.high)}; "
                 f"{of}); {p.n_changed} rule{'s' if p.n_changed != 1 else ''} changed")
     who = f"played by {pr.player} (a bot, not people)"
-    lines = [f"{game_title}: {', '.join(pr.knobs)} for {pr.outcome} {goal_text(o, res.target, res.tol)}",
+    kept = "" if o.keep is None else f", keeping the first rate in {100 * o.keep[0]:g}-{100 * o.keep[1]:g}%"
+    lines = [f"{game_title}: {', '.join(pr.knobs)} for {pr.outcome} {goal_text(o, res.target, res.tol)}{kept}",
              f"  Pareto set (distance to the target against rules changed; rates from fresh games, {who}):"]
     lines += [f"    {point(p)}" for p in res.pareto]
     if res.smallest is not None:

@@ -412,11 +412,16 @@ class Outcome:
       value is at most the bound. ``goal="band"``: the target is a band's middle and `tol` its
       half-width: distance |v - target| (the search aims at the middle); a setting gets there when
       its confirmed value lies in the band.
+    - ``keep=(low, high)``: a second condition on the first count's rate k1 / n (a gap's rate at the
+      players asked, or seat K's): it must stay in [low, high]. Its excess outside the range is
+      added to the distance, and a setting gets there only when its confirmed rate lies in it, so a
+      gap is not closed by making the game unwinnable.
     """
     kind: str = "rate"
     paired: bool = False
     absolute: bool = False
     goal: str = "at"
+    keep: tuple[float, float] | None = None
 
     def width(self) -> int:
         return 1 if self.kind == "rate" else 2
@@ -445,6 +450,13 @@ class Outcome:
 
     def distance(self, v: float, target: float) -> float:
         return max(0.0, v - target) if self.goal == "at most" else abs(v - target)
+
+    def excess(self, counts: Sequence[int], n: int) -> float:
+        """How far the first count's rate lies outside ``keep`` (0 inside it, or with no keep)."""
+        if self.keep is None:
+            return 0.0
+        r = counts[0] / n
+        return max(0.0, self.keep[0] - r, r - self.keep[1])
 
     def check(self, target) -> None:
         if self.kind not in ("rate", "difference") or self.goal not in ("at", "at most", "band"):
@@ -655,7 +667,8 @@ def find_target_multi(measure: MultiMeasure, target: float, knobs: dict[str, tup
         return True
 
     def distance(s: tuple) -> float:
-        return outcome.distance(outcome.value(stats[s][:-1], stats[s][-1]), target)
+        return (outcome.distance(outcome.value(stats[s][:-1], stats[s][-1]), target)
+                + outcome.excess(stats[s][:-1], stats[s][-1]))
 
     def suggest(t) -> tuple:
         return tuple(t.suggest_categorical(k, dom[k]) if k in categorical else t.suggest_int(k, dom[k][0], dom[k][-1])
@@ -684,11 +697,13 @@ def find_target_multi(measure: MultiMeasure, target: float, knobs: dict[str, tup
             if left > 0 and near[i] != defaults[k] and defaults[k] in dom[k] and r not in stats and play(r):
                 left -= 1
     def optimistic(s: tuple) -> float:
-        """The smallest distance to the target within the setting's pooled 95% interval."""
+        """The smallest distance to the target within the setting's pooled 95% interval (and the
+        kept rate's excess, by its estimate)."""
         lo, hi = outcome.interval(stats[s][:-1], stats[s][-1])
+        extra = outcome.excess(stats[s][:-1], stats[s][-1])
         if outcome.goal == "at most":
-            return max(0.0, lo - target)
-        return 0.0 if lo <= target <= hi else min(abs(lo - target), abs(hi - target))
+            return max(0.0, lo - target) + extra
+        return (0.0 if lo <= target <= hi else min(abs(lo - target), abs(hi - target))) + extra
 
     while left > 0:   # refinement rounds: at each number of changes the two most promising (by the
         played = 0    # optimistic distance, then the distance) get one more trial, unless even their
@@ -711,17 +726,21 @@ def find_target_multi(measure: MultiMeasure, target: float, knobs: dict[str, tup
         c = counts_of(setting, confirm_games, confirm_seed)
         v = outcome.value(c, confirm_games)
         low, high = outcome.interval(c, confirm_games)
-        dist = outcome.distance(v, target)
-        gets = {"at most": v <= target, "band": dist <= tol}.get(outcome.goal, low <= target <= high or dist <= tol)
+        extra = outcome.excess(c, confirm_games)
+        dist = outcome.distance(v, target) + extra
+        gets = extra == 0.0 and {"at most": v <= target, "band": dist <= tol}.get(
+            outcome.goal, low <= target <= high or dist <= tol)
         conf = Confirmed(c[0], confirm_games, v, low, high, bool(low <= target <= high), dist, c, bool(gets))
         return ParetoPoint(setting, tuple(kn for kn, x in zip(names, s) if x != defaults[kn]), n_changed(s),
                            stats[s][0], stats[s][-1], distance(s), conf)
 
     front = [point(s) for s in _pareto({s: distance(s) for s in stats}, n_changed)]
     there = [p for p in front if p.confirmed.gets_there]
+    kept = "" if outcome.keep is None else (f", and the first rate within {100 * outcome.keep[0]:g}-"
+                                             f"{100 * outcome.keep[1]:g}%")
     how = {"at most": f"its confirmed value at most {100 * target:g} pp",
            "band": f"its confirmed value in the band {100 * (target - tol):g}-{100 * (target + tol):g}%"}.get(
-        outcome.goal, f"95% interval holds the target, or within {100 * tol:g} pp")
+        outcome.goal, f"95% interval holds the target, or within {100 * tol:g} pp") + kept
     if there:
         smallest: ParetoPoint | None = min(there, key=lambda p: (p.n_changed, p.confirmed.distance))
         assert smallest is not None

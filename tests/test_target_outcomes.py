@@ -355,3 +355,37 @@ def test_a_bad_targets_study_is_a_one_line_error(tmp_path, line, words):
     with pytest.raises(UserError, match=words) as e:
         load_study(f)
     assert "\n" not in str(e.value)
+
+
+def test_a_kept_rate_stops_a_gap_closing_by_making_the_game_unwinnable():
+    """Rates at two player counts: knob a closes the 14 pp gap 4 pp a step (a 2→5: 2 pp, at 38% and
+    40%); knob d (0 printed, 1) makes the game all but unwinnable (both under 1.1%: a 0.3 pp gap).
+    Asked for a gap of at most 3 pp, the search names d; keeping the first rate in 30-60%, it names
+    a 2→5, and d is never an answer."""
+    def rates(s):
+        f = 1.0 if s["d"] == 0 else 0.02
+        return 0.38 * f, (0.52 - 0.04 * (s["a"] - 2)) * f
+
+    def measure(s, games, seed):
+        u = np.random.default_rng(seed).random(games)
+        r1, r2 = rates(s)
+        return int((u < r1).sum()), int((u < r2).sum())
+    knobs_ = {"a": (0, 5, 2), "d": (0, 1, 0)}
+    gap = Outcome("difference", absolute=True, goal="at most")
+    plain = [find_target_multi(measure, 0.03, knobs_, budget_games=8000, games_per_trial=400, confirm_games=1500,
+                               seed=rep, outcome=gap).smallest for rep in range(5)]
+    assert sum(p is not None and p.setting["d"] == 1 for p in plain) >= 4
+    kept = Outcome("difference", absolute=True, goal="at most", keep=(0.30, 0.60))
+    for rep in range(5):
+        r = find_target_multi(measure, 0.03, knobs_, budget_games=8000, games_per_trial=400, confirm_games=1500,
+                              seed=rep, outcome=kept)
+        assert r.smallest is not None and r.smallest.setting == {"a": 5, "d": 0}
+        assert all(not p.confirmed.gets_there for p in r.pareto if p.setting["d"] == 1)
+        assert "first rate within 30-60%" in r.rule
+    with pytest.raises(UserError, match="for a gap outcome"):
+        problem_multi(BW, ["knowledge_limit"], 3, "heuristic", keep=(0.3, 0.6))
+    pr = problem_multi(BW, ["knowledge_limit"], 4, "heuristic", outcome="gap:2", at_most=True, keep=(0.3, 0.6))
+    assert pr.search_outcome.keep == (0.3, 0.6) and "keeping the first rate in 30-60%" in pr.short()
+    bad = CliRunner().invoke(app, ["target", "bethel-woods", "--knob", "knowledge_limit", "--range", "6-8",
+                                   "--keep-rate", "30-60", "--target", "0.4"])
+    assert bad.exit_code == 2 and "for a gap outcome" in bad.output

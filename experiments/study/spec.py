@@ -214,7 +214,7 @@ KEYS = {
                     "skill_games": _int(0, 10 ** 7), "skill_policy": _str, "skill_weaker": _str},
     "target": {"kind": _str, "title": _str, "game": _str, "policy": _strs, "players": _ints(2, 4, "players 2 to 4"),
                "spies": _ints(0, 5, "spies 0 to 5"), "seat": _int(1, 4), "knob": _str, "range": _span,
-               "knobs": _strs, "ranges": _spans, "outcome": _str, "at_most": _float(0.0, 1.0), "band": _band,
+               "knobs": _strs, "ranges": _spans, "outcome": _str, "at_most": _float(0.0, 1.0), "band": _band, "keep_rate": _band,
                "games_per_trial": _int(1, 10 ** 9),
                "target": _float(-1.0, 1.0), "games": _int(1, 10 ** 9), "confirm_games": _int(2, 10 ** 9),
                "seed": _int(0, 2 ** 63 - 1)},
@@ -481,7 +481,7 @@ def _check_target(st: Study, where: str) -> None:
         raise UserError(f"{where}: {len(names)} knobs and {len(spans)} ranges: give one span per knob, in order")
     o.setdefault("outcome", None)
     try:
-        multi = (several or "at_most" in o or "band" in o or o["outcome"] is not None
+        multi = (several or "at_most" in o or "band" in o or "keep_rate" in o or o["outcome"] is not None
                  or is_categorical(st.game, names[0]))
         if not multi:
             if not 0 < o["target"] < 1:
@@ -492,7 +492,8 @@ def _check_target(st: Study, where: str) -> None:
             o["range"] = list(knob_range(st.game, o["knob"], f"{o['range'][0]}-{o['range'][1]}"))
         else:
             pr = problem_multi(st.game, names, o["players"][0], o["policy"][0], spies=o["spies"][0], seat=o["seat"],
-                               outcome=o["outcome"], at_most="at_most" in o)
+                               outcome=o["outcome"], at_most="at_most" in o,
+                               keep=tuple(o["keep_rate"]) if "keep_rate" in o else None)
             if "band" not in o:
                 pr.search_outcome.check(o["at_most"] if "at_most" in o else o["target"])
             elif pr.search_outcome.kind != "rate":

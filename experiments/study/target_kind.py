@@ -9,7 +9,8 @@ Keys: game, policy (the player, one), players (one count), spies (Bethel Woods) 
 or a list of names for a switch or component table), target (a value to hit) or at_most (a
 bound), outcome (Bethel Woods "win" or "gap:Q"; Benevolent "seat-win" or "seat-gap:J"), games
 (the search's budget), games_per_trial (several knobs), confirm_games, seed; band = [low, high]
-instead of target: aim at the middle, get there inside the band.
+instead of target: aim at the middle, get there inside the band; keep_rate = [low, high] with a
+gap outcome: the first rate must stay in that range.
 """
 from __future__ import annotations
 
@@ -77,7 +78,8 @@ def _run_several(st: Study, g, threads, progress, backend) -> Result:
     o = st.opts
     bound = "at_most" in o
     pr = problem_multi(g, o["knobs"], o["players"][0], st.policies[0], spies=o.get("spies", [0])[0],
-                       seat=o.get("seat", 1), outcome=o.get("outcome"), at_most=bound)
+                       seat=o.get("seat", 1), outcome=o.get("outcome"), at_most=bound,
+                       keep=tuple(o["keep_rate"]) if "keep_rate" in o else None)
     spans = {k: (list(sp) if pr.labels and k in pr.labels else tuple(sp)) for k, sp in zip(o["knobs"], o["ranges"])}
 
     def measure(setting, games, seed):
