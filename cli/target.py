@@ -63,20 +63,8 @@ def target(
         raise UserError(f"{len(knob)} --knob and {len(range_)} --range: give one --range per --knob, in order")
     if sum(x is not None for x in (rate, at_most, band)) != 1:
         raise UserError("give exactly one of --target (a value to hit), --at-most (a bound) and --band (LOW-HIGH)")
-    bounds = None
-    if band is not None:
-        try:
-            lo_s, _, hi_s = band.partition("-")
-            bounds = (float(lo_s) / 100, float(hi_s) / 100)
-        except ValueError:
-            raise UserError(f"band {band!r}: give LOW-HIGH in percent, e.g. 30-40") from None
-    keep = None
-    if keep_rate is not None:
-        try:
-            lo_s, _, hi_s = keep_rate.partition("-")
-            keep = (float(lo_s) / 100, float(hi_s) / 100)
-        except ValueError:
-            raise UserError(f"keep-rate {keep_rate!r}: give LOW-HIGH in percent, e.g. 30-60") from None
+    bounds = _percent_range(band, "band", "30-40")
+    keep = _percent_range(keep_rate, "keep-rate", "30-60")
     if (len(knob) > 1 or outcome is not None or at_most is not None or bounds is not None
             or any(is_categorical(g, k) for k in knob) or keep is not None):
         return _several(g, knob, range_, rate if at_most is None else at_most, at_most is not None, outcome,
@@ -92,6 +80,18 @@ def target(
                                "player": pr.player, "players": players, "seed": seed, **asdict(res)}))
     else:
         typer.echo(result_text(pr, res, g.title))
+
+
+def _percent_range(text, what: str, example: str):
+    """'LOW-HIGH' in percent as (low, high) rates; None for None; a one-line UserError otherwise."""
+    from simcore.errors import UserError
+    if text is None:
+        return None
+    try:
+        lo_s, _, hi_s = text.partition("-")
+        return float(lo_s) / 100, float(hi_s) / 100
+    except ValueError:
+        raise UserError(f"{what} {text!r}: give LOW-HIGH in percent, e.g. {example}") from None
 
 
 def _several(g, knobs, ranges, rate, at_most, outcome, players, spies, seat, player, budget_games, confirm_games,

@@ -389,3 +389,10 @@ def test_a_kept_rate_stops_a_gap_closing_by_making_the_game_unwinnable():
     bad = CliRunner().invoke(app, ["target", "bethel-woods", "--knob", "knowledge_limit", "--range", "6-8",
                                    "--keep-rate", "30-60", "--target", "0.4"])
     assert bad.exit_code == 2 and "for a gap outcome" in bad.output
+    for opt, text, words in (("--keep-rate", "thirty", "keep-rate 'thirty': give LOW-HIGH in percent"),
+                             ("--band", "30-x", "band '30-x': give LOW-HIGH in percent"),
+                             ("--band", "40-30", "band 0.4-0.3 is not allowed")):
+        extra = ["--outcome", "gap:2", "--at-most", "0.03", opt, text] if opt == "--keep-rate" else [opt, text]
+        bad = CliRunner().invoke(app, ["target", "bethel-woods", "--knob", "knowledge_limit", "--range", "6-8",
+                                       "--players", "4", *extra])
+        assert bad.exit_code == 2 and words in bad.output and len(bad.output.strip().splitlines()) == 1, bad.output
