@@ -272,8 +272,8 @@ def find_target(measure: Measure, target: float, lo: float, hi: float, *, intege
     keep = printed_c is not None and (printed_c.covers_target or abs(printed_c.rate - target) <= tol
                                       or abs(printed_c.rate - target) <= abs(confirmed.rate - target))
     # the fresh games (one seed for all) against the direction the search assumed, by more than 1 pp
-    fresh = sorted(done.values(), key=lambda c: c.value) + ([printed_c] if printed_c and printed not in done else [])
-    fresh.sort(key=lambda c: c.value)
+    fresh = sorted([*done.values(), *([printed_c] if printed_c and printed not in done else [])],
+                   key=lambda c: c.value)
     not_monotone = any((b.rate - a.rate) * (1 if increasing else -1) < -0.01 for a, b in zip(fresh, fresh[1:]))
     n_confirmed = len(done) + (printed_c is not None and printed not in done)
     return TargetResult(target, rec, confirmed, alternative, tally.spent, confirm_games * n_confirmed,

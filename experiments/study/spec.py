@@ -510,8 +510,8 @@ def _check_target(st: Study, where: str) -> None:
         raise UserError(f"{where}: {e}") from None
 
 
-def target_problems(st: Study) -> list[Study]:
-    """A targets study's problems, each a checked target study: per band of ``levels`` and player
+def target_problems(st: Study) -> list[tuple[str, Study]]:
+    """A targets study's problems as (band, a checked target study): per band of ``levels`` and player
     count, the band at its difficulty (spies) for the study player, the study's knobs and ranges;
     named <study>_<band>_<players>p, seeded from the study's seed."""
     o = st.opts
@@ -524,7 +524,7 @@ def target_problems(st: Study) -> list[Study]:
                    "confirm_games": o["confirm_games"], "seed": o["seed"] + 1000 * i + j,
                    "title": f"{band} band at {spies} spies, {pl} players"}
             sub = study_from_dict(raw, f"{st.name}_{band}_{pl}p", where=f"{st.name}: {band}, {pl} players")
-            out.append(sub)
+            out.append((band, sub))
     return out
 
 

@@ -30,10 +30,8 @@ def run_targets(st: Study, threads=None, progress=None, chart_dir=None, backend=
     rows: list[dict] = []
     paretos: list[pd.DataFrame] = []
     by_band: dict[str, list[dict]] = {}
-    for sub in target_problems(st):
+    for band, sub in target_problems(st):
         res = run_target_study(sub, threads=threads, progress=progress, chart_dir=None, backend=backend)
-        band = next(b for b, sp in o["levels"].items() if sp == sub.opts["spies"][0]
-                    and list(o["bands"][b]) == sub.opts["band"])
         pl = sub.opts["players"][0]
         p = res.tables["pareto"].copy()
         printed = p[p["changes"] == "no change (the printed rules)"].iloc[0]
