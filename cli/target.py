@@ -26,11 +26,14 @@ def target(
                                                                       "must not exceed, e.g. 0.03 for a gap.")] = None,
     band: Annotated[Optional[str], typer.Option(help="Instead of --target: a band of rates to land in, LOW-HIGH in "
                                                      "percent, e.g. 30-40 (aims at the middle).")] = None,
-    keep_rate: Annotated[Optional[str], typer.Option(help="With a gap outcome: keep the first rate (at --players, or "
-                                                          "--seat's) in LOW-HIGH percent while the gap closes, e.g. "
-                                                          "30-60 (a gap also closes when nobody wins).")] = None,
-    outcome: Annotated[Optional[str], typer.Option(help="Bethel Woods: win (default) or gap:Q, the gap between the "
-                                                        "win rates at --players and at Q players; Benevolent: "
+    keep_rate: Annotated[Optional[str], typer.Option(help="With a gap or edge outcome: keep the first rate (at "
+                                                          "--players, --seat's, or the teams with the character) "
+                                                          "in LOW-HIGH percent while the gap closes, e.g. 30-60 "
+                                                          "(a gap also closes when nobody wins).")] = None,
+    outcome: Annotated[Optional[str], typer.Option(help="Bethel Woods: win (default), gap:Q, the gap between the "
+                                                        "win rates at --players and at Q players, or edge:CHARACTER, "
+                                                        "the win rate of teams with the character minus teams "
+                                                        "without (e.g. edge:Violet); Benevolent: "
                                                         "seat-win (default) or seat-gap:J, the gap between --seat's "
                                                         "and seat J's win rates.")] = None,
     players: Annotated[int, typer.Option(help="Players, 2 to 4.")] = 3,

@@ -20,8 +20,10 @@ named alternatives (Bethel Woods `machine_types`, `malfunction_counts` (the malf
 `orphanage_types`; Benevolent `layouts`, `sides`, `gray`, `dream_path`, `secret_pairs`), its values
 `printed` and the alternatives' names. Outcomes beyond one rate (``outcome_of``): Bethel Woods
 `gap:Q`, the gap between the win rates at the players asked and at Q players; Benevolent
-`seat-gap:J`, the gap between seat K's and seat J's win rates in the same games. A target is a
-value to hit, or (``at_most``) a bound.
+`seat-gap:J`, the gap between seat K's and seat J's win rates in the same games; Bethel Woods
+`edge:CHARACTER`, the win rate of teams with the character minus teams without (every team of
+the player count once, each side's games spread evenly over its teams, on one seed). A target is
+a value to hit, or (``at_most``) a bound.
 """
 from __future__ import annotations
 
@@ -80,11 +82,18 @@ def outcome_of(game, spec: str, players: int, at_most: bool = False) -> tuple[Ou
     g = game_of(game)
     rate_name, gap_name = ("win", "gap") if g.cooperative else ("seat-win", "seat-gap")
     allowed = f"{rate_name}, {gap_name}:{'Q (other players, 2 to 4)' if g.cooperative else 'J (another seat)'}"
+    chars = characters_of(g)
+    if chars:
+        allowed += f", edge:CHARACTER ({', '.join(chars)})"
     spec = str(spec).strip()
     goal = "at most" if at_most else "at"
     if spec == rate_name:
         return Outcome(goal=goal), None
     name, _, arg = spec.partition(":")
+    if chars and name == "edge":
+        if arg.strip() not in chars:
+            raise UserError(f"outcome {spec!r}: character {arg.strip()!r} is not known; allowed: {', '.join(chars)}")
+        return Outcome("difference", paired=False, absolute=False, goal=goal), None
     if name != gap_name or not arg.strip().isdigit():
         raise UserError(f"outcome {spec!r} is not known for {g.title}; allowed: {allowed}")
     other = int(arg)
@@ -96,6 +105,33 @@ def outcome_of(game, spec: str, players: int, at_most: bool = False) -> tuple[Ou
     if not 1 <= other <= players:
         raise UserError(f"outcome {spec!r}: seat {other} is not allowed at {players} players; allowed: 1 to {players}")
     return Outcome("difference", paired=True, absolute=True, goal=goal), other
+
+
+def characters_of(game) -> tuple[str, ...]:
+    """The game's characters (dealt to the seats), () for a game without them."""
+    return tuple(getattr(game_of(game).rules_module, "CHARACTERS", ()))
+
+
+def edge_teams(chars: tuple[str, ...], who: str, players: int) -> tuple[list, list]:
+    """The teams of an edge outcome: (every team with `who`, every team without), each team a
+    tuple of character names by seat. Every set of `players` characters once; the seat order
+    rotates with the team's index, so `who` (and each character) sits in every seat about equally
+    often, as a random deal seats it."""
+    from itertools import combinations
+
+    def seated(team, i):
+        team = sorted(team, key=chars.index)
+        return tuple(team[(q + i) % players] for q in range(players))
+    others = [c for c in chars if c != who]
+    with_ = [seated((who,) + rest, i) for i, rest in enumerate(combinations(others, players - 1))]
+    without = [seated(team, i) for i, team in enumerate(combinations(others, players))]
+    return with_, without
+
+
+def split_games(games: int, teams: int) -> list[int]:
+    """`games` games spread over `teams` teams as evenly as whole numbers allow (the first ones one
+    more), so each side of an edge plays exactly `games` games."""
+    return [games // teams + (1 if j < games % teams else 0) for j in range(teams)]
 
 
 @dataclass(frozen=True)
@@ -179,9 +215,9 @@ def _cells(g, knob_names: list[str], players: int, player: str, spies: int, seat
         if not 0 <= spies <= 5:
             raise UserError(f"spies {spies} is not allowed; allowed: 0 to 5")
 
-        def cell(setting: dict, seed: int):
+        def cell(setting: dict, seed: int, characters: tuple | None = None):
             return Cell(g.name, players, spies=setting.get("spies", spies), policies=(player,),
-                        rules=rules_of(setting), seed=seed)
+                        rules=rules_of(setting), seed=seed, characters=characters)
 
         what = (f"the win rate of {player} play, {players} players"
                 + ("" if "spies" in knob_names else f", {spies} spies"))
@@ -218,33 +254,56 @@ class MultiProblem:
     labels: dict | None = None      # {categorical knob: its values' names}
     other_cell: Callable | None = None   # Bethel Woods gap: the cell at the other player count
     other: int | None = None             # a gap's other side: Q players (Bethel Woods), seat J (Benevolent)
+    edge: str | None = None              # Bethel Woods edge:NAME: the character whose edge is measured
 
     def short(self) -> str:
         """The outcome in a few words, for a question on the front page."""
-        if self.other is None:
-            return "the win rate" if self.seat is None else f"seat {self.seat}'s win rate"
         k = self.search_outcome.keep
         kept = "" if k is None else f" (keeping the first rate in {100 * k[0]:g}-{100 * k[1]:g}%)"
+        if self.edge is not None:
+            return f"{self.edge}'s edge (teams with {self.edge} minus teams without){kept}"
+        if self.other is None:
+            return "the win rate" if self.seat is None else f"seat {self.seat}'s win rate"
         return (f"the win-rate gap to {self.other} players" if self.seat is None
                 else f"the win-rate gap between seats {self.seat} and {self.other}") + kept
 
     def measure(self, setting: dict, games: int, seed: int):
         """The outcome's count(s) in games 0..games-1 of the cell at this setting (in-process): one
-        int for a rate, a pair for a gap."""
+        int for a rate, a pair for a gap or an edge."""
         from arena.units import run_unit
-        return self.counts_from([run_unit(c, 0, games) for c in self.cells(setting, seed)])
+        return self.counts_from([run_unit(c, 0, n) for c, n in self.work(setting, games, seed)], games)
 
-    def counts_from(self, units: list):
-        """The outcome's count(s) from the summed counts of the units of ``cells``, in order."""
+    def counts_from(self, units: list, games: int):
+        """The outcome's count(s) from the summed counts of the units of ``work(.., games, ..)``,
+        in order."""
         from arena.units import as_dict
         got = [self.success(as_dict(self.game, u)) for u in units]
+        if self.edge is not None:    # the teams with the character, then the teams without
+            with_, _ = edge_teams(characters_of(self.game), self.edge, self.players)
+            k = sum(1 for n in split_games(games, len(with_)) if n)
+            return int(sum(got[:k])), int(sum(got[k:]))
         if self.other_cell is not None:
             return int(got[0]), int(got[1])
         return tuple(int(v) for v in got[0]) if isinstance(got[0], tuple) else int(got[0])
 
     def cells(self, setting: dict, seed: int) -> list:
-        """The arena's cells one trial plays (two for a gap between player counts)."""
+        """The arena's cells one trial plays (two for a gap between player counts; an edge: every
+        team with the character, then every team without)."""
+        if self.edge is not None:
+            with_, without = edge_teams(characters_of(self.game), self.edge, self.players)
+            return [self.cell(setting, seed, team) for team in with_ + without]
         return [self.cell(setting, seed)] + ([self.other_cell(setting, seed)] if self.other_cell else [])
+
+    def work(self, setting: dict, games: int, seed: int) -> list[tuple]:
+        """The (cell, games) items of one trial of `games` games: each cell of ``cells`` plays them
+        all; an edge's two sides play `games` each, spread over their teams (a team given none is
+        left out)."""
+        cells = self.cells(setting, seed)
+        if self.edge is None:
+            return [(c, games) for c in cells]
+        with_, without = edge_teams(characters_of(self.game), self.edge, self.players)
+        counts = split_games(games, len(with_)) + split_games(games, len(without))
+        return [(c, n) for c, n in zip(cells, counts) if n]
 
     def label(self, knob: str, v) -> str:
         """A knob's value as a designer reads it (a categorical knob's name, a number as itself)."""
@@ -268,11 +327,12 @@ def problem_multi(game, knob_names: list[str], players: int, player: str, spies:
     if len(set(knob_names)) != len(knob_names) or not knob_names:
         raise UserError(f"knobs {', '.join(knob_names) or '(none)'}: give each knob once")
     search_outcome, other = outcome_of(g, outcome or ("win" if g.cooperative else "seat-win"), players, at_most)
+    edge = str(outcome).strip().partition(":")[2].strip() if str(outcome).strip().startswith("edge:") else None
     if keep is not None:     # the first rate (at --players, or seat --seat's) kept in a range
         lo, hi = keep
-        if other is None:
-            raise UserError("a kept rate is for a gap outcome (gap:Q, seat-gap:J): it keeps the first rate in a "
-                            "range while the gap closes")
+        if other is None and edge is None:
+            raise UserError("a kept rate is for a gap or edge outcome (gap:Q, seat-gap:J, edge:CHARACTER): it keeps "
+                            "the first rate in a range while the gap closes")
         if not 0.0 <= lo < hi <= 1.0:
             raise UserError(f"kept rate {100 * lo:g}-{100 * hi:g}% is not allowed: give 0 <= LOW < HIGH <= 100")
         from dataclasses import replace
@@ -287,6 +347,9 @@ def problem_multi(game, knob_names: list[str], players: int, player: str, spies:
         other_cell = _cells(g, list(knob_names), other, player, spies, seat)[0]
         what = (f"the gap between the win rates of {player} play at {players} and at {other} players"
                 + ("" if "spies" in knob_names else f", {spies} spies"))
+    elif edge is not None:
+        what = (f"{edge}'s edge: the win rate of {player} play of teams with {edge} minus teams without (every "
+                f"team of {players} equally often), {players} players" + ("" if "spies" in knob_names else f", {spies} spies"))
     elif other is not None:
         k_seat, j_seat = seat, other
         if k_seat == j_seat:
@@ -296,7 +359,7 @@ def problem_multi(game, knob_names: list[str], players: int, player: str, spies:
                 f"self-play, {players} players")
     return MultiProblem(g.name, tuple(knob_names), defaults, players, spies if g.cooperative else None,
                         None if g.cooperative else seat, player, cell, success, what, search_outcome,
-                        {k: cats[k] for k in knob_names if k in cats} or None, other_cell, other)
+                        {k: cats[k] for k in knob_names if k in cats} or None, other_cell, other, edge)
 
 
 def knob_values(game, knob: str, spec) -> list[int]:

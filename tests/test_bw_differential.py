@@ -116,7 +116,7 @@ def _all_flipped():
 
 
 @pytest.mark.parametrize("switch", ["rone_redirect", "four_critical", "ability_window", "long_group", "rone_cost",
-                                    "ALL"])
+                                    "ability_off", "ALL"])
 def test_every_switch_flipped(switch):
     """The two engines agree step by step with each switch at its other reading (and all at once),
     from setup and from rich mid-game positions where Rone, critical tiles and long groups occur."""

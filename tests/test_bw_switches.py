@@ -199,6 +199,48 @@ def test_rone_cost_same_with_two_types(value):
     assert b.d["turn_state"]["rone_protects"] == 2 and b.d["knowledge"][0] == {}
 
 
+# ---- switch ability_off: one character plays without its ability ----------------------------------------
+def test_ability_off_takes_only_that_characters_ability():
+    # Violet with two Digital tokens: "Violet Digital" is offered in the printed game, not with her
+    # ability off; Nova's entry in the other seat is untouched, and so is Violet's turn otherwise
+    pos = dict(characters=("Violet", "Nova"), knowledge={0: mal(2, "Digital", 2)}, workers={1: ["Engineer"]})
+    assert "Violet Digital" in Both(scenario(**pos)).legal()
+    b = Both(scenario(**pos), rules_with(ability_off="Violet"))
+    assert not any(a.startswith("Violet") for a in b.legal())
+    assert "pick up Machine 1 clockwise" in b.legal()
+    b.do("pick up Machine 1 clockwise", "drop Engineer", "end turn")
+    assert b.d["placement"]["left"] == 3          # no reduction: the printed 3 malfunctions
+    nova = Both(scenario(characters=("Nova", "Fenn"), workers={1: ["Electrician"]}, orphanage=ORPH1,
+                         knowledge={0: mal(1, "Electrical", 2) + mal(2, "Digital")}), rules_with(ability_off="Violet"))
+    nova.do("pick up Machine 1 clockwise")
+    assert "enter Orphanage (Nova)" in nova.legal()
+
+
+ABILITY_CLASSES = {"Nova": {"enter Orphanage (Nova)"}, "Harris": {"Harris"}, "Junas": {"Junas"},
+                   "Linny": {"Linny"}, "Violet": {"Violet"}, "Fenn": {"uncover spy (Fenn)"},
+                   "Rone": {"Rone"},
+                   "Fare": {"uncover spy clockwise (Fare)", "uncover spy anticlockwise (Fare)"}}
+
+
+@pytest.mark.parametrize("who", list(ABILITY_CLASSES))
+def test_ability_off_in_lockstep_games(who):
+    """Exploring games on both engines in lock-step (legal sets and positions compared at every
+    step) with `who` in a seat: with ability_off = who none of its ability's actions is ever
+    played, while the same games under the printed rules play them (so the check can fail)."""
+    import bw_helpers as H
+    from simcore.bethel_woods.rules import CHARACTERS
+    c = CHARACTERS.index(who)
+    w = H.explore_weights()
+    seen = {}
+    for rules in (Rules(), rules_with(ability_off=who)):
+        H.COVERAGE.clear()
+        for g in range(16):
+            chars = [c] + [(c + 1 + q + g) % 8 for q in range(3) if (c + 1 + q + g) % 8 != c][:1 + g % 3]
+            H.lockstep(23, g, len(chars), g % 3, chars=chars, rules=rules, weights=w)
+        seen[rules.switch("ability_off")] = sum(H.COVERAGE[k] for k in ABILITY_CLASSES[who])
+    assert seen["none"] > 0 and seen[who] == 0, seen
+
+
 # ---- rules files -------------------------------------------------------------------------------------------
 def test_switches_in_a_rules_file(tmp_path):
     f = tmp_path / "r.toml"

@@ -50,8 +50,8 @@ def test_layout_has_no_overlap_and_no_gap(E, F, page):
 def test_rules_params_layout_has_no_overlap_and_no_gap(game):
     """The rules data array (rules.PARAMS, read by the compiled engine through the P_* offsets):
     every index in exactly one field, the module constants the table's offsets, N_PARAMS its size;
-    and every default and alternative rules set fills an array of that size (Bethel Woods' spare
-    entry P_UNUSED stays 0)."""
+    and every default and alternative rules set fills an array of that size (Bethel Woods' last
+    entry, once a spare, is switch ability_off: 0, no ability off, in each of them)."""
     from simcore.games import GAMES
     R = GAMES[game].rules_module
     own = covered(R, R.PARAMS)
@@ -61,8 +61,8 @@ def test_rules_params_layout_has_no_overlap_and_no_gap(game):
     for rules in [R.Rules()] + [R.load_rules(name) for name in R.ALTERNATIVES]:
         p = rules.params
         assert p.shape == (R.N_PARAMS,)
-        if hasattr(R, "P_UNUSED"):
-            assert p[R.P_UNUSED] == 0
+        if hasattr(R, "P_SW_ABILITY"):
+            assert p[R.P_SW_ABILITY] == 0
 
 def test_benevolent_player_block():
     assert VE.PS == VE.PLAYER.size and VE.STATE.fields[-1].name == "PL"

@@ -215,6 +215,55 @@ def test_the_gap_outcomes_count_both_sides():
         assert "\n" not in str(e.value)
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_edge_teams_are_every_team_once_with_the_character_in_every_seat(players):
+    from math import comb
+
+    from experiments.target import characters_of, edge_teams, split_games
+    chars = characters_of(BW)
+    with_, without = edge_teams(chars, "Violet", players)
+    assert len(with_) == comb(7, players - 1) and len(without) == comb(7, players)
+    teams = [frozenset(t) for t in with_ + without]
+    assert len(set(teams)) == len(teams) == comb(8, players) and all(len(t) == players for t in teams)
+    assert all("Violet" in t for t in with_) and not any("Violet" in t for t in without)
+    seats = [t.index("Violet") for t in with_]
+    assert max(seats.count(q) for q in range(players)) - min(seats.count(q) for q in range(players)) <= 1
+    assert characters_of(BV) == ()
+    for games, teams_n in ((100, 21), (7, 35), (2000, 70)):
+        s = split_games(games, teams_n)
+        assert sum(s) == games and max(s) - min(s) <= 1
+
+
+def test_the_edge_outcome_counts_the_teams_with_and_without_the_character():
+    from experiments.target import edge_teams, characters_of
+    pr = problem_multi(BW, ["ability_off"], 2, "heuristic", outcome="edge:Violet", at_most=True)
+    assert pr.search_outcome == Outcome("difference", paired=False, absolute=False, goal="at most")
+    assert "Violet's edge" in pr.short() and "teams with Violet minus teams without" in pr.outcome
+    with_, without = edge_teams(characters_of(BW), "Violet", 2)
+
+    def wins(teams, games):    # each side's games spread over its teams, played directly
+        per = [games // len(teams) + (j < games % len(teams)) for j in range(len(teams))]
+        return sum(as_dict(BW.name, run_unit(Cell(BW.name, 2, characters=t, policies=("heuristic",), seed=9), 0, n))["wins"]
+                   for t, n in zip(teams, per) if n)
+    assert pr.measure({"ability_off": 0}, 30, 9) == (wins(with_, 30), wins(without, 30))
+    assert len(pr.work({"ability_off": 0}, 30, 9)) == 7 + 21 and len(pr.work({"ability_off": 0}, 10, 9)) == 7 + 10
+    for call, words in ((lambda: problem_multi(BW, ["spies"], 3, "heuristic", outcome="edge:Bob"), "'Bob' is not known"),
+                        (lambda: problem_multi(BV, ["seat1_leaves"], 2, "heuristic", outcome="edge:Violet"), "seat-win")):
+        with pytest.raises(UserError, match=words) as e:
+            call()
+        assert "\n" not in str(e.value)
+
+
+def test_switching_violets_ability_off_removes_her_edge():
+    """A planted-free check on the games themselves: with Violet's ability off, teams with her
+    win no more often than teams without (her edge under the printed rules is positive)."""
+    pr = problem_multi(BW, ["ability_off"], 2, "heuristic", outcome="edge:Violet", at_most=True)
+    off = list(categorical_knobs(BW)["ability_off"]).index("Violet")
+    o = pr.search_outcome
+    printed, without_ability = (o.value(pr.measure({"ability_off": v}, 700, 11), 700) for v in (0, off))
+    assert printed > without_ability + 0.03, (printed, without_ability)
+
+
 def test_the_command_takes_a_bound_a_gap_and_a_categorical_knob():
     args = ["target", "benevolent", "--knob", "seat1_leaves", "--range", "0-2", "--knob", "empty_gift", "--range",
             "all", "--outcome", "seat-gap:2", "--at-most", "0.05", "--players", "2", "--player", "heuristic",
@@ -264,6 +313,29 @@ def test_a_several_knob_target_study_runs_through_the_store_and_resumes(tmp_path
     t = pd.read_csv(out / "tables" / "t_trials.csv")
     assert t["games"].sum() <= 1200 and {"count0", "count1"} <= set(t.columns)
     assert "for the win-rate gap to 2 players to be at most 3.0 pp, 4 players" in (out / "report.md").read_text()
+
+
+def test_an_edge_target_study_plays_every_team_through_the_executor(tmp_path):
+    import pandas as pd
+
+    from experiments.report import run_studies
+    from experiments.study import load_study
+    f = tmp_path / "e.toml"
+    f.write_text('kind = "target"\ngame = "bethel_woods"\npolicy = "heuristic"\nplayers = [2]\n'
+                 'knobs = ["ability_off"]\nranges = [["none", "Violet"]]\noutcome = "edge:Violet"\n'
+                 'at_most = 0.02\ngames = 800\ngames_per_trial = 200\nconfirm_games = 400\nseed = 11\n')
+    out = tmp_path / "out"
+    run_studies([load_study(f)], out, threads=1, show_progress=False)
+    p = pd.read_csv(out / "tables" / "e_pareto.csv")
+    assert "no change (the printed rules)" in set(p["changes"])
+    # each side of a confirmed edge: 400 games over its teams; the value teams-with minus teams-without
+    assert ((p["count0"] <= 400) & (p["count1"] <= 400)).all()
+    assert np.allclose(p["value"], (p["count0"] - p["count1"]) / 400)
+    t = pd.read_csv(out / "tables" / "e_trials.csv")
+    assert t["games"].sum() <= 800 and (t["count0"] <= t["games"]).all() and (t["count1"] <= t["games"]).all()
+    assert "Violet's edge" in (out / "report.md").read_text()
+    assert set(p["ability_off"]) <= {"none", "Violet"} and (p["games"] == 400).all()
+    assert (p["gets_there"] == (p["value"] <= 0.02)).all()
 
 
 @pytest.mark.parametrize("lines, words", [
@@ -382,13 +454,13 @@ def test_a_kept_rate_stops_a_gap_closing_by_making_the_game_unwinnable():
         assert r.smallest is not None and r.smallest.setting == {"a": 5, "d": 0}
         assert all(not p.confirmed.gets_there for p in r.pareto if p.setting["d"] == 1)
         assert "first rate within 30-60%" in r.rule
-    with pytest.raises(UserError, match="for a gap outcome"):
+    with pytest.raises(UserError, match="for a gap or edge outcome"):
         problem_multi(BW, ["knowledge_limit"], 3, "heuristic", keep=(0.3, 0.6))
     pr = problem_multi(BW, ["knowledge_limit"], 4, "heuristic", outcome="gap:2", at_most=True, keep=(0.3, 0.6))
     assert pr.search_outcome.keep == (0.3, 0.6) and "keeping the first rate in 30-60%" in pr.short()
     bad = CliRunner().invoke(app, ["target", "bethel-woods", "--knob", "knowledge_limit", "--range", "6-8",
                                    "--keep-rate", "30-60", "--target", "0.4"])
-    assert bad.exit_code == 2 and "for a gap outcome" in bad.output
+    assert bad.exit_code == 2 and "for a gap or edge outcome" in bad.output
     for opt, text, words in (("--keep-rate", "thirty", "keep-rate 'thirty': give LOW-HIGH in percent"),
                              ("--band", "30-x", "band '30-x': give LOW-HIGH in percent"),
                              ("--band", "40-30", "band 0.4-0.3 is not allowed")):

@@ -83,9 +83,8 @@ def _run_several(st: Study, g, threads, progress, backend) -> Result:
     spans = {k: (list(sp) if pr.labels and k in pr.labels else tuple(sp)) for k, sp in zip(o["knobs"], o["ranges"])}
 
     def measure(setting, games, seed):
-        units = execute([(c, games) for c in pr.cells(setting, seed)], threads=threads, progress=progress,
-                        **(backend or {}))
-        return pr.counts_from(units)
+        units = execute(pr.work(setting, games, seed), threads=threads, progress=progress, **(backend or {}))
+        return pr.counts_from(units, games)
 
     target = o["at_most"] if bound else o.get("target", 0.5)
     res = run_target_multi(pr, spans, target, o["games"], o["games_per_trial"], o["confirm_games"], o["seed"],

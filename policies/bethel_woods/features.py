@@ -176,9 +176,9 @@ def features(s, p, ws, out):
         d0 = d0 * (1.0 - r)
     q1 = (cur + 1) % np_
     q2 = (cur + 2) % np_
-    nxt = H._enters(ws, q1, cost, E.character(s, q1) == NOVA, reach)
-    nxt2 = H._enters(ws, q2, cost, E.character(s, q2) == NOVA, reach) if q2 != cur else 0
-    selfe = H._enters(ws, cur, cost, E.character(s, cur) == NOVA, reach)
+    nxt = H._enters(ws, q1, cost, E.ability(s, p, q1) == NOVA, reach)
+    nxt2 = H._enters(ws, q2, cost, E.ability(s, p, q2) == NOVA, reach) if q2 != cur else 0
+    selfe = H._enters(ws, cur, cost, E.ability(s, p, cur) == NOVA, reach)
     prog = min(b1, cost) / cost
     if cost + 1 <= 6 + (cost - built - 1):
         prog += min(b2, cost + 1) / (cost + 1)
@@ -217,7 +217,7 @@ def features(s, p, ws, out):
     for e in range(N_EFFECTS):
         out[F_EFFECT + e] = E.effect_active(s, p, e)
     for q in range(np_):
-        c = E.character(s, q)
+        c = E.ability(s, p, q)  # a character whose ability is switched off (ability_off) reads as absent
         if 0 <= c < N_CHARACTERS:
             out[F_CHAR + c] = 1.0
     out[52] = d2 + d3 + d4

@@ -636,10 +636,10 @@ def evaluate(s, p, theta, ws):
         d0 = d0 * (1.0 - r)
     q1 = (cur + 1) % np_
     q2 = (cur + 2) % np_
-    nxt = _enters(ws, q1, cost, E.character(s, q1) == NOVA, reach)
+    nxt = _enters(ws, q1, cost, E.ability(s, p, q1) == NOVA, reach)
     nxt2 = 0
     if q2 != cur and theta[T_NEXT2] != 0.0:
-        nxt2 = _enters(ws, q2, cost, E.character(s, q2) == NOVA, reach)
+        nxt2 = _enters(ws, q2, cost, E.ability(s, p, q2) == NOVA, reach)
     second = 0
     if b1q >= 0:
         second = b2
@@ -648,7 +648,7 @@ def evaluate(s, p, theta, ws):
         prog += min(b2, cost + 1) / (cost + 1)
     if cost + 2 <= 6 + (cost - built - 1) and np_ > 2:
         prog += min(b3, cost + 2) / (cost + 2)
-    selfe = _enters(ws, cur, cost, E.character(s, cur) == NOVA, reach) if theta[T_SELF] != 0.0 else 0
+    selfe = _enters(ws, cur, cost, E.ability(s, p, cur) == NOVA, reach) if theta[T_SELF] != 0.0 else 0
     score = (theta[T_SPYLOSS] * ((1.0 - quiet) if spies >= 5 else 0.0) + theta[T_PSPY] * (1.0 - quiet) + theta[T_SPREAD] * spread + theta[T_MISSING] * max(0, cost - b1) + theta[T_SELF] * selfe + theta[T_SPIES2] * spies * spies + theta[T_PROGRESS] * prog + theta[T_BUILT] * built + theta[T_CRIT] * ncrit + theta[T_EXPCRIT] * expc
              + theta[T_P3] * (d3 + d4) + theta[T_P4] * d4 + theta[T_SPIES] * spies
              + theta[T_BEST] * min(b1, cost) / cost + theta[T_SECOND] * min(second, cost + 1) / (cost + 1)
@@ -748,7 +748,7 @@ def _post_stage1(ws, p, theta, st, plen, c):
     if st[E.PHASE] != PH_POST or st[E.LASTM] < 0 or st[E.UNCOVERED] != 0 or c >= N_SLOTS:
         return
     lm = st[E.LASTM]
-    if E.spy_at(st, lm) == 0 and not (E.character(st, st[E.CUR]) == FARE and st[E.ABIL_USED] == 0
+    if E.spy_at(st, lm) == 0 and not (E.ability(st, p, st[E.CUR]) == FARE and st[E.ABIL_USED] == 0
                                       and E.spy_at(st, (lm + 1) % 6) + E.spy_at(st, (lm + 5) % 6) > 0):
         return  # no spy to uncover
     acts = ws[W_ACTS2: W_ACTS2 + N_ACTIONS]
@@ -808,7 +808,7 @@ def _search_moves(ws, p, theta, d0):
                 pl2 = _enter_do(child, ws, plen, t, cost)
                 _post_stage1(ws, p, theta, child, pl2, d0 + 2)
                 continue
-            if E.character(st, st[E.CUR]) != NOVA or st[E.ABIL_USED] != 0:
+            if E.ability(st, p, st[E.CUR]) != NOVA or st[E.ABIL_USED] != 0:
                 continue
             if not E.entry_payable(st, p, t, cost, 1):
                 continue
@@ -946,7 +946,7 @@ def _harris_first(ws, p, theta):
     type-t worker that makes one reachable, followed by every pick-up."""
     root = ws[W_SLOT: W_SLOT + S_SIZE]
     cur = root[E.CUR]
-    if E.character(root, cur) != HARRIS or root[E.ABIL_USED] != 0:
+    if E.ability(root, p, cur) != HARRIS or root[E.ABIL_USED] != 0:
         return
     cost = E.entry_cost(root, p)
     tax = E.effect_active(root, p, E_ABILITY)

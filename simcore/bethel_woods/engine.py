@@ -22,7 +22,7 @@ a sequence of apply calls and made of the same pieces as apply (pick_up / unpick
 undo_drop, enter_and_pay, move_worker), the rules a planner asks about (entry_type, entry_cost,
 piece_cost, entry_payable, may_pay, uncover_actions, ability_actions, same_position) and named
 accessors for the fields indexed by machine, seat, kind or type (hand, workers, group,
-malfunction, load, knowledge, held, section, spy_at, bag, character, need, paid).
+malfunction, load, knowledge, held, section, spy_at, bag, character, ability, need, paid).
 
 The state holds only what the players know (plus the bag's contents, which anyone can count).
 Hidden things are drawn when they are revealed: a critical tile the first time its machine goes
@@ -56,7 +56,7 @@ from .rules import (
     CHARACTERS, CRITICAL_EFFECTS, E_ABILITY, E_CONSTRUCT, E_EXTRA, E_LIMIT6, E_REDIRECT, E_UNCOVER, FARE, FENN,
     HARRIS, JUNAS, LINNY, MAX_PLAYERS, N_CHARACTERS, N_EFFECTS, N_KINDS, N_MACHINES, N_SECTIONS, N_SPIES, N_TYPES,
     NOVA, P_CRIT_ABOVE, P_CRIT_LIMIT, P_LIMIT, P_MACHINE_TYPES, P_MALF_COUNTS, P_MALF_TOTAL, P_OPENING, P_PER_TURN,
-    P_SECTION_TYPES, P_SW_FOUR, P_SW_RONE, P_SW_RONE_COST, P_SW_WINDOW, P_SW_WRAP, RONE, TYPES, VIOLET,
+    P_SECTION_TYPES, P_SW_ABILITY, P_SW_FOUR, P_SW_RONE, P_SW_RONE_COST, P_SW_WINDOW, P_SW_WRAP, RONE, TYPES, VIOLET,
     VIOLET_REDUCTION, WORKERS,
 )
 
@@ -342,6 +342,14 @@ def bag(s, pm, t):
 def character(s, q):
     """The character of seat q (rules.CHARACTERS), -1 for an empty seat."""
     return s[CHAR + q]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def ability(s, p, q):
+    """The character whose ability seat q has: its character, or -1 when switch ``ability_off``
+    names it (or the seat is empty). Every ability's rule asks this, not ``character``."""
+    c = s[CHAR + q]
+    return -1 if c == p[P_SW_ABILITY] - 1 else c
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -678,7 +686,7 @@ def legal_actions(s, p, acts):
             cost = entry_cost(s, p)
             if entry_payable(s, p, t, cost, 0):
                 n = _add(acts, n, A_ENTER)
-            if s[CHAR + cur] == NOVA and s[ABIL_USED] == 0 and entry_payable(s, p, t, cost, 1):
+            if ability(s, p, cur) == NOVA and s[ABIL_USED] == 0 and entry_payable(s, p, t, cost, 1):
                 n = _add(acts, n, A_ENTER_NOVA)
         if p[P_SW_WINDOW] == 0:  # switch ability_window "any_time": also between drops
             n = ability_actions(s, p, acts, n)
@@ -738,7 +746,7 @@ def uncover_actions(s, p, acts, n):
         extra = effect_active(s, p, E_UNCOVER)
         tax = effect_active(s, p, E_ABILITY)
         free = s[ABIL_USED] == 0
-        ch = s[CHAR + cur]
+        ch = ability(s, p, cur)
         if s[SPY + lm] == 1:
             need = need2(p[P_MACHINE_TYPES + 2 * lm], p[P_MACHINE_TYPES + 2 * lm + 1])
             if can_pay(have, need, extra, 0):
@@ -768,7 +776,7 @@ def ability_actions(s, p, acts, n):
     cur = s[CUR]
     if s[ABIL_USED] != 0:
         return n
-    ch = s[CHAR + cur]
+    ch = ability(s, p, cur)
     if ch != HARRIS and ch != JUNAS and ch != LINNY and ch != VIOLET and ch != RONE:
         return n
     tax = effect_active(s, p, E_ABILITY)

@@ -263,6 +263,12 @@ class ReferenceGame:
     def character(self, q=None):
         return CHARACTERS[self.characters[self.current if q is None else q]]
 
+    def ability(self, q=None):
+        """The character whose ability the seat has: its own, or None when the rules' switch
+        ability_off names that character (the printed game: "none")."""
+        c = self.character(q)
+        return None if self.rules.switch("ability_off") == c else c
+
     def workers_in_orphanage(self):
         return sum(1 for w in self.orphanage if w is not None)
 
@@ -358,7 +364,7 @@ class ReferenceGame:
         acts = []
         if self.can_afford(self.current, self._enter_payment(False)):
             acts.append(A_ENTER)
-        if self.character() == "Nova" and not self.ability_used and self.can_afford(self.current, self._enter_payment(True)):
+        if self.ability() == "Nova" and not self.ability_used and self.can_afford(self.current, self._enter_payment(True)):
             acts.append(A_ENTER_NOVA)
         return acts
 
@@ -378,9 +384,9 @@ class ReferenceGame:
         opts = []
         if self.spy_on[lm]:
             opts.append((A_UNCOVER, self._spy_payment(lm, extra, False)))
-            if self.character() == "Fenn" and free:
+            if self.ability() == "Fenn" and free:
                 opts.append((A_UNCOVER_FENN, self._spy_payment(lm, extra + self.tax(), True)))
-        if self.character() == "Fare" and free:
+        if self.ability() == "Fare" and free:
             for a, m in ((A_UNCOVER_FARE_CW, (lm + 1) % 6), (A_UNCOVER_FARE_CCW, (lm - 1) % 6)):
                 if self.spy_on[m]:
                     opts.append((a, self._spy_payment(m, extra + 1 + self.tax(), False)))
@@ -393,7 +399,7 @@ class ReferenceGame:
         """(action, payment or None) for the active abilities usable now."""
         if self.ability_used:
             return []
-        who = self.character()
+        who = self.ability()
         q = self.current
         tax = self.tax()
         have = self.have(q)

@@ -99,9 +99,9 @@ PARAMS = Layout(
     ("P_SW_WINDOW", 1, None, "switch ability_window: 0 any_time, 1 before_after"),
     ("P_SW_WRAP", 1, None, "switch long_group: 0 passes, 1 stops"),
     ("P_SW_RONE_COST", 1, None, "switch rone_cost: 0 different_types, 1 any_two"),
-    ("P_UNUSED", 1, None, "always 0 (a spare entry, kept so that N_PARAMS stays 60)"),
+    ("P_SW_ABILITY", 1, None, "switch ability_off: 0 none, 1 + c character c's ability is off"),
 )
-globals().update(PARAMS.offsets)   # P_MACHINE_TYPES = 0, P_SECTION_TYPES = 12, ..., P_UNUSED = 59
+globals().update(PARAMS.offsets)   # P_MACHINE_TYPES = 0, P_SECTION_TYPES = 12, ..., P_SW_ABILITY = 59
 N_PARAMS = PARAMS.size             # 60
 
 # ---- SWITCHES: readings of ambiguous rulebook sentences (docs/bethel_woods.md#switches) -------------
@@ -126,8 +126,12 @@ SWITCHES = {
     # Rone "may discard any 2 different Knowledge": 2 tokens of two different types; or any 2
     # tokens ("any_two"; then every `Rone protect Machine m paying A+B` action pays any 2 tokens).
     "rone_cost": ("different_types", "any_two"),
+    # not a reading but a design question: one character plays without its ability (the printed
+    # game: "none"). The character is dealt and seated as usual; its ability's actions are never
+    # legal (Nova's entry, Fenn's and Fare's uncovers, the active abilities of the others).
+    "ability_off": ("none",) + CHARACTERS,
 }
-SWITCH_PARAMS = (P_SW_RONE, P_SW_FOUR, P_SW_WINDOW, P_SW_WRAP, P_SW_RONE_COST)
+SWITCH_PARAMS = (P_SW_RONE, P_SW_FOUR, P_SW_WINDOW, P_SW_WRAP, P_SW_RONE_COST, P_SW_ABILITY)
 
 
 
