@@ -89,6 +89,15 @@ GLOSSARY = {
                       "tile k carries permanent Secret k + 3 (mod 9) on its back"),
     "secrets-themed": ("Secret tiles paired by theme",
                        "related single-use and permanent Secrets share a tile"),
+    "exchange-lean": ("leaner exchange tiles",
+                      "each exchange tile takes the gift one step lower: 2 Clovers for a Feather, "
+                      "2 Feathers for a Crystal, Crystal and Feather for an Amber"),
+    "exchange-rich": ("richer exchange tiles",
+                      "each exchange tile takes the gift one step higher: 2 Clovers for an Amber, "
+                      "2 Feathers for a Figurine, Crystal and Clover for a Figurine"),
+    "exchange-pairs": ("exchange tiles all pairs",
+                       "every exchange tile asks two of one gift: 2 Clovers for a Crystal, "
+                       "2 Feathers for an Amber, 2 Crystals for a Figurine"),
 }
 
 

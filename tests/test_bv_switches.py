@@ -107,6 +107,37 @@ def test_switches_and_alternatives_load():
     assert rules_from_mapping(r.to_dict()).to_dict() == r.to_dict()
 
 
+EXCHANGES = [n for n in ALTERNATIVES if "exchange_tiles" in ALTERNATIVES[n]]
+
+
+@pytest.mark.parametrize("name", EXCHANGES)
+def test_exchange_alternatives_change_only_the_tiles(name):
+    """An exchange alternative differs from the defaults in its tiles alone, and both engines, in
+    step, play its tiles: offered only to a player holding the two gifts above the arrow, resolving
+    returns those to the Dream board and takes the gift under it; then lock-step games under it."""
+    import collections
+
+    import bv_helpers as H
+    from simcore.benevolent.rules import GIFTS
+    r, default = load_rules(name), Rules().to_dict()
+    assert len(EXCHANGES) >= 2
+    assert [k for k, v in r.to_dict().items() if v != default[k]] == ["exchange_tiles"]
+    for k, (give_a, give_b, get) in enumerate(r.exchange_tiles):
+        tile = f"resolve Secret: exchange tile {k + 1}"
+        held = collections.Counter([give_a, give_b])
+        short = {**held, give_b: held[give_b] - 1}
+        me = {"footsteps": [0], "single_use": [f"exchange tile {k + 1}"]}
+        assert tile not in Both(scenario(hexes=PLAIN, me={**me, "gifts": short}, rules=r), r).legal()
+        b = Both(scenario(hexes=PLAIN, me={**me, "gifts": held}, rules=r), r)
+        pool = dict(b.d["gift_pool"])
+        b.do(tile)
+        assert b.me()["gifts"] == {x: int(x == get) for x in GIFTS}
+        assert b.d["gift_pool"] == {x: pool[x] + held[x] - (x == get) for x in GIFTS}
+    w = H.explore_weights()
+    for g in range(30):
+        H.lockstep(27, g, 2 + g % 3, rules=r, weights=w if g % 2 else None)
+
+
 def _covered(offsets):
     """How many hexes each later segment covers of the ones placed before it."""
     from simcore.benevolent.rules import SEGMENT_SHAPE

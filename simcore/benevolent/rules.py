@@ -387,4 +387,25 @@ ALTERNATIVES = {
     "secrets-reversed": {"secret_pairs": _PERM[::-1]},
     "secrets-shift": {"secret_pairs": _PERM[3:] + _PERM[:3]},
     "secrets-themed": {"secret_pairs": [_PERM[i] for i in (4, 2, 3, 5, 6, 7, 1, 0, 8)]},
+    # the three exchange tiles ("Three tiles showing gifts above and below an arrow: Return the gifts
+    # shown above the arrow ... take the gift shown under the arrow"): the pictures are missing, so
+    # which gifts is not in the text. Gifts in order of value (the Ring of Stones' "next in value"):
+    # Clover 2, Feather 4, Crystal 7, Amber 10, Figurine 12. The default gives 4, 8, 11 of value for
+    # 7, 10, 12. Each alternative keeps two gifts above the arrow and one below, dearer than either.
+    # one value step less taken: the gift next in value above the dearer one given, the Ring of
+    # Stones' own step, for two gifts (4, 8, 11 for 4, 7, 10): a Secret that turns spare gifts
+    # into a new kind (the game is won on 5 different gifts), not into more value
+    "exchange-lean": {"exchange_tiles": [["Clover", "Clover", "Feather"], ["Feather", "Feather", "Crystal"],
+                                         ["Crystal", "Feather", "Amber"]]},
+    # one value step more taken (nothing is above the Figurine, so the third tile asks a Clover for
+    # the Feather instead): 4, 8, 9 for 10, 12, 12. A tile is won by a Wooden Table action and
+    # returns two gifts where the Ring of Stones returns one, so it may skip two gifts in value where
+    # the default's first tile skips one (Clover past Feather to Crystal)
+    "exchange-rich": {"exchange_tiles": [["Clover", "Clover", "Amber"], ["Feather", "Feather", "Figurine"],
+                                         ["Clover", "Crystal", "Figurine"]]},
+    # a pair of one gift on every tile, a series one step apart: 2 Clovers -> Crystal, 2 Feathers ->
+    # Amber, 2 Crystals -> Figurine (the default's first two tiles; the third asks 14 for 12): the
+    # plainest picture, two like tokens above the arrow, and the third tile follows the first two
+    "exchange-pairs": {"exchange_tiles": [["Clover", "Clover", "Crystal"], ["Feather", "Feather", "Amber"],
+                                          ["Crystal", "Crystal", "Figurine"]]},
 }
