@@ -65,11 +65,14 @@ def strongest_policy(game: str) -> str:
 
 def variants(game: str) -> list[tuple[str, str, object]]:
     """(name, kind, Rules) for every switch's other value(s) (kind "switch", name "switch=value")
-    and every named alternative table (kind "table"), in a fixed order."""
+    and every named alternative table (kind "table"), in a fixed order. A switch that asks a design
+    question (the rules module's DESIGN_SWITCHES: Bethel Woods ``ability_off``) is not a reading
+    and is left out."""
     rules_mod = _rules_module(game)
     out = []
+    design = getattr(rules_mod, "DESIGN_SWITCHES", ())
     for name, values in rules_mod.SWITCHES.items():
-        for v in values[1:]:
+        for v in values[1:] if name not in design else ():
             out.append((f"{name}={v}", "switch", rules_mod.load_rules(f"{name}={v}")))
     for name in rules_mod.ALTERNATIVES:
         out.append((name, "table", rules_mod.load_rules(name)))

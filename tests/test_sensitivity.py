@@ -15,10 +15,15 @@ from simcore.errors import UserError
 
 
 def test_variants_cover_every_switch_value_and_table():
-    from simcore.bethel_woods.rules import ALTERNATIVES, SWITCHES
+    """Every reading and table, but not a design switch (ability_off: a character without its
+    ability is a question for the tuner, not a reading of the rulebook)."""
+    from simcore.bethel_woods.rules import ALTERNATIVES, DESIGN_SWITCHES, SWITCHES
     names = [v[0] for v in S.variants("bethel_woods")]
-    assert len(names) == sum(len(v) - 1 for v in SWITCHES.values()) + len(ALTERNATIVES)
+    readings = {k: v for k, v in SWITCHES.items() if k not in DESIGN_SWITCHES}
+    assert DESIGN_SWITCHES == ("ability_off",) and len(readings) == 5
+    assert len(names) == sum(len(v) - 1 for v in readings.values()) + len(ALTERNATIVES)
     assert "four_critical=immediate" in names and "machines-b" in names
+    assert not any(n.startswith("ability_off") for n in names)
     assert S.strongest_policy("bethel_woods") == "learned"
 
 

@@ -132,6 +132,9 @@ SWITCHES = {
     "ability_off": ("none",) + CHARACTERS,
 }
 SWITCH_PARAMS = (P_SW_RONE, P_SW_FOUR, P_SW_WINDOW, P_SW_WRAP, P_SW_RONE_COST, P_SW_ABILITY)
+# switches that ask a design question rather than read an ambiguous sentence: the sensitivity study
+# (how much the readings move the answers) leaves them out; the target tuner searches them
+DESIGN_SWITCHES = ("ability_off",)
 
 
 
