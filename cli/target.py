@@ -36,7 +36,8 @@ def target(
                                                         "without (e.g. edge:Violet); Benevolent: "
                                                         "seat-win (default) or seat-gap:J, the gap between --seat's "
                                                         "and seat J's win rates.")] = None,
-    players: Annotated[int, typer.Option(help="Players, 2 to 4.")] = 3,
+    players: Annotated[str, typer.Option(help="Players, 2 to 4; several, comma-separated (e.g. 2,3,4): one change "
+                                              "for all of them, the rate getting there at each.")] = "3",
     spies: Annotated[int, typer.Option(help="Bethel Woods: spies at setup, 0 to 5 (when the knob is not spies).")] = 0,
     seat: Annotated[int, typer.Option(help="Benevolent: the seat whose win rate is the outcome (1 = first).")] = 1,
     player: Annotated[Optional[str], typer.Option(help="The player in every seat (default: the study player, learned).")] = None,
@@ -68,13 +69,15 @@ def target(
         raise UserError("give exactly one of --target (a value to hit), --at-most (a bound) and --band (LOW-HIGH)")
     bounds = _percent_range(band, "band", "30-40")
     keep = _percent_range(keep_rate, "keep-rate", "30-60")
+    counts = _player_counts(players)
     if (len(knob) > 1 or outcome is not None or at_most is not None or bounds is not None
-            or any(is_categorical(g, k) for k in knob) or keep is not None):
+            or any(is_categorical(g, k) for k in knob) or keep is not None or len(counts) > 1):
         return _several(g, knob, range_, rate if at_most is None else at_most, at_most is not None, outcome,
-                        players, spies, seat, player or STUDY_PLAYER[g.name],
+                        counts if len(counts) > 1 else counts[0], spies, seat, player or STUDY_PLAYER[g.name],
                         20000 if budget_games is None else budget_games, confirm_games, games_per_trial, seed,
                         json_out, bounds, keep)
     assert rate is not None
+    players = counts[0]
     pr = problem(g, knob[0], players, player or STUDY_PLAYER[g.name], spies=spies, seat=seat)
     lo, hi = knob_range(g, knob[0], range_[0])
     res = run_target(pr, lo, hi, rate, 6000 if budget_games is None else budget_games, confirm_games, seed)
@@ -83,6 +86,16 @@ def target(
                                "player": pr.player, "players": players, "seed": seed, **asdict(res)}))
     else:
         typer.echo(result_text(pr, res, g.title))
+
+
+def _player_counts(text: str) -> tuple[int, ...]:
+    """'3' -> (3,), '2,3,4' -> (2, 3, 4); a one-line UserError for anything else (the counts
+    themselves are checked by the game)."""
+    from simcore.errors import UserError
+    try:
+        return tuple(int(x) for x in str(text).split(","))
+    except ValueError:
+        raise UserError(f"--players {text!r}: give a player count, or several comma-separated, e.g. 2,3,4") from None
 
 
 def _percent_range(text, what: str, example: str):
@@ -109,7 +122,7 @@ def _several(g, knobs, ranges, rate, at_most, outcome, players, spies, seat, pla
                        keep=keep)
     spans = {k: knob_span(g, k, r, check=False) for k, r in zip(knobs, ranges)}
     check_spans(g, spans)
-    if band is not None and pr.search_outcome.kind != "rate":
+    if band is not None and pr.search_outcome.kind not in ("rate", "rates"):
         raise UserError(f"--band is for a rate; outcome {outcome!r} takes --target or --at-most")
     res = run_target_multi(pr, spans, 0.5 if rate is None else rate, budget_games, games_per_trial, confirm_games,
                            seed, band=band)

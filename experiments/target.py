@@ -255,6 +255,8 @@ class MultiProblem:
     other_cell: Callable | None = None   # Bethel Woods gap: the cell at the other player count
     other: int | None = None             # a gap's other side: Q players (Bethel Woods), seat J (Benevolent)
     edge: str | None = None              # Bethel Woods edge:NAME: the character whose edge is measured
+    player_counts: tuple | None = None   # one change for several player counts: the counts, in order
+    count_cells: tuple = ()              # ... and the cell at each of them
 
     def short(self) -> str:
         """The outcome in a few words, for a question on the front page."""
@@ -262,6 +264,9 @@ class MultiProblem:
         kept = "" if k is None else f" (keeping the first rate in {100 * k[0]:g}-{100 * k[1]:g}%)"
         if self.edge is not None:
             return f"{self.edge}'s edge (teams with {self.edge} minus teams without){kept}"
+        if self.player_counts is not None:
+            return (("the win rate" if self.seat is None else f"seat {self.seat}'s win rate")
+                    + f" at every player count ({', '.join(map(str, self.player_counts))})")
         if self.other is None:
             return "the win rate" if self.seat is None else f"seat {self.seat}'s win rate"
         return (f"the win-rate gap to {self.other} players" if self.seat is None
@@ -284,6 +289,8 @@ class MultiProblem:
             return int(sum(got[:k])), int(sum(got[k:]))
         if self.other_cell is not None:
             return int(got[0]), int(got[1])
+        if self.player_counts is not None:
+            return tuple(int(v) for v in got)
         return tuple(int(v) for v in got[0]) if isinstance(got[0], tuple) else int(got[0])
 
     def cells(self, setting: dict, seed: int) -> list:
@@ -292,6 +299,8 @@ class MultiProblem:
         if self.edge is not None:
             with_, without = edge_teams(characters_of(self.game), self.edge, self.players)
             return [self.cell(setting, seed, team) for team in with_ + without]
+        if self.player_counts is not None:
+            return [c(setting, seed) for c in self.count_cells]
         return [self.cell(setting, seed)] + ([self.other_cell(setting, seed)] if self.other_cell else [])
 
     def work(self, setting: dict, games: int, seed: int) -> list[tuple]:
@@ -310,20 +319,30 @@ class MultiProblem:
         return str(self.labels[knob][v]) if self.labels and knob in self.labels else str(v)
 
 
-def problem_multi(game, knob_names: list[str], players: int, player: str, spies: int = 0,
+def problem_multi(game, knob_names: list[str], players, player: str, spies: int = 0,
                   seat: int = 1, outcome: str | None = None, at_most: bool = False,
                   keep: tuple[float, float] | None = None) -> MultiProblem:
     """The game's target problem over several knobs (one-line UserErrors as `problem`, and for a
-    knob named twice); `outcome` one of the game's outcomes (``outcome_of``; None: its rate)."""
+    knob named twice); `outcome` one of the game's outcomes (``outcome_of``; None: its rate).
+    `players` one count, or several (a sequence): then one change for all of them, the game's rate
+    at each count (outcome kind "rates": the goal holds at every count)."""
     from policies import canonical_policy, check_player
     g = game_of(game)
-    g.check_players(players)
+    counts = tuple(players) if isinstance(players, (list, tuple)) else (players,)
+    if not counts or len(set(counts)) != len(counts):
+        raise UserError(f"players {', '.join(map(str, counts)) or '(none)'}: give each player count once")
+    for n in counts:
+        g.check_players(n)
+    players = counts[0]
     player = canonical_policy(player, g.name)
     check_player(player, g.name, "player")
-    allowed = knobs(g, players)
-    for k in knob_names:
-        if k not in allowed:
-            raise UserError(f"knob {k!r} is not known for {g.title} at {players} players; allowed: {', '.join(allowed)}")
+    for n in counts:
+        allowed = knobs(g, n)
+        for k in knob_names:
+            if k not in allowed:
+                raise UserError(f"knob {k!r} is not known for {g.title} at {n} players; allowed: {', '.join(allowed)}")
+    if len(counts) > 1:
+        return _problem_counts(g, list(knob_names), counts, player, spies, seat, outcome, at_most, keep)
     if len(set(knob_names)) != len(knob_names) or not knob_names:
         raise UserError(f"knobs {', '.join(knob_names) or '(none)'}: give each knob once")
     search_outcome, other = outcome_of(g, outcome or ("win" if g.cooperative else "seat-win"), players, at_most)
@@ -360,6 +379,34 @@ def problem_multi(game, knob_names: list[str], players: int, player: str, spies:
     return MultiProblem(g.name, tuple(knob_names), defaults, players, spies if g.cooperative else None,
                         None if g.cooperative else seat, player, cell, success, what, search_outcome,
                         {k: cats[k] for k in knob_names if k in cats} or None, other_cell, other, edge)
+
+
+def _problem_counts(g, knob_names: list[str], counts: tuple, player: str, spies: int, seat: int,
+                    outcome: str | None, at_most: bool, keep) -> MultiProblem:
+    """One change for several player counts: the game's rate at each count, each count's cell on the
+    same seed, the goal holding at every count (``Outcome(kind="rates")``)."""
+    rate_name = "win" if g.cooperative else "seat-win"
+    if outcome is not None and str(outcome).strip() != rate_name:
+        raise UserError(f"outcome {outcome!r} is for one player count; with several ({', '.join(map(str, counts))}) "
+                        f"the outcome is the rate at each ({rate_name})")
+    if keep is not None:
+        raise UserError("a kept rate is for a gap or edge outcome at one player count, not for several counts")
+    if len(set(knob_names)) != len(knob_names) or not knob_names:
+        raise UserError(f"knobs {', '.join(knob_names) or '(none)'}: give each knob once")
+    built = [_cells(g, knob_names, n, player, spies, seat) for n in counts]
+    base = g.default_rules().to_dict()
+    cats = categorical_knobs(g)
+    defaults = {k: (0 if k in cats else base[k] if k in base else spies if k == "spies"
+                    else PRINTED_LEAVES[int(k[4:-7]) - 1]) for k in knob_names}
+    at = f"{', '.join(map(str, counts[:-1]))} and {counts[-1]} players"
+    what = (f"the win rate of {player} play at {at}, each" if g.cooperative
+            else f"seat {seat}'s win rate (of all games) in {player} self-play at {at}, each")
+    what += "" if "spies" in knob_names or not g.cooperative else f", {spies} spies"
+    return MultiProblem(g.name, tuple(knob_names), defaults, counts[0], spies if g.cooperative else None,
+                        None if g.cooperative else seat, player, built[0][0], built[0][1], what,
+                        Outcome("rates", goal="at most" if at_most else "at", k=len(counts)),
+                        {k: cats[k] for k in knob_names if k in cats} or None,
+                        player_counts=counts, count_cells=tuple(b[0] for b in built))
 
 
 def knob_values(game, knob: str, spec) -> list[int]:
@@ -508,7 +555,7 @@ def changes_text(p: ParetoPoint, defaults: dict, label: Callable = lambda k, v: 
 
 def value_text(outcome: Outcome, x: float) -> str:
     """A rate as a percentage, a gap in percentage points."""
-    return f"{100 * x:.1f}%" if outcome.kind == "rate" else f"{100 * x:.1f} pp"
+    return f"{100 * x:.1f}%" if outcome.kind in ("rate", "rates") else f"{100 * x:.1f} pp"
 
 
 def goal_text(outcome: Outcome, target: float, tol: float = MULTI_TOL) -> str:
@@ -527,9 +574,14 @@ def result_text_multi(pr: MultiProblem, res: MultiTargetResult, game_title: str)
 
     def point(p: ParetoPoint) -> str:
         c = p.confirmed
-        of = (f"{c.wins:,} of {c.games:,} fresh games" if o.kind == "rate"
-              else f"the two win rates {100 * c.counts[0] / c.games:.1f}% and {100 * c.counts[1] / c.games:.1f}% "
-                   f"of {c.games:,} fresh games")
+        if o.kind == "rate":
+            of = f"{c.wins:,} of {c.games:,} fresh games"
+        elif o.kind == "rates":
+            of = (f"the farthest of {', '.join(rate(k / c.games) for k in c.counts)} at "
+                  f"{', '.join(map(str, pr.player_counts or ()))} players, {c.games:,} fresh games each")
+        else:
+            of = (f"the two win rates {100 * c.counts[0] / c.games:.1f}% and {100 * c.counts[1] / c.games:.1f}% "
+                  f"of {c.games:,} fresh games")
         return (f"{changes_text(p, res.defaults, pr.label)}: {rate(c.rate)} (95% CI {rate(c.low)} to {rate(c.high)}; "
                 f"{of}); {p.n_changed} rule{'s' if p.n_changed != 1 else ''} changed")
     who = f"played by {pr.player} (a bot, not people)"

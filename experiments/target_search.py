@@ -416,24 +416,73 @@ class Outcome:
       players asked, or seat K's): it must stay in [low, high]. Its excess outside the range is
       added to the distance, and a setting gets there only when its confirmed rate lies in it, so a
       gap is not closed by making the game unwinnable.
+    - ``kind="rates"``: `k` counts, one rate each (one change for several player counts): the goal
+      holds for every rate; the distance is the farthest rate's, the value and interval reported
+      the farthest rate's, and a setting gets there when every rate does.
     """
     kind: str = "rate"
     paired: bool = False
     absolute: bool = False
     goal: str = "at"
     keep: tuple[float, float] | None = None
+    k: int = 1               # kind "rates": how many rates
 
     def width(self) -> int:
-        return 1 if self.kind == "rate" else 2
+        return {"rate": 1, "rates": self.k}.get(self.kind, 2)
+
+    def worst(self, counts: Sequence[int], n: int, target: float) -> int:
+        """kind "rates": the index of the rate farthest from the target (the first of ties); else 0."""
+        if self.kind != "rates":
+            return 0
+        d = [self.distance(c / n, target) for c in counts]
+        return d.index(max(d))
+
+    def distance_of(self, counts: Sequence[int], n: int, target: float) -> float:
+        """The counts' distance to the target, the kept rate's excess added (kind "rates": the
+        farthest rate's)."""
+        if self.kind == "rates":
+            return max(self.distance(c / n, target) for c in counts)
+        return self.distance(self.value(counts, n), target) + self.excess(counts, n)
+
+    def optimistic(self, counts: Sequence[int], n: int, target: float) -> float:
+        """The smallest distance to the target within the counts' 95% interval (and the kept rate's
+        excess, by its estimate); kind "rates": the largest of the rates' optimistic distances."""
+        if self.kind == "rates":
+            one = Outcome(goal=self.goal)
+            return max(one.optimistic((c,), n, target) for c in counts)
+        lo, hi = self.interval(counts, n)
+        extra = self.excess(counts, n)
+        if self.goal == "at most":
+            return max(0.0, lo - target) + extra
+        return (0.0 if lo <= target <= hi else min(abs(lo - target), abs(hi - target))) + extra
+
+    def confirm(self, counts: Sequence[int], n: int, target: float, tol: float) -> tuple:
+        """(value, low, high, distance, gets there) of a confirmation: a setting gets there by the
+        goal (an interval holding the target or within tol; at most the bound; in the band) with
+        its kept rate inside the range; kind "rates": the farthest rate's figures, and every rate
+        gets there."""
+        if self.kind == "rates":
+            one = Outcome(goal=self.goal)
+            each = [one.confirm((c,), n, target, tol) for c in counts]
+            return each[self.worst(counts, n, target)][:4] + (all(e[4] for e in each),)
+        v = self.value(counts, n)
+        low, high = self.interval(counts, n)
+        extra = self.excess(counts, n)
+        dist = self.distance(v, target) + extra
+        gets = extra == 0.0 and {"at most": v <= target, "band": dist <= tol}.get(
+            self.goal, low <= target <= high or dist <= tol)
+        return v, low, high, dist, bool(gets)
 
     def value(self, counts: Sequence[int], n: int) -> float:
-        if self.kind == "rate":
+        """The value of a rate or a difference (kind "rates": the first rate; ``confirm`` and
+        ``distance_of`` take the farthest)."""
+        if self.kind in ("rate", "rates"):
             return counts[0] / n
         d = (counts[0] - counts[1]) / n
         return abs(d) if self.absolute else d
 
     def interval(self, counts: Sequence[int], n: int) -> tuple[float, float]:
-        if self.kind == "rate":
+        if self.kind in ("rate", "rates"):
             lo, hi = proportion_confint(counts[0], n, alpha=CONFIRM_ALPHA, method="wilson")
             return float(lo), float(hi)
         if self.paired:
@@ -459,10 +508,13 @@ class Outcome:
         return max(0.0, self.keep[0] - r, r - self.keep[1])
 
     def check(self, target) -> None:
-        if self.kind not in ("rate", "difference") or self.goal not in ("at", "at most", "band"):
-            raise UserError(f"outcome {self.kind!r} with goal {self.goal!r} is not allowed; allowed: rate or "
+        if self.kind not in ("rate", "rates", "difference") or self.goal not in ("at", "at most", "band"):
+            raise UserError(f"outcome {self.kind!r} with goal {self.goal!r} is not allowed; allowed: rate, rates or "
                             f"difference, at, at most or band")
-        low = 0.0 if (self.kind == "rate" or self.absolute) else -1.0
+        if self.kind == "rates" and (self.k < 1 or self.keep is not None):
+            raise UserError(f"outcome rates: {self.k} rates{' and a kept rate' if self.keep else ''}; allowed: at "
+                            "least one rate, no kept rate")
+        low = 0.0 if (self.kind in ("rate", "rates") or self.absolute) else -1.0
         ok = isinstance(target, (int, float)) and (low <= target < 1.0 if self.goal == "at most" or low < 0
                                                    else low < target < 1.0)
         if not ok:
@@ -667,8 +719,7 @@ def find_target_multi(measure: MultiMeasure, target: float, knobs: dict[str, tup
         return True
 
     def distance(s: tuple) -> float:
-        return (outcome.distance(outcome.value(stats[s][:-1], stats[s][-1]), target)
-                + outcome.excess(stats[s][:-1], stats[s][-1]))
+        return outcome.distance_of(stats[s][:-1], stats[s][-1], target)
 
     def suggest(t) -> tuple:
         return tuple(t.suggest_categorical(k, dom[k]) if k in categorical else t.suggest_int(k, dom[k][0], dom[k][-1])
@@ -697,13 +748,8 @@ def find_target_multi(measure: MultiMeasure, target: float, knobs: dict[str, tup
             if left > 0 and near[i] != defaults[k] and defaults[k] in dom[k] and r not in stats and play(r):
                 left -= 1
     def optimistic(s: tuple) -> float:
-        """The smallest distance to the target within the setting's pooled 95% interval (and the
-        kept rate's excess, by its estimate)."""
-        lo, hi = outcome.interval(stats[s][:-1], stats[s][-1])
-        extra = outcome.excess(stats[s][:-1], stats[s][-1])
-        if outcome.goal == "at most":
-            return max(0.0, lo - target) + extra
-        return (0.0 if lo <= target <= hi else min(abs(lo - target), abs(hi - target))) + extra
+        """The smallest distance to the target within the setting's pooled 95% interval."""
+        return outcome.optimistic(stats[s][:-1], stats[s][-1], target)
 
     while left > 0:   # refinement rounds: at each number of changes the two most promising (by the
         played = 0    # optimistic distance, then the distance) get one more trial, unless even their
@@ -724,13 +770,8 @@ def find_target_multi(measure: MultiMeasure, target: float, knobs: dict[str, tup
     def point(s: tuple) -> ParetoPoint:
         setting = dict(zip(names, s))
         c = counts_of(setting, confirm_games, confirm_seed)
-        v = outcome.value(c, confirm_games)
-        low, high = outcome.interval(c, confirm_games)
-        extra = outcome.excess(c, confirm_games)
-        dist = outcome.distance(v, target) + extra
-        gets = extra == 0.0 and {"at most": v <= target, "band": dist <= tol}.get(
-            outcome.goal, low <= target <= high or dist <= tol)
-        conf = Confirmed(c[0], confirm_games, v, low, high, bool(low <= target <= high), dist, c, bool(gets))
+        v, low, high, dist, gets = outcome.confirm(c, confirm_games, target, tol)
+        conf = Confirmed(c[0], confirm_games, v, low, high, bool(low <= target <= high), dist, c, gets)
         return ParetoPoint(setting, tuple(kn for kn, x in zip(names, s) if x != defaults[kn]), n_changed(s),
                            stats[s][0], stats[s][-1], distance(s), conf)
 

@@ -142,6 +142,95 @@ def test_a_gap_bound_finds_the_smallest_change_that_closes_the_gap():
     assert good >= 9
 
 
+# ---- one change for several player counts --------------------------------------------------------
+
+def test_several_rates_get_there_only_when_every_rate_does():
+    o = Outcome("rates", goal="band", k=3)
+    # rates 35%, 38%, 22% against the band 30-40% (target 0.35, tol 0.05): the farthest is 22%
+    v, low, high, dist, gets = o.confirm((350, 380, 220), 1000, 0.35, 0.05)
+    assert v == 0.22 and low < 0.22 < high and abs(dist - 0.13) < 1e-12 and not gets
+    assert o.confirm((350, 380, 320), 1000, 0.35, 0.05)[4] and o.distance_of((350, 380, 220), 1000, 0.35) == dist
+    assert Outcome("rates", goal="at most", k=2).confirm((100, 250), 1000, 0.2, 0.01)[:1] == (0.25,)
+    for bad in (Outcome("rates", k=0), Outcome("rates", k=2, keep=(0.3, 0.6))):
+        with pytest.raises(UserError, match="rates"):
+            bad.check(0.4)
+
+
+def test_one_change_for_several_counts_finds_the_setting_good_at_all_of_them():
+    """Three rates (2, 3 and 4 players, say): knob a lowers all three alike, knob b lowers the
+    first two only (closing the 4-player gap). Only a=1 with b=1 puts all three in 30-40%; a alone
+    at 2 leaves 4 players below the band, the printed game has 2 and 3 players above it."""
+    def rates(s):
+        base = 0.50 - 0.08 * s["a"] - 0.07 * s["b"]
+        return base, base, 0.42 - 0.08 * s["a"]
+
+    def measure(s, games, seed):
+        u = np.random.default_rng(seed).random(games)
+        return tuple(int((u < r).sum()) for r in rates(s))
+    good = 0
+    for rep in range(6):
+        r = find_target_multi(measure, 0.35, {"a": (0, 3, 0), "b": (0, 2, 0)}, budget_games=10000,
+                              games_per_trial=250, confirm_games=1500, seed=rep, tol=0.05,
+                              outcome=Outcome("rates", goal="band", k=3))
+        s = r.smallest
+        good += s is not None and s.setting == {"a": 1, "b": 1}
+        assert not r.pareto[0].confirmed.gets_there          # the printed game: 50% at 2 and 3 players
+    assert good >= 5
+
+
+def test_the_games_several_counts_problem_plays_each_count_on_one_seed():
+    pr = problem_multi(BW, ["knowledge_limit"], (2, 4), "heuristic", spies=1)
+    assert pr.search_outcome == Outcome("rates", k=2) and pr.player_counts == (2, 4)
+    assert "every player count (2, 4)" in pr.short() and "2 and 4 players, each, 1 spies" in pr.outcome
+    got = pr.measure({"knowledge_limit": 6}, 50, 8)
+    rules = BW.rules_from_mapping({**BW.default_rules().to_dict(), "knowledge_limit": 6})
+    assert got == tuple(as_dict(BW.name, run_unit(Cell(BW.name, n, spies=1, policies=("heuristic",), rules=rules,
+                                                       seed=8), 0, 50))["wins"] for n in (2, 4))
+    bv = problem_multi(BV, ["seat1_leaves"], [2, 3], "heuristic")
+    assert bv.measure({"seat1_leaves": 2}, 30, 5) == tuple(
+        as_dict(BV.name, run_unit(Cell(BV.name, n, leaves=(2, 3, 4)[:n], policies=("heuristic",), seed=5), 0, 30))[
+            "seat0_wins"] for n in (2, 3))
+    for call, words in ((lambda: problem_multi(BW, ["spies"], (2, 3), "heuristic", outcome="gap:4"), "for one player count"),
+                        (lambda: problem_multi(BW, ["spies"], (2, 3), "heuristic", keep=(0.3, 0.6)), "kept rate"),
+                        (lambda: problem_multi(BW, ["spies"], (2, 2), "heuristic"), "each player count once"),
+                        (lambda: problem_multi(BW, ["spies"], (2, 5), "heuristic"), "5"),
+                        (lambda: problem_multi(BV, ["seat4_leaves"], (3, 4), "heuristic"), "at 3 players")):
+        with pytest.raises(UserError, match=words) as e:
+            call()
+        assert "\n" not in str(e.value)
+
+
+def test_the_command_and_a_study_take_several_player_counts(tmp_path):
+    import pandas as pd
+
+    from experiments.report import run_studies
+    from experiments.study import load_study
+    args = ["target", "bethel-woods", "--knob", "malfunctions_per_turn", "--range", "3-4", "--target", "0.3",
+            "--player", "heuristic", "--budget-games", "600", "--games-per-trial", "150", "--confirm-games", "200"]
+    r = CliRunner().invoke(app, args + ["--players", "2,4", "--json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert d["players"] == [2, 4] and d["search_outcome"]["kind"] == "rates"
+    assert all(len(p["confirmed"]["counts"]) == 2 for p in d["pareto"])
+    bad = CliRunner().invoke(app, args + ["--players", "2,x"])
+    assert bad.exit_code == 2 and "--players '2,x'" in bad.output and "Traceback" not in bad.output
+    f = tmp_path / "a.toml"
+    f.write_text('kind = "target"\ngame = "bethel_woods"\npolicy = "heuristic"\nplayers = [2, 4]\n'
+                 'knobs = ["malfunctions_per_turn"]\nranges = [[3, 4]]\nband = [0.2, 0.4]\ngames = 600\n'
+                 'games_per_trial = 150\nconfirm_games = 200\nseed = 2\n')
+    run_studies([load_study(f)], tmp_path / "out", threads=1, show_progress=False)
+    p = pd.read_csv(tmp_path / "out" / "tables" / "a_pareto.csv")
+    assert {"count0", "count1"} <= set(p.columns) and (p["games"] == 200).all()
+    worst = [max(abs(a / 200 - 0.3), abs(b / 200 - 0.3)) for a, b in zip(p["count0"], p["count1"])]
+    assert np.allclose([abs(v - 0.3) for v in p["value"]], worst)
+    one = tmp_path / "b.toml"
+    one.write_text(f.read_text().replace('knobs = ["malfunctions_per_turn"]\nranges = [[3, 4]]',
+                                         'knob = "malfunctions_per_turn"\nrange = [3, 4]').replace("band = [0.2, 0.4]",
+                                                                                                 "target = 0.3"))
+    with pytest.raises(UserError, match="takes exactly one"):
+        load_study(one)
+
+
 # ---- categorical knobs ---------------------------------------------------------------------------
 
 def test_a_categorical_knob_is_searched_without_order():

@@ -454,9 +454,15 @@ def _check_skill(st: Study, raw: dict, where: str) -> None:
                 check_cell(rung_cell(Cell(game, pl, leaves=leaves_for(spec, pl), rules=st.rules, seed=o["seed"]), r))
 
 
+def players_arg(o: dict):
+    """A target study's player count(s) as ``problem_multi`` takes them: one int, or a tuple for
+    one change for several counts."""
+    return o["players"][0] if len(o["players"]) == 1 else tuple(o["players"])
+
+
 def _check_target(st: Study, where: str) -> None:
-    """A target study: one player, one player count, one spies count; one knob (knob, range) or
-    several (knobs, ranges: one span each); a target (a value to hit) or at_most (a bound); an
+    """A target study: one player, one player count (with knobs: several, one change for all of
+    them), one spies count; one knob (knob, range) or several (knobs, ranges: one span each); a target (a value to hit) or at_most (a bound); an
     outcome (default the game's rate). Checked by ``experiments.target`` as the command checks
     them. One whole-number knob with a rate to hit is bisected (``opts["multi"]`` false); every
     other problem is the several-knob search (``opts["multi"]`` true, ``knobs`` and ``ranges`` set)."""
@@ -473,8 +479,9 @@ def _check_target(st: Study, where: str) -> None:
     if spans_key not in o:
         raise UserError(f"{where}: a target study with {'knob' if one else 'knobs'} needs {spans_key}")
     for key in ("policy", "players", "spies"):
-        if len(o[key]) != 1:
-            raise UserError(f"{where}: {key} = {o[key]!r}: a target study takes exactly one")
+        if len(o[key]) != 1 and not (key == "players" and several):
+            raise UserError(f"{where}: {key} = {o[key]!r}: a target study takes exactly one"
+                            + (" (several player counts: with knobs, one change for all of them)" if key == "players" else ""))
     names = [o["knob"]] if one else list(o["knobs"])
     spans = [o["range"]] if one else list(o["ranges"])
     if len(spans) != len(names):
@@ -491,12 +498,12 @@ def _check_target(st: Study, where: str) -> None:
                 raise UserError(f"range = {o['range']!r}: expected [lo, hi]")
             o["range"] = list(knob_range(st.game, o["knob"], f"{o['range'][0]}-{o['range'][1]}"))
         else:
-            pr = problem_multi(st.game, names, o["players"][0], o["policy"][0], spies=o["spies"][0], seat=o["seat"],
+            pr = problem_multi(st.game, names, players_arg(o), o["policy"][0], spies=o["spies"][0], seat=o["seat"],
                                outcome=o["outcome"], at_most="at_most" in o,
                                keep=tuple(o["keep_rate"]) if "keep_rate" in o else None)
             if "band" not in o:
                 pr.search_outcome.check(o["at_most"] if "at_most" in o else o["target"])
-            elif pr.search_outcome.kind != "rate":
+            elif pr.search_outcome.kind not in ("rate", "rates"):
                 raise UserError(f"band = {o['band']!r} is for a rate; outcome {o['outcome']!r} takes target or at_most")
             o["knobs"] = names
             o["ranges"] = [knob_span(st.game, k, (sp if isinstance(sp, str) else ",".join(sp))

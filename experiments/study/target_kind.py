@@ -4,7 +4,7 @@ the executor, so a study of this kind is kept in a results store and resumed, ru
 shows progress like every other kind. The search is a pure function of the seed and the counts,
 so a resumed run asks for the same batches and reads them back from the store.
 
-Keys: game, policy (the player, one), players (one count), spies (Bethel Woods) or seat
+Keys: game, policy (the player, one), players (one count; with knobs several: one change for all of them), spies (Bethel Woods) or seat
 (Benevolent), knob with range = [lo, hi], or knobs with ranges (one span each: [lo, hi], or "all"
 or a list of names for a switch or component table), target (a value to hit) or at_most (a
 bound), outcome (Bethel Woods "win" or "gap:Q"; Benevolent "seat-win" or "seat-gap:J"), games
@@ -21,7 +21,7 @@ from arena.units import as_dict
 from ..render import Section
 from ..run.execute import execute
 from .common import Result, _csv
-from .spec import Study
+from .spec import Study, players_arg
 
 
 def run_target_study(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:
@@ -77,7 +77,7 @@ def _run_several(st: Study, g, threads, progress, backend) -> Result:
     from ..target import changes_text, goal_text, problem_multi, result_text_multi, run_target_multi, value_text
     o = st.opts
     bound = "at_most" in o
-    pr = problem_multi(g, o["knobs"], o["players"][0], st.policies[0], spies=o.get("spies", [0])[0],
+    pr = problem_multi(g, o["knobs"], players_arg(o), st.policies[0], spies=o.get("spies", [0])[0],
                        seat=o.get("seat", 1), outcome=o.get("outcome"), at_most=bound,
                        keep=tuple(o["keep_rate"]) if "keep_rate" in o else None)
     spans = {k: (list(sp) if pr.labels and k in pr.labels else tuple(sp)) for k, sp in zip(o["knobs"], o["ranges"])}
@@ -108,7 +108,8 @@ def _run_several(st: Study, g, threads, progress, backend) -> Result:
                            for i, t in enumerate(res.trials)])
     lines = [ln.strip() for ln in result_text_multi(pr, res, g.title).splitlines()]
     text = "\n\n".join(ln[0].upper() + ln[1:] + ("" if ln.endswith((".", ":")) else ".") for ln in lines)
-    where = f"{pr.players} players" + (f", {pr.spies} spies" if g.cooperative and "spies" not in pr.knobs else "")
+    counts = ", ".join(map(str, pr.player_counts)) if pr.player_counts else str(pr.players)
+    where = f"{counts} players" + (f", {pr.spies} spies" if g.cooperative and "spies" not in pr.knobs else "")
     pick = res.smallest or min(res.pareto, key=lambda p: p.confirmed.distance)
     c = pick.confirmed
     head = changes_text(pick, res.defaults, pr.label) if res.smallest is not None else \
