@@ -490,11 +490,17 @@ def test_the_targets_study_names_the_smallest_change_into_each_band(tmp_path):
     out = tmp_path / "out"
     run_studies([st], out, threads=1, show_progress=False)
     s = pd.read_csv(out / "tables" / "targets_summary.csv")
-    assert list(s["players"]) == [2, 3] and set(s["band"]) == {"standard"} and (s["player"] == "heuristic").all()
+    # one row per player count, and one change for both counts at once (its figures the farthest count's)
+    assert list(s["players"].astype(str)) == ["2", "3", "all (2, 3)"] and set(s["band"]) == {"standard"}
+    assert (s["player"] == "heuristic").all()
     assert (s["gets_there"] == ((s["value"] >= 0.30) & (s["value"] <= 0.40))).all()
     p = pd.read_csv(out / "tables" / "targets_pareto.csv")
+    both = p[p["players"].astype(str) == "all (2, 3)"]
+    assert {"count0", "count1"} <= set(both.columns) and both[["count0", "count1"]].notna().all().all()
+    far = [max((a / 300, b / 300), key=lambda v: abs(v - 0.35)) for a, b in zip(both["count0"], both["count1"])]
+    assert np.allclose(both["value"], far)
     for _, r in s.iterrows():     # the printed rules and the answer are rows of that problem's Pareto set
-        mine = p[p["players"] == r["players"]]
+        mine = p[p["players"].astype(str) == str(r["players"])]
         printed = mine[mine["changes"] == "no change (the printed rules)"]
         assert len(printed) == 1 and printed["value"].iloc[0] == r["printed"] and (mine["games"] == 300).all()
         assert r["change"] in set(mine["changes"])
@@ -502,6 +508,7 @@ def test_the_targets_study_names_the_smallest_change_into_each_band(tmp_path):
             assert r["rules_changed"] == mine[mine["gets_there"]]["rules_changed"].min()
     md = (out / "report.md").read_text()
     assert "into the standard band (30–40%)?" in md and "0 spies (Normal)" in md
+    assert "one change for 2, 3 pl" in md and "; farthest " in md
 
 
 @pytest.mark.parametrize("line, words", [('[levels]\neasy = 0\n', "levels names the band 'easy'"),

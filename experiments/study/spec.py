@@ -520,17 +520,22 @@ def _check_target(st: Study, where: str) -> None:
 def target_problems(st: Study) -> list[tuple[str, Study]]:
     """A targets study's problems as (band, a checked target study): per band of ``levels`` and player
     count, the band at its difficulty (spies) for the study player, the study's knobs and ranges;
-    named <study>_<band>_<players>p, seeded from the study's seed."""
+    named <study>_<band>_<players>p, seeded from the study's seed; and with several player counts, per
+    band one more: one change for every count at once (named <study>_<band>_all)."""
     o = st.opts
     out = []
     for i, (band, spies) in enumerate(o["levels"].items()):
-        for j, pl in enumerate(o["players"]):
-            raw = {"kind": "target", "game": st.game, "policy": o["policy"][:1], "players": [pl], "spies": [spies],
+        groups = [[pl] for pl in o["players"]] + ([list(o["players"])] if len(o["players"]) > 1 else [])
+        for j, pls in enumerate(groups):
+            one = len(pls) == 1
+            raw = {"kind": "target", "game": st.game, "policy": o["policy"][:1], "players": pls, "spies": [spies],
                    "knobs": o["knobs"], "ranges": o["ranges"], "band": list(o["bands"][band]),
                    "games": o["games"], "games_per_trial": o["games_per_trial"],
-                   "confirm_games": o["confirm_games"], "seed": o["seed"] + 1000 * i + j,
-                   "title": f"{band} band at {spies} spies, {pl} players"}
-            sub = study_from_dict(raw, f"{st.name}_{band}_{pl}p", where=f"{st.name}: {band}, {pl} players")
+                   "confirm_games": o["confirm_games"], "seed": o["seed"] + 1000 * i + (j if one else 999),
+                   "title": f"{band} band at {spies} spies, "
+                            + (f"{pls[0]} players" if one else f"one change for {', '.join(map(str, pls))} players")}
+            name = f"{st.name}_{band}_{pls[0]}p" if one else f"{st.name}_{band}_all"
+            sub = study_from_dict(raw, name, where=f"{st.name}: {band}, {raw['title'].split(', ', 1)[1]}")
             out.append((band, sub))
     return out
 

@@ -32,11 +32,18 @@ def run_targets(st: Study, threads=None, progress=None, chart_dir=None, backend=
     by_band: dict[str, list[dict]] = {}
     for band, sub in target_problems(st):
         res = run_target_study(sub, threads=threads, progress=progress, chart_dir=None, backend=backend)
-        pl = sub.opts["players"][0]
+        pls = sub.opts["players"]
+        # a text column (parquet keeps one type): "3", or "all (2, 3, 4)" for one change for every count
+        pl = str(pls[0]) if len(pls) == 1 else "all (" + ", ".join(map(str, pls)) + ")"
         p = res.tables["pareto"].copy()
         printed = p[p["changes"] == "no change (the printed rules)"].iloc[0]
         there = p[p["role"].str.startswith("smallest")]
         pick = there.iloc[0] if len(there) else p.iloc[(p["value"] - sum(sub.opts["band"]) / 2).abs().argmin()]
+        def each(r) -> str:
+            """Every count's rate of a row of one change for several counts ("" for one count)."""
+            if len(pls) == 1:
+                return ""
+            return ", ".join(f"{100 * r[f'count{j}'] / r['games']:.0f}%" for j in range(len(pls)))
         rows.append({"band": band, "band_low": sub.opts["band"][0], "band_high": sub.opts["band"][1],
                      "spies": sub.opts["spies"][0], "players": pl,
                      "printed": printed["value"], "printed_low": printed["ci_low"], "printed_high": printed["ci_high"],
@@ -44,7 +51,7 @@ def run_targets(st: Study, threads=None, progress=None, chart_dir=None, backend=
                      "change": pick["changes"],
                      "rules_changed": int(pick["rules_changed"]), "value": pick["value"], "ci_low": pick["ci_low"],
                      "ci_high": pick["ci_high"], "gets_there": bool(len(there)), "games": int(pick["games"]),
-                     "player": player})
+                     "printed_each": each(printed), "each": each(pick), "player": player})
         p.insert(0, "players", pl)
         p.insert(0, "band", band)
         paretos.append(p)
@@ -54,28 +61,38 @@ def run_targets(st: Study, threads=None, progress=None, chart_dir=None, backend=
 
     def pct(x):
         return f"{100 * x:.0f}%"
+
+    def shown_rate(r, key="") -> str:
+        """A row's rate with its interval; one change for several counts: every count's rate, then the
+        farthest count's with its interval."""
+        v, lo, hi = r[key or "value"], r[f"{key}_low" if key else "ci_low"], r[f"{key}_high" if key else "ci_high"]
+        each = r[f"{key}_each" if key else "each"]
+        return (f"{each}; farthest {pct(v)} ({pct(lo)}–{pct(hi)})" if each else f"{pct(v)} ({pct(lo)}–{pct(hi)})")
     answers, lines = [], []
     for band, rs in by_band.items():
         lo, hi = rs[0]["band_low"], rs[0]["band_high"]
         parts = []
         for r in rs:
             change = ("keep the printed rules" if r["rules_changed"] == 0 and r["gets_there"] else r["answer"])
-            parts.append(f"{r['players']} pl {change}: {pct(r['value'])} ({pct(r['ci_low'])}–{pct(r['ci_high'])})"
-                         + ("" if r["gets_there"] else ", outside the band"))
+            who = f"{r['players']} pl" if r["players"].isdigit() else f"one change for {r['players'][5:-1]} pl"
+            parts.append(f"{who} {change}: {shown_rate(r)}" + ("" if r["gets_there"] else ", outside the band"))
         worst = max((r["ci_high"] - r["ci_low"]) / 2 for r in rs)
         level = level_text(rs[0]["spies"])
         answers.append(Answer(st.game, f"What rules change brings {level} into the {band} band "
                                        f"({range_text(lo, hi)})?", "; ".join(parts), verdict_level(worst), st.name))
         lines.append(f"The {band} band ({range_text(lo, hi)}) at {level}: " + "; ".join(
-            f"{r['players']} players printed {pct(r['printed'])} ({pct(r['printed_low'])}–{pct(r['printed_high'])}), "
+            (f"{r['players']} players" if r["players"].isdigit() else
+             f"one change for {r['players'][5:-1]} players together")
+            + f" printed {shown_rate(r, 'printed')}, "
             + (f"{'keep the printed rules' if r['rules_changed'] == 0 else r['answer']} "
                f"({r['rules_changed']} rule{'s' if r['rules_changed'] != 1 else ''} changed) gives "
-               f"{pct(r['value'])} ({pct(r['ci_low'])}–{pct(r['ci_high'])})" if r["gets_there"] else
+               f"{shown_rate(r)}" if r["gets_there"] else
                f"no change of these knobs lands in the band on fresh games; the closest, {r['change']}, "
-               f"gives {pct(r['value'])}")
+               f"gives {shown_rate(r)}")
             for r in rs) + ".")
     text = (f"The targets are the designer's bands of the skill study, each at a difficulty; for each band and "
-            f"player count, the smallest change of {', '.join(o['knobs'])} (within the ranges "
+            f"player count, and for all the player counts at once (one rules change for every count: each "
+            f"count's rate, then the farthest from the band's middle with its interval), the smallest change of {', '.join(o['knobs'])} (within the ranges "
             + ", ".join(f"{k} {sp if isinstance(sp, str) else '-'.join(map(str, sp))}"
                         for k, sp in zip(o["knobs"], o["ranges"]))
             + f") that brings the win rate of {player} play (a bot, not people) into the band. The search plays "
@@ -86,10 +103,10 @@ def run_targets(st: Study, threads=None, progress=None, chart_dir=None, backend=
     shown = pd.DataFrame({
         "band": [f"{r['band']} {range_text(r['band_low'], r['band_high'])}" for r in rows],
         "difficulty": [level_text(r["spies"]) for r in rows], "players": [r["players"] for r in rows],
-        "printed rules": [f"{pct(r['printed'])} ({pct(r['printed_low'])}–{pct(r['printed_high'])})" for r in rows],
+        "printed rules": [shown_rate(r, "printed") for r in rows],
         "the smallest change that gets there": [r["answer"] for r in rows],
         "rules changed": [r["rules_changed"] for r in rows],
-        "its win rate": [f"{pct(r['value'])} ({pct(r['ci_low'])}–{pct(r['ci_high'])})" for r in rows],
+        "its win rate": [shown_rate(r) for r in rows],
         "in the band": ["yes" if r["gets_there"] else "no" for r in rows],
         "wins": [round(r["value"] * r["games"]) for r in rows], "games": [r["games"] for r in rows],
         "player": [r["player"] for r in rows]})
