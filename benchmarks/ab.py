@@ -10,7 +10,7 @@ versions on this machine, interleaved, and compares head with base.
 Only the stable command line is used, never an in-process API (engines move between commits):
 each timing is one whole process of
 
-    python -c "from cli import _entry; _entry()" <game> simulate ... --json
+    python -c "from boardsim.cli import _entry; _entry()" <game> simulate ... --json
 
 (``experiments.cli`` in a base from before the command line had its own package: ENTRY picks the
 side's own, by its files, so that a side never runs the other side's command line).
@@ -86,11 +86,11 @@ ROUNDS = 3
 REPEATS = {True: 5, False: 9}  # pairs per row: quick, full
 FULL_SCALE = 2                 # a full run plays this many times the quick run's games
 
-# The side's command line module: `cli` from issue 32 on, `experiments.cli` before; chosen by the files
-# in the side's folder (the working directory), never by what happens to import.
+# The side's command line module: `boardsim.cli` from issue 44 on, `cli` from issue 32, `experiments.cli`
+# before; chosen by the files in the side's folder (the working directory), never by what happens to import.
 ENTRY = ("import importlib, os\n"
-         "entry = importlib.import_module('experiments.cli' if os.path.isfile(os.path.join('experiments', 'cli.py')) "
-         "else 'cli')\n")
+         "entry = importlib.import_module('boardsim.cli' if os.path.isdir(os.path.join('boardsim', 'cli')) else "
+         "'experiments.cli' if os.path.isfile(os.path.join('experiments', 'cli.py')) else 'cli')\n")
 # One process per timed run: the stable entry point `_entry` of the side's command line is called twice, first on
 # a small run (untimed: loads the compiled engine from the cache, starts the threads), then on the
 # row's run, timed by the process's own CPU clock; its `--json` line gives games/s (wall clock,

@@ -42,7 +42,7 @@ def cell_unit(cell, start: int, count: int) -> np.ndarray:
 def with_model(cell, model: dict | None):
     """The cell with a user's model (``--model``) in place of the installed one: every seat
     playing a policy of ``model[cell.game]`` ({"learned": vector, "expert": vector}, full-size
-    vectors, ``cli.models.model_thetas``) gets that vector; a skill-dial rung (``learned@T``: the
+    vectors, ``boardsim.cli.models.model_thetas``) gets that vector; a skill-dial rung (``learned@T``: the
     installed model's vector at temperature T) gets the user's model at the same T. The cells a
     study builds from arena cells (LengthsCell, PairedCell, JointCell, StarCell) are mapped arm by
     arm. A seat that already carries a vector of its own (not the dial's) is a UserError: the

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from benchmarks import ab
-from cli import main
+from boardsim.cli import main
 
 ROW = ab.Row("bethel_woods", "random", 1, 1000)
 TOL = 0.12
@@ -150,7 +150,7 @@ def test_base_built_by_git_archive_is_the_code_that_runs(tmp_path):
     simcore and command line, not the editable install of the working tree; a folder without the code
     is refused rather than silently running head's code."""
     repo = tmp_path / "repo"
-    for pkg in ("simcore", "policies", "arena", "experiments", "benchmarks", "cli"):
+    for pkg in ("simcore", "policies", "arena", "experiments", "benchmarks", "boardsim"):
         shutil.copytree(ab.ROOT / pkg, repo / pkg, ignore=shutil.ignore_patterns("__pycache__"))
     _git(tmp_path, "init", "-q", str(repo))
     _git(repo, "add", ".")
@@ -255,5 +255,5 @@ def test_a_slowdown_accepted_on_purpose_moves_the_threshold_only_against_its_bas
 
 
 def test_bench_table_figures_are_never_in_exponent_form():
-    from cli.bench import _num
+    from boardsim.cli.bench import _num
     assert [_num(x) for x in (274_600.3, 3_580.2, 45.43, 0.98765)] == ["274,600", "3,580", "45.43", "0.9877"]

@@ -197,7 +197,7 @@ def test_train_benevolent_is_reproducible_from_its_seed_and_refuses_bad_values(t
     """Two tiny runs of `boardsim train benevolent` with one seed write the same model file; another
     seed another; the model reads back as a Benevolent model; bad values are one line, exit 2."""
     from typer.testing import CliRunner
-    from cli import app
+    from boardsim.cli import app
 
     def run(seed, name, *more):
         args = ["train", "benevolent", "--games", "6", "--iterations", "2", "--reps", "2", "--validate-games", "4",

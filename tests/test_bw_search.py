@@ -100,7 +100,7 @@ def test_cli_budget_and_json_names_the_policy():
 
     from typer.testing import CliRunner
 
-    from cli import app
+    from boardsim.cli import app
     run = lambda *a: CliRunner().invoke(app, ["bethel-woods", "simulate", "--games", "2", "--threads", "2", "--json", *a])
     r4, r8 = run("--policy", "search", "--budget", "4"), run("--policy", "search")
     assert r4.exit_code == 0 and r8.exit_code == 0, r4.output + r8.output

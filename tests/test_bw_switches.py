@@ -282,7 +282,7 @@ def test_named_alternatives_and_switch_settings():
 def test_rules_by_name_on_the_command_line(capsys):
     import json
 
-    from cli import main
+    from boardsim.cli import main
     code = main(["bethel-woods", "simulate", "--games", "300", "--seed", "3", "--threads", "1", "--json",
                  "--rules", "machines-b,four_critical=immediate"])
     out, _ = capsys.readouterr()
@@ -306,7 +306,7 @@ def test_named_rules_that_contradict_each_other_are_refused(spec, msg):
 
 
 def test_empty_rules_on_the_command_line(capsys):
-    from cli import main
+    from boardsim.cli import main
     for game in ("bethel-woods", "benevolent"):
         code = main([game, "simulate", "--games", "4", "--rules", ""])
         _, err = capsys.readouterr()

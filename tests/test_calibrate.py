@@ -87,7 +87,7 @@ def test_a_bad_playtest_file_is_one_line(tmp_path, text, says):
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "cli", "calibrate", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "boardsim", "calibrate", *args], capture_output=True, text=True,
                           cwd=ROOT, timeout=600)
 
 

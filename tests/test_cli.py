@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from cli import main
+from boardsim.cli import main
 
 
 def run(capsys, *args):
@@ -137,7 +137,7 @@ def test_play_names_a_missing_folder_not_a_temporary_file(capsys, tmp_path):
 def test_an_internal_error_keeps_its_traceback(capsys, monkeypatch):
     """Only the library's UserError becomes a one-line exit-2 error: a bug (here any other
     ValueError raised inside the run) propagates with its traceback."""
-    import cli.bethel_woods as cli
+    import boardsim.cli.bethel_woods as cli
 
     def broken(*args, **kwargs):
         raise ValueError("an internal bug")
@@ -185,8 +185,8 @@ def test_benevolent_fairness_is_the_seats_studys_over_the_decided_games():
     games, 1/2 each; seats that differ are called so with the seats study's words and test."""
     from types import SimpleNamespace
 
-    from cli.benevolent import COMMANDS
-    from cli.game_commands import summary_dict, summary_text
+    from boardsim.cli.benevolent import COMMANDS
+    from boardsim.cli.game_commands import summary_dict, summary_text
     from experiments.stats import SEATS_ALIKE, SEATS_DIFFER, pct
 
     def text(wins):
@@ -244,7 +244,7 @@ def test_benevolent_records_csv(capsys, tmp_path):
 
 def test_command_listings_flow_each_help_as_one_paragraph():
     """typer's rich listing keeps a docstring's line breaks; every command's short help is one line."""
-    from cli import app
+    from boardsim.cli import app
 
     def commands(t):
         yield from t.registered_commands

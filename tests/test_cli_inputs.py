@@ -7,7 +7,7 @@ import os
 import pandas as pd
 import pytest
 
-from cli import main
+from boardsim.cli import main
 
 
 def run(capsys, *args):
@@ -73,7 +73,7 @@ def test_records_through_a_file_descriptor(capsys, tmp_path):
     target.write_text("")
     inode = target.stat().st_ino
     with open(target, "w") as f:
-        proc = subprocess.run([sys.executable, "-c", "import sys; from cli import main; "
+        proc = subprocess.run([sys.executable, "-c", "import sys; from boardsim.cli import main; "
                                "sys.exit(main(sys.argv[1:]))", "bethel-woods", "simulate", "--games", "5",
                                "--threads", "1", "--records", "/dev/stdout"],
                               stdout=f, stderr=subprocess.PIPE, text=True)
@@ -85,7 +85,7 @@ def test_records_through_a_file_descriptor(capsys, tmp_path):
     link = tmp_path / "rows.csv"                               # a link to /dev/stdout is /dev/stdout
     link.symlink_to("/dev/stdout")
     with open(target, "w") as f:
-        proc = subprocess.run([sys.executable, "-c", "import sys; from cli import main; "
+        proc = subprocess.run([sys.executable, "-c", "import sys; from boardsim.cli import main; "
                                "sys.exit(main(sys.argv[1:]))", "bethel-woods", "simulate", "--games", "5",
                                "--threads", "1", "--records", str(link)],
                               stdout=f, stderr=subprocess.PIPE, text=True)
@@ -297,7 +297,7 @@ def test_stdout_that_cannot_be_written_is_one_line(tmp_path):
     with open("/dev/full", "w") as full:
         for args in (["bethel-woods", "--help"],
                      ["bethel-woods", "simulate", "--games", "5", "--threads", "1"]):
-            proc = subprocess.run([sys.executable, "-c", "import sys; from cli import main; "
+            proc = subprocess.run([sys.executable, "-c", "import sys; from boardsim.cli import main; "
                                    "sys.exit(main(sys.argv[1:]))", *args],
                                   stdout=full, stderr=subprocess.PIPE, text=True)
             assert proc.returncode == 1, proc.stderr

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from cli import main
+from boardsim.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 # 18 cells of random Bethel Woods, 7 units each (256, 512, ..., 8192, 3872 games): a few seconds
@@ -22,7 +22,7 @@ CELLS, GAMES, UNITS = 18, 20_000, 7
 
 
 def cli(*args, **kw):
-    return subprocess.Popen([sys.executable, "-c", "from cli import _entry; _entry()", *map(str, args)],
+    return subprocess.Popen([sys.executable, "-c", "from boardsim.cli import _entry; _entry()", *map(str, args)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
 

@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.bethel_woods.batch import simulate
-from cli import app
+from boardsim.cli import app
 from experiments.ladder import ladder_benevolent, ladder_bethel_woods
 from experiments.stats import paired_difference
 from experiments.tune import tune_bethel_woods

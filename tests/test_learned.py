@@ -225,7 +225,7 @@ def test_train_is_reproducible_from_its_seed_and_refuses_bad_values(tmp_path):
     """Two tiny runs of `boardsim train` with one seed write the same model file, byte for byte;
     another seed another model; bad values are one-line errors, exit 2, nothing written."""
     from typer.testing import CliRunner
-    from cli import app
+    from boardsim.cli import app
 
     def run(seed, name, *more):
         args = ["train", "bethel-woods", "--players", "3", "--spies", "1", "--games", "12", "--iterations", "2",

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cli import main
+from boardsim.cli import main
 from test_cli_inputs import one_line_error as one_line, run
 
 # 2 cells of random Bethel Woods, 2 units each (256 + 344 games): a second to play
@@ -482,7 +482,7 @@ def test_a_killed_run_leaves_a_folder_that_the_next_run_removes(tmp_path):
               "r.write_report = die\n"
               "import experiments.report as rep\n"
               "rep.write_report = die\n"
-              "from cli import main\n"
+              "from boardsim.cli import main\n"
               "sys.exit(main(sys.argv[1:]))\n")
     p = subprocess.run([sys.executable, "-c", script, "experiment", "run", str(st), "--out", str(out)],
                        capture_output=True, text=True, timeout=600)
@@ -1063,7 +1063,7 @@ def test_model_on_a_study_or_report_is_checked_before_anything_plays(capsys, tmp
 
 def test_with_model_maps_every_arm_and_seat():
     from arena.units import Cell
-    from cli.models import model_thetas
+    from boardsim.cli.models import model_thetas
     from experiments.cells import StarCell, with_model
     from policies import dial_temperature, dial_theta
     from simcore.errors import UserError

@@ -13,7 +13,7 @@ import pytest
 from arena.benevolent.trace import record_game as bv_record
 from arena.bethel_woods.trace import record_game as bw_record
 from arena.trace import write_trace
-from cli import main
+from boardsim.cli import main
 from simcore.bethel_woods.actions import kind_name
 
 

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 import experiments.report as R
-from cli.root import app
+from boardsim.cli.root import app
 from experiments.report import run_studies
 from experiments.run.store import Store
 from experiments.study import load_study

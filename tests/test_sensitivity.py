@@ -8,7 +8,7 @@ from matplotlib.image import imread
 
 from arena.units import Cell, field_index, run_unit
 from experiments import sensitivity as S
-from cli import main
+from boardsim.cli import main
 from simcore.bethel_woods.rules import load_rules as bw_rules
 from simcore.benevolent.rules import load_rules as bv_rules
 from simcore.errors import UserError

@@ -112,7 +112,7 @@ def test_robustness_words():
 
 
 def test_a_study_names_its_stronger_player_and_refuses_its_own(tmp_path, capsys):
-    from cli import main
+    from boardsim.cli import main
     from experiments.study.common import _skill_plan
     from experiments.study import load_study
     from policies import BEST_PLAYER, STUDY_PLAYER
@@ -185,7 +185,7 @@ def test_the_weaker_rung_plays_the_checks_seeds_and_leaves_the_check_as_it_was(t
 
 
 def test_a_study_names_its_weaker_rung(tmp_path, capsys):
-    from cli import main
+    from boardsim.cli import main
     from experiments.study import load_study
     from experiments.study.common import WEAKER_PLAYER, _skill_weaker, study_players
     f = tmp_path / "d.toml"

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from arena.units import Cell, run_unit
-from cli import main
+from boardsim.cli import main
 from experiments.run.execute import FIRST_UNIT, execute, unit_cap, units
 from experiments.progress import StudyProgress
 from experiments.report import STANDARD, STUDIES_DIR, run_studies

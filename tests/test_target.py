@@ -1,11 +1,11 @@
-"""`boardsim target`: the games' side of the target search (experiments/target.py, cli/target.py)."""
+"""`boardsim target`: the games' side of the target search (experiments/target.py, boardsim/cli/target.py)."""
 import json
 
 import pytest
 from typer.testing import CliRunner
 
 from arena.units import Cell, as_dict, run_unit
-from cli import app
+from boardsim.cli import app
 from experiments.target import knob_range, knobs, problem
 from simcore.errors import UserError
 

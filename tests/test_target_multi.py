@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from cli import app
+from boardsim.cli import app
 from experiments.target_search import find_target_multi
 from simcore.errors import UserError
 

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.units import Cell, as_dict, run_unit
-from cli import app
+from boardsim.cli import app
 from experiments.target import categorical_knobs, knob_values, knobs, problem, problem_multi
 from experiments.target_search import Outcome, find_target, find_target_multi
 from simcore.errors import UserError

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 import policies.tuned as tuned_mod
 from arena.benevolent.batch import rotate_seats, simulate
 from arena.units import theta_hash
-from cli import app
+from boardsim.cli import app
 from experiments.stats import paired_difference, paired_difference_by_deal
 from experiments.tune import bv_reference_wins, bv_rotated_wins, confirm_benevolent
 from policies import policy_id
@@ -150,7 +150,7 @@ def test_cli_installs_a_confirmed_vector_only(tmp_path, tuned_path, monkeypatch,
     theta = THETA_DEFAULT.copy()
     theta[THETA_NAMES.index("spare")] = 0.0
     fake = {"game": "benevolent", "confirmed": confirmed, "theta": dict(zip(THETA_NAMES, map(float, theta)))}
-    monkeypatch.setattr("cli.tune.tune_benevolent", lambda *a, **k: fake)   # what the command calls
+    monkeypatch.setattr("boardsim.cli.tune.tune_benevolent", lambda *a, **k: fake)   # what the command calls
     res, rec_file = _tiny(tmp_path, "run.json")
     assert res.exit_code == 0, res.output
     assert json.loads(rec_file.read_text()) == fake

@@ -105,7 +105,7 @@ def test_only_the_cell_module_calls_the_compiled_batch_loop():
     import pathlib
     root = pathlib.Path(__file__).resolve().parent.parent
     callers = []
-    for layer in ("simcore", "policies", "arena", "experiments", "benchmarks", "cli"):
+    for layer in ("simcore", "policies", "arena", "experiments", "benchmarks", "boardsim"):
         for f in (root / layer).rglob("*.py"):
             for node in ast.walk(ast.parse(f.read_text())):
                 if isinstance(node, ast.Call):

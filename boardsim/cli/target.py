@@ -77,13 +77,12 @@ def target(
                         20000 if budget_games is None else budget_games, confirm_games, games_per_trial, seed,
                         json_out, bounds, keep)
     assert rate is not None
-    players = counts[0]
-    pr = problem(g, knob[0], players, player or STUDY_PLAYER[g.name], spies=spies, seat=seat)
+    pr = problem(g, knob[0], counts[0], player or STUDY_PLAYER[g.name], spies=spies, seat=seat)
     lo, hi = knob_range(g, knob[0], range_[0])
     res = run_target(pr, lo, hi, rate, 6000 if budget_games is None else budget_games, confirm_games, seed)
     if json_out:
         typer.echo(json.dumps({"game": g.name, "knob": knob[0], "range": [lo, hi], "outcome": pr.outcome,
-                               "player": pr.player, "players": players, "seed": seed, **asdict(res)}))
+                               "player": pr.player, "players": counts[0], "seed": seed, **asdict(res)}))
     else:
         typer.echo(result_text(pr, res, g.title))
 

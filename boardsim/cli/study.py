@@ -83,7 +83,7 @@ def check_inputs(st, file, out: Path) -> None:
 
 
 def _models(paths, studies, out: Path) -> tuple[dict, dict]:
-    """--model files for the studies (``cli.models.run_models``), checked before anything plays
+    """--model files for the studies (``boardsim.cli.models.run_models``), checked before anything plays
     (a model file among the files the run writes in `out` is refused: it would be replaced)."""
     if not paths:
         return {}, {}
