@@ -8,8 +8,8 @@ from policies.bethel_woods.decide import WS_SIZE
 from policies.bethel_woods.heuristic import THETA_DEFAULT, heuristic_action, heuristic_reset
 from simcore.bethel_woods import engine as E
 from simcore.bethel_woods.actions import (
-    A_DROP, A_ENTER, A_FIX, A_PAY, A_STOP_FIXING, N_ACTIONS, OUT_WIN, PH_FIX, PH_MOVE, PH_PAY, PH_PRE,
-    PH_TERMINAL,
+    A_DROP, A_END_TURN, A_ENTER, A_FIX, A_PAY, A_STOP_FIXING, N_ACTIONS, OUT_WIN, PH_FIX, PH_MOVE, PH_PAY, PH_PRE,
+    PH_CHANCE_MALF, PH_TERMINAL,
 )
 from simcore.bethel_woods.face import setup_config
 from simcore.bethel_woods.rules import P_SECTION_TYPES, SWITCHES, Rules
@@ -220,3 +220,28 @@ def test_same_position_leaves_out_only_the_statistics():
             assert E.same_position(c, s) == (j in stats)
         checked += 1
     assert checked >= 3
+
+
+def test_draws_next_is_what_the_next_placement_draws():
+    """engine.draws_next (the planners' forecast, read by the heuristic and the features) at the end
+    of every turn equals the malfunctions the placement after it sets out to draw, including turns
+    where Violet reduced them and turns under the extra-malfunction effect (both must occur)."""
+    seen = {"turns": 0, "violet": 0, "extra": 0}
+    for s, p, legal in _positions(24):
+        if A_END_TURN not in legal:
+            continue
+        d = E.draws_next(s, p)
+        e = s.copy()
+        E.apply(e, p, A_END_TURN)
+        acts = np.zeros(N_ACTIONS, np.int32)
+        while not E.is_terminal(e) and e[E.PHASE] != PH_CHANCE_MALF:   # a discard round first, perhaps
+            if E.is_chance(e):
+                break
+            E.apply(e, p, acts[E.legal_actions(e, p, acts) - 1])
+        if e[E.PHASE] != PH_CHANCE_MALF:
+            continue                       # the game ended (four critical machines, an empty bag)
+        assert e[E.PLACE_LEFT] == d
+        seen["turns"] += 1
+        seen["violet"] += s[E.VIOLET_RED] > 0
+        seen["extra"] += E.effect_active(s, p, E.E_EXTRA) == 1
+    assert min(seen.values()) > 0, seen

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from simcore.bethel_woods import engine as E
-from simcore.bethel_woods.rules import E_EXTRA, N_CHARACTERS, N_EFFECTS, NOVA, P_CRIT_ABOVE, P_PER_TURN
+from simcore.bethel_woods.rules import N_CHARACTERS, N_EFFECTS, NOVA, P_CRIT_ABOVE
 
 from . import heuristic as H
 
@@ -130,7 +130,7 @@ def features(s, p, ws, out):
         out[F_CLOSE + r] = min(best, cost) / cost
         out[F_HELD + r] = tot
     # the next placement (as heuristic.evaluate, with the turn's risk table where it applies)
-    draws = p[P_PER_TURN] - s[E.VIOLET_RED] + E.effect_active(s, p, E_EXTRA)
+    draws = E.draws_next(s, p)
     bag_n = s[E.BAG_N]
     table = draws == ws[H.W_RDRAWS]
     rone = s[E.RONE_M]

@@ -74,7 +74,7 @@ from simcore.bethel_woods.actions import (
     PH_MOVE, PH_PAY, PH_POST, PH_PRE, PH_TERMINAL,
 )
 from simcore.bethel_woods.rules import (
-    E_ABILITY, E_EXTRA, FARE, HARRIS, NOVA, P_CRIT_ABOVE, P_PER_TURN,
+    E_ABILITY, FARE, HARRIS, NOVA, P_CRIT_ABOVE,
     P_SECTION_TYPES,
 )
 
@@ -414,7 +414,7 @@ def _risk_table(s, p, ws):
             i1 = (j + gm) % 6
             i2 = (j - gm) % 6
             ws[W_ENDS + 6 * j + gm] = (ws[W_SECB + i1] << (4 * i1)) | (ws[W_SECB + i2] << (4 * i2))
-    draws = p[P_PER_TURN] - s[E.VIOLET_RED] + E.effect_active(s, p, E_EXTRA)
+    draws = E.draws_next(s, p)
     bag_n = s[E.BAG_N]
     ws[W_RDRAWS] = draws if bag_n > 0 and p[P_CRIT_ABOVE] == 3 else -1
     for m in range(6):
@@ -590,7 +590,7 @@ def evaluate(s, p, theta, ws):
         elif best > b3:
             b3 = best
     # the next placement: expected critical machines from the bag's odds
-    draws = p[P_PER_TURN] - s[E.VIOLET_RED] + E.effect_active(s, p, E_EXTRA)
+    draws = E.draws_next(s, p)
     bag_n = s[E.BAG_N]
     table = draws == ws[W_RDRAWS]
     rone = s[E.RONE_M]

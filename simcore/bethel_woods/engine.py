@@ -20,7 +20,7 @@ The engine API (the same names and meanings in every game; docs/engine_api.md):
 For planners (docs/engine_api.md, "Step primitives and accessors"): step primitives, each exactly
 a sequence of apply calls and made of the same pieces as apply (pick_up / unpick, drop_and_fix /
 undo_drop, enter_and_pay, move_worker), the rules a planner asks about (entry_type, entry_cost,
-piece_cost, entry_payable, may_pay, uncover_actions, ability_actions, same_position) and named
+piece_cost, entry_payable, may_pay, uncover_actions, ability_actions, same_position, draws_next) and named
 accessors for the fields indexed by machine, seat, kind or type (hand, workers, group,
 malfunction, load, knowledge, held, section, spy_at, bag, character, ability, need, paid).
 
@@ -946,12 +946,18 @@ def _end_turn(s, p):
     _discard_round(s, p, knowledge_limit(s, p), R_BEGIN_PLACEMENT)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def draws_next(s, p):
+    """Malfunctions the next placement draws (fewer if the bag runs out first): the malfunctions per
+    turn, less Violet's reduction this turn, plus one while the extra-malfunction effect is active.
+    The placement's own rule (``_begin_placement``), public for planners' forecasts."""
+    return p[P_PER_TURN] - s[VIOLET_RED] + effect_active(s, p, E_EXTRA)
+
+
 @njit(cache=True, _nrt=False)
 def _begin_placement(s, p):
-    n = p[P_PER_TURN] - s[VIOLET_RED]
+    n = draws_next(s, p)
     extra = effect_active(s, p, E_EXTRA)
-    if extra:
-        n += 1
     s[PLACE_LEFT] = n
     s[EXTRA_DONE] = extra
     s[WENT_CRIT] = 0
