@@ -341,10 +341,10 @@ def problem_multi(game, knob_names: list[str], players, player: str, spies: int 
         for k in knob_names:
             if k not in allowed:
                 raise UserError(f"knob {k!r} is not known for {g.title} at {n} players; allowed: {', '.join(allowed)}")
-    if len(counts) > 1:
-        return _problem_counts(g, list(knob_names), counts, player, spies, seat, outcome, at_most, keep)
     if len(set(knob_names)) != len(knob_names) or not knob_names:
         raise UserError(f"knobs {', '.join(knob_names) or '(none)'}: give each knob once")
+    if len(counts) > 1:
+        return _problem_counts(g, list(knob_names), counts, player, spies, seat, outcome, at_most, keep)
     search_outcome, other = outcome_of(g, outcome or ("win" if g.cooperative else "seat-win"), players, at_most)
     edge = str(outcome).strip().partition(":")[2].strip() if str(outcome).strip().startswith("edge:") else None
     if keep is not None:     # the first rate (at --players, or seat --seat's) kept in a range
@@ -356,10 +356,7 @@ def problem_multi(game, knob_names: list[str], players, player: str, spies: int 
             raise UserError(f"kept rate {100 * lo:g}-{100 * hi:g}% is not allowed: give 0 <= LOW < HIGH <= 100")
         from dataclasses import replace
         search_outcome = replace(search_outcome, keep=(float(lo), float(hi)))
-    base = g.default_rules().to_dict()
-    cats = categorical_knobs(g)
-    defaults = {k: (0 if k in cats else base[k] if k in base else spies if k == "spies"
-                    else PRINTED_LEAVES[int(k[4:-7]) - 1]) for k in knob_names}
+    defaults, cats = _defaults(g, knob_names, spies)
     cell, success, what = _cells(g, list(knob_names), players, player, spies, seat)
     other_cell = None
     if other is not None and g.cooperative:
@@ -381,6 +378,14 @@ def problem_multi(game, knob_names: list[str], players, player: str, spies: int 
                         {k: cats[k] for k in knob_names if k in cats} or None, other_cell, other, edge)
 
 
+def _defaults(g, knob_names, spies: int) -> tuple[dict, dict]:
+    """({knob: its value in the printed game (spies: the setup's)}, the game's categorical knobs)."""
+    base = g.default_rules().to_dict()
+    cats = categorical_knobs(g)
+    return ({k: (0 if k in cats else base[k] if k in base else spies if k == "spies"
+                 else PRINTED_LEAVES[int(k[4:-7]) - 1]) for k in knob_names}, cats)
+
+
 def _problem_counts(g, knob_names: list[str], counts: tuple, player: str, spies: int, seat: int,
                     outcome: str | None, at_most: bool, keep) -> MultiProblem:
     """One change for several player counts: the game's rate at each count, each count's cell on the
@@ -391,13 +396,8 @@ def _problem_counts(g, knob_names: list[str], counts: tuple, player: str, spies:
                         f"the outcome is the rate at each ({rate_name})")
     if keep is not None:
         raise UserError("a kept rate is for a gap or edge outcome at one player count, not for several counts")
-    if len(set(knob_names)) != len(knob_names) or not knob_names:
-        raise UserError(f"knobs {', '.join(knob_names) or '(none)'}: give each knob once")
     built = [_cells(g, knob_names, n, player, spies, seat) for n in counts]
-    base = g.default_rules().to_dict()
-    cats = categorical_knobs(g)
-    defaults = {k: (0 if k in cats else base[k] if k in base else spies if k == "spies"
-                    else PRINTED_LEAVES[int(k[4:-7]) - 1]) for k in knob_names}
+    defaults, cats = _defaults(g, knob_names, spies)
     at = f"{', '.join(map(str, counts[:-1]))} and {counts[-1]} players"
     what = (f"the win rate of {player} play at {at}, each" if g.cooperative
             else f"seat {seat}'s win rate (of all games) in {player} self-play at {at}, each")
