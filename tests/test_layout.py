@@ -121,3 +121,27 @@ def test_codecs_round_trip():
         shown = L.shower(one, {"x": L.Rows(2, "X")})(s)["x"]
         assert shown[1] == value and shown[0] == codec.show(one.empty()[2: 2 + width]), (codec, shown)
         assert L.shower(one, L.Rows(2, "X"))(s) == shown
+
+
+def _bw_workspaces():
+    from policies.bethel_woods import expert, heuristic, learned, search
+    return [pytest.param(m, id=m.__name__.rsplit(".", 1)[1]) for m in (heuristic, learned, expert, search)]
+
+
+@pytest.mark.parametrize("mod", _bw_workspaces())
+def test_bethel_woods_workspaces_have_no_overlap_and_no_gap(mod):
+    """The Bethel Woods players' int32 workspaces (issue 44 part 4): one Layout table each, its
+    fields the module's constants with no overlap and no gap, WS_SIZE its size; a player's table
+    begins with the workspaces of the players it runs (learned: the heuristic's, padded to an even
+    size; expert: two learned; search: two heuristic), and every float64 field (two int32 entries a
+    value, read through a float64 view) starts at an even offset."""
+    from policies.bethel_woods import heuristic as H, learned as Lr
+    own = covered(mod, mod.WS)
+    assert sorted(own) == list(range(mod.WS_SIZE)) and all(len(n) == 1 for n in own.values())
+    assert mod.WS_SIZE == mod.WS.size == sum(f.size for f in mod.WS.fields)
+    below = {"learned": H.WS_SIZE + (H.WS_SIZE & 1), "expert": 2 * Lr.WS_SIZE, "search": 2 * H.WS_SIZE}
+    name = mod.__name__.rsplit(".", 1)[1]
+    if name in below:
+        assert mod.WS.fields[0].offset == 0 and mod.WS.fields[0].size == below[name]
+    for f in getattr(mod, "FLOAT_FIELDS", ()):
+        assert getattr(mod, f) % 2 == 0 and mod.WS.fields[[g.name for g in mod.WS.fields].index(f)].size % 2 == 0, f

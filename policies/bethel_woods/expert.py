@@ -28,6 +28,7 @@ from numba import njit
 from simcore.bethel_woods import engine as E
 from simcore.bethel_woods.actions import A_END_TURN, N_ACTIONS, OUT_WIN, PH_PAY, PH_POST
 from simcore.common import PLAYER_CHANCE, PLAYER_TERMINAL
+from simcore.layout import Layout
 from simcore.rng import draw
 
 from . import heuristic as H
@@ -38,16 +39,23 @@ BUDGET_DEFAULT = 16
 DEPTH_DEFAULT = 2     # turns a rollout plays, then the learned value scores it (0: to the end; docs/policies.md)
 
 # ---- workspace layout (int32) ---------------------------------------------------------------------------
+# (a table as the heuristic's, simcore/layout.py; float64 fields start at an even offset)
 LWS = L.WS_SIZE
 X0 = 2 * LWS
-X_NROLL = X0                     # statistics: rollouts played (wraps around)
-X_IDX = X0 + 2                   # K_CAND: kept plans, by value then by rollouts
-X_WINS = X_IDX + H.K_CAND        # 2 * K_CAND: rollouts won (float64: a truncated rollout scores its
-                                 # end's value, a chance of winning; in X_IDX's order)
-X_VAL = X_WINS + 2 * H.K_CAND    # 2 * K_CAND: the plans' values (float64, by kept index)
-X_ACTS = X_VAL + 2 * H.K_CAND    # N_ACTIONS: legal actions in a rollout
-X_S = X_ACTS + N_ACTIONS         # S_SIZE: the rollout's position
-WS_SIZE = X_S + E.S_SIZE
+WS = Layout(
+    ("X_LEARNED", X0, None, "two learned workspaces: the expert's own decision, and its rollouts' player"),
+    ("X_NROLL", 1, None, "statistics: rollouts played (wraps around)"),
+    ("X_PAD", 1, None, "unused: keeps the float64 fields below at even offsets"),
+    ("X_IDX", H.K_CAND, None, "kept plans, by value then by rollouts"),
+    ("X_WINS", 2 * H.K_CAND, None, "rollouts won (float64: a truncated rollout scores its end's value, a "
+                                   "chance of winning; in X_IDX's order)"),
+    ("X_VAL", 2 * H.K_CAND, None, "the plans' values (float64, by kept index)"),
+    ("X_ACTS", N_ACTIONS, None, "legal actions in a rollout"),
+    ("X_S", E.S_SIZE, None, "the rollout's position"),
+)
+globals().update(WS.offsets)   # X_LEARNED = 0, X_NROLL = X0, ...
+WS_SIZE = WS.size
+FLOAT_FIELDS = ("X_WINS", "X_VAL")
 
 
 def expert_theta(net=None, m: int = M_DEFAULT, budget: int = BUDGET_DEFAULT, depth: int = DEPTH_DEFAULT) -> np.ndarray:

@@ -77,6 +77,7 @@ from simcore.bethel_woods.rules import (
     E_ABILITY, FARE, HARRIS, NOVA, P_CRIT_ABOVE,
     P_SECTION_TYPES,
 )
+from simcore.layout import Layout
 
 # ---- the evaluation's weights -------------------------------------------------------------------
 THETA_NAMES = (
@@ -128,49 +129,55 @@ SCORE_SCALE = 1000.0  # candidate scores are kept as integers (ws is int32)
 K_CAND = 16           # whole-turn plans the search and learned policies can ask for (W_TOPK)
 
 # ---- workspace layout (int32) ---------------------------------------------------------------------
+# One table, in array order (simcore/layout.py, as the engine's state): each field's offset is the sum
+# of the sizes above it, bound at import as a plain module int (W_PLAN = 8, ...), a compile-time
+# constant for numba; tests/test_layout.py checks the workspaces as it checks the positions.
 S_SIZE = E.S_SIZE
-W_VALID = 0       # a plan is stored
-W_PLAN_N = 1      # its length
-W_PLAN_I = 2      # the next step to play
-W_TURN = 3        # the turn it was made for
-W_DEC0 = 4        # s[ST_DECISIONS] when its first step was played
-W_NEVAL = 5       # statistics: positions evaluated (wraps around)
-W_NPLAN = 6       # statistics: plans searched
-W_RDRAWS = 7      # the draws the risk table W_RISK was made for (-1: none)
-W_PLAN = 8                           # PATH_MAX: the plan
-W_HAVE = W_PLAN + PATH_MAX           # 16: knowledge by seat and type after the end-of-turn discard
-W_USE = W_HAVE + 16                  # 4: types some open Orphanage section accepts
-W_IT = W_USE + 4                     # N_SLOTS: the search's child iterator per depth
-W_PLEN = W_IT + N_SLOTS              # N_SLOTS: path length per depth
-W_PATH = W_PLEN + N_SLOTS            # PATH_MAX: the path being searched
-W_CN = W_PATH + PATH_MAX             # candidates kept
-W_CSC = W_CN + 1                     # K_TOP: their scores (x SCORE_SCALE)
-W_CPL = W_CSC + K_TOP                # K_TOP: their path lengths
-W_BEST = W_CPL + K_TOP               # best score found (x SCORE_SCALE)
-W_BESTN = W_BEST + 1                 # its plan length (the plan itself is at W_PLAN)
-W_ACTS2 = W_BESTN + 1                # N_ACTIONS: a legal list kept across simulations
-W_ACTS3 = W_ACTS2 + N_ACTIONS        # N_ACTIONS: another (ability choices)
-W_RISK = W_ACTS3 + N_ACTIONS         # 24: P(machine m goes critical | load l), x RISK_SCALE, at m*4 + l
-W_CPATH = W_RISK + 24                # K_TOP * PATH_MAX: their paths
-W_CST = W_CPATH + K_TOP * PATH_MAX   # K_TOP * S_SIZE: their positions
-W_SLOT = W_CST + K_TOP * S_SIZE      # N_SLOTS * S_SIZE: scratch states
-# the best few whole-turn plans with distinct end positions, kept only when W_TOPK > 0 (the
-# search policy asks for them; the heuristic alone keeps only the best plan)
-W_TOPK = W_SLOT + N_SLOTS * S_SIZE   # how many plans to keep (0: off; at most K_CAND)
-W_TN = W_TOPK + 1                    # plans kept
-W_TSC = W_TN + 1                     # K_CAND: their scores (x SCORE_SCALE)
-W_TPL = W_TSC + K_CAND               # K_CAND: their lengths
-W_TPATH = W_TPL + K_CAND             # K_CAND * PATH_MAX: their paths
-W_UNDO = W_TPATH + K_CAND * PATH_MAX # N_SLOTS * U_SIZE: what undoes the drop made at each depth
 U_SIZE = E.DROP_UNDO_SIZE            # per depth: engine.drop_and_fix's undo record
-W_SECB = W_UNDO + N_SLOTS * U_SIZE   # 6: the types Orphanage section i accepts, as bits (set by _plan)
-W_ENDS = W_SECB + 6                  # 36: at 6j + (g - 1) % 6, the (section, type) bits (bit 4i + t) a
-                                     # group of g on machine j can enter, either way (set by _plan)
-W_TST = W_ENDS + 36                  # K_CAND * S_SIZE: the kept plans' end positions (before `end turn`)
-W_KTOP = W_TST + K_CAND * S_SIZE     # stage-1 positions for the ability search, 1 to K_TOP (0: K_TOP);
-                                     # heuristic_reset leaves it as the caller set it (the learned player)
-W_PAID = W_KTOP + 1                  # 6: the tokens of each printed kind a plain entry paid (engine.enter_and_pay)
-WS_SIZE = W_PAID + 6
+WS = Layout(
+    ("W_VALID", 1, None, "a plan is stored"),
+    ("W_PLAN_N", 1, None, "its length"),
+    ("W_PLAN_I", 1, None, "the next step to play"),
+    ("W_TURN", 1, None, "the turn it was made for"),
+    ("W_DEC0", 1, None, "s[ST_DECISIONS] when its first step was played"),
+    ("W_NEVAL", 1, None, "statistics: positions evaluated (wraps around)"),
+    ("W_NPLAN", 1, None, "statistics: plans searched"),
+    ("W_RDRAWS", 1, None, "the draws the risk table W_RISK was made for (-1: none)"),
+    ("W_PLAN", PATH_MAX, None, "the plan"),
+    ("W_HAVE", 16, None, "knowledge by seat and type after the end-of-turn discard"),
+    ("W_USE", 4, None, "types some open Orphanage section accepts"),
+    ("W_IT", N_SLOTS, None, "the search's child iterator per depth"),
+    ("W_PLEN", N_SLOTS, None, "path length per depth"),
+    ("W_PATH", PATH_MAX, None, "the path being searched"),
+    ("W_CN", 1, None, "candidates kept"),
+    ("W_CSC", K_TOP, None, "their scores (x SCORE_SCALE)"),
+    ("W_CPL", K_TOP, None, "their path lengths"),
+    ("W_BEST", 1, None, "best score found (x SCORE_SCALE)"),
+    ("W_BESTN", 1, None, "its plan length (the plan itself is at W_PLAN)"),
+    ("W_ACTS2", N_ACTIONS, None, "a legal list kept across simulations"),
+    ("W_ACTS3", N_ACTIONS, None, "another (ability choices)"),
+    ("W_RISK", 24, None, "P(machine m goes critical | load l), x RISK_SCALE, at m*4 + l"),
+    ("W_CPATH", K_TOP * PATH_MAX, None, "the candidates' paths"),
+    ("W_CST", K_TOP * S_SIZE, None, "their positions"),
+    ("W_SLOT", N_SLOTS * S_SIZE, None, "scratch states"),
+    # the best few whole-turn plans with distinct end positions, kept only when W_TOPK > 0 (the
+    # search policy asks for them; the heuristic alone keeps only the best plan)
+    ("W_TOPK", 1, None, "how many plans to keep (0: off; at most K_CAND)"),
+    ("W_TN", 1, None, "plans kept"),
+    ("W_TSC", K_CAND, None, "their scores (x SCORE_SCALE)"),
+    ("W_TPL", K_CAND, None, "their lengths"),
+    ("W_TPATH", K_CAND * PATH_MAX, None, "their paths"),
+    ("W_UNDO", N_SLOTS * U_SIZE, None, "what undoes the drop made at each depth"),
+    ("W_SECB", 6, None, "the types Orphanage section i accepts, as bits (set by _plan)"),
+    ("W_ENDS", 36, None, "at 6j + (g - 1) % 6, the (section, type) bits (bit 4i + t) a group of g on "
+                         "machine j can enter, either way (set by _plan)"),
+    ("W_TST", K_CAND * S_SIZE, None, "the kept plans' end positions (before `end turn`)"),
+    ("W_KTOP", 1, None, "stage-1 positions for the ability search, 1 to K_TOP (0: K_TOP); heuristic_reset "
+                        "leaves it as the caller set it (the learned player)"),
+    ("W_PAID", 6, None, "the tokens of each printed kind a plain entry paid (engine.enter_and_pay)"),
+)
+globals().update(WS.offsets)   # W_VALID = 0, W_PLAN_N = 1, ..., W_PAID
+WS_SIZE = WS.size
 
 NEG_INF_Q = -2_000_000_000
 RISK_SCALE = float(1 << 30)

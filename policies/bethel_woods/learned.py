@@ -38,6 +38,7 @@ from numba import njit
 
 from simcore.bethel_woods import GAME, engine as E
 from simcore.bethel_woods.actions import A_END_TURN, PH_PAY, PH_TERMINAL, OUT_WIN
+from simcore.layout import Layout
 
 from .. import value_model as VM
 from . import heuristic as H
@@ -65,14 +66,21 @@ MODEL_PATH = Path(__file__).with_name("learned.json")
 COMMAND = "boardsim train bethel-woods"
 
 # ---- workspace layout (int32) ---------------------------------------------------------------------------
+# (a table as the heuristic's, simcore/layout.py; float64 fields take two int32 entries and start at
+# an even offset, which tests/test_layout.py checks)
 HWS = H.WS_SIZE + (H.WS_SIZE & 1)   # the heuristic's workspace, padded to an even size
-L_FV = HWS                          # 2 * NF: the features (float64)
-L_H = L_FV + 2 * NF                 # 2 * MAX_HIDDEN: the hidden units (float64)
-L_V = L_H + 2 * MAX_HIDDEN          # 2 * K_CAND: the kept plans' values (float64; the skill dial)
 NFS = VM.stride(NF)                 # a kept plan's features padded with zeros (value_model.values)
-L_X = L_V + 2 * H.K_CAND            # 2 * K_CAND * NFS: the kept plans' features, a row each (float64)
-L_NCRIT = L_X + 2 * H.K_CAND * NFS  # K_CAND: machines critical at each kept plan's end (-1: the game ends there)
-WS_SIZE = L_NCRIT + H.K_CAND
+WS = Layout(
+    ("L_HEURISTIC", HWS, None, "the heuristic's workspace (the planner's), padded to an even size"),
+    ("L_FV", 2 * NF, None, "the features (float64)"),
+    ("L_H", 2 * MAX_HIDDEN, None, "the hidden units (float64)"),
+    ("L_V", 2 * H.K_CAND, None, "the kept plans' values (float64; the skill dial)"),
+    ("L_X", 2 * H.K_CAND * NFS, None, "the kept plans' features, a row each (float64)"),
+    ("L_NCRIT", H.K_CAND, None, "machines critical at each kept plan's end (-1: the game ends there)"),
+)
+globals().update(WS.offsets)   # L_HEURISTIC = 0, L_FV = HWS, ...
+WS_SIZE = WS.size
+FLOAT_FIELDS = ("L_FV", "L_H", "L_V", "L_X")
 
 
 def model_record(path: Path | None = None) -> dict:

@@ -50,6 +50,7 @@ from simcore.bethel_woods.actions import (
     A_END_TURN, N_ACTIONS, OUT_WIN, PH_FIX, PH_MOVE, PH_PAY, PH_POST, PH_PRE,
 )
 from simcore.common import PLAYER_CHANCE, PLAYER_TERMINAL
+from simcore.layout import Layout
 from simcore.rng import draw
 
 from .heuristic import (
@@ -64,20 +65,26 @@ BUDGET_DEFAULT = 8
 CANDIDATES_DEFAULT = 4
 
 # ---- workspace layout (int32), after the two heuristic workspaces ----------------------------------
+# (a table as the heuristic's, simcore/layout.py)
 X0 = 2 * HWS
-X_VALID = X0          # a plan is stored
-X_PLAN_N = X0 + 1     # its length
-X_PLAN_I = X0 + 2     # the next step to play
-X_TURN = X0 + 3       # the turn it was made for
-X_DEC0 = X0 + 4       # s[ST_DECISIONS] when its first step was played
-X_NSEARCH = X0 + 5    # statistics: searches made (wraps around)
-X_NROLL = X0 + 6      # statistics: rollouts played (wraps around)
-X_PLAN = X0 + 8                      # PATH_MAX: the plan being played
-X_ORDER = X_PLAN + PATH_MAX          # K_CAND: candidates by the heuristic's score, best first
-X_WINS = X_ORDER + K_CAND            # K_CAND: rollouts won by each candidate (in X_ORDER's order)
-X_ACTS = X_WINS + K_CAND             # N_ACTIONS: legal actions in a rollout
-X_S = X_ACTS + N_ACTIONS             # S_SIZE: the rollout's position
-WS_SIZE = X_S + E.S_SIZE
+WS = Layout(
+    ("X_HEURISTIC", X0, None, "two heuristic workspaces: the candidates' planner, and the rollouts' player"),
+    ("X_VALID", 1, None, "a plan is stored"),
+    ("X_PLAN_N", 1, None, "its length"),
+    ("X_PLAN_I", 1, None, "the next step to play"),
+    ("X_TURN", 1, None, "the turn it was made for"),
+    ("X_DEC0", 1, None, "s[ST_DECISIONS] when its first step was played"),
+    ("X_NSEARCH", 1, None, "statistics: searches made (wraps around)"),
+    ("X_NROLL", 1, None, "statistics: rollouts played (wraps around)"),
+    ("X_PAD", 1, None, "unused"),
+    ("X_PLAN", PATH_MAX, None, "the plan being played"),
+    ("X_ORDER", K_CAND, None, "candidates by the heuristic's score, best first"),
+    ("X_WINS", K_CAND, None, "rollouts won by each candidate (in X_ORDER's order)"),
+    ("X_ACTS", N_ACTIONS, None, "legal actions in a rollout"),
+    ("X_S", E.S_SIZE, None, "the rollout's position"),
+)
+globals().update(WS.offsets)   # X_HEURISTIC = 0, X_VALID = X0, ...
+WS_SIZE = WS.size
 
 
 def default_theta() -> np.ndarray:
