@@ -17,6 +17,30 @@ from simcore.limits import open_regular, parse_nested
 from .runner import check_game_index
 
 
+def replayed_steps(g, steps, final, turn_field: int, action_names, chance_kind=None) -> list[dict]:
+    """The trace lines of a game the arena played, replayed on the game's Python face ``g`` (a
+    checked apply: each logged action must be legal there too): a "decision" line per decision, a
+    "chance" line per logged chance outcome (kind ``chance_kind``; a game whose log holds none passes
+    None), a "position" line after each turn and at the end. ``steps`` are the log's (kind, seat,
+    action or outcome) rows, ``turn_field`` the state's turn entry; the replayed state must equal
+    ``final``, the arena's, or the replay is refused."""
+    import numpy as np
+    lines: list[dict] = []
+    for kind, q, a in steps.tolist():
+        turn = int(g.state[turn_field])
+        if chance_kind is not None and kind == chance_kind:
+            o, name = g.apply_chance(a)
+            lines.append({"type": "chance", "turn": turn, "outcome": o, "name": name})
+        else:
+            g.apply(a)  # checked: the arena's action must be legal on the Python face too
+            lines.append({"type": "decision", "turn": turn, "player": q, "action": a, "name": action_names[a]})
+        if g.is_terminal() or int(g.state[turn_field]) != turn:
+            lines.append({"type": "position", "turn": turn, "position": g.to_dict()})
+    if not np.array_equal(g.state, final):
+        raise RuntimeError("the replayed game differs from the arena's")
+    return lines
+
+
 def write_trace(lines, path):
     """Write a trace atomically: nothing is left half-written if it fails."""
     from arena.outfiles import atomic_open

@@ -19,7 +19,7 @@ from simcore.errors import UserError
 
 from ..cell import theta_hash
 from ..trace import (check_decision, check_end, check_policy_decision, check_position, check_weights,
-                                  first_difference, trace_lines)
+                                  first_difference, replayed_steps, trace_lines)
 from .batch import MAX_PLAYERS, WS_SIZE, parse_policies, play_game
 
 MAX_LOG = 1 << 16  # steps a trace can hold (a 200-round timeout takes far fewer)
@@ -53,14 +53,7 @@ def record_game(players=4, leaves=None, policy="random", seed=0, game_index=0, r
               "rules": g.rules.to_dict(), "position": g.to_dict()}]
     if model is not None:
         lines[0]["model"] = model
-    for _, q, a in log[:n].tolist():
-        turn = int(g.state[E.TURN])
-        g.apply(a)  # checked: the arena's action must be legal on the Python face too
-        lines.append({"type": "decision", "turn": turn, "player": q, "action": a, "name": ACTION_NAMES[a]})
-        if g.is_terminal() or int(g.state[E.TURN]) != turn:
-            lines.append({"type": "position", "turn": turn, "position": g.to_dict()})
-    if not np.array_equal(g.state, s):
-        raise RuntimeError("the replayed game differs from the arena's")
+    lines += replayed_steps(g, log[:n], s, E.TURN, ACTION_NAMES)   # (no chance steps: Benevolent's log holds decisions)
     d = g.to_dict()
     lines.append({"type": "end", "outcome": d["outcome"], "winner": d["winner"], "turns": d["turn"] + (d["outcome"] == "win")})
     return lines

@@ -36,7 +36,7 @@ from simcore.errors import UserError
 
 from ..cell import theta_hash
 from ..trace import (check_decision, check_end, check_policy_decision, check_position, check_weights,
-                     first_difference, trace_lines)
+                     first_difference, replayed_steps, trace_lines)
 from .batch import LOG_CHANCE, WS_SIZE, play_game, played_budget, policy_label, seat_policies
 
 MAX_LOG = 1 << 16  # steps a trace can hold (a game ends within 79 turns, far fewer steps)
@@ -72,18 +72,7 @@ def record_game(players=3, spies=0, characters=None, policy="random", seed=0, ga
               "theta_hash": theta_hash(thetas[0]), "rules": g.rules.to_dict(), "position": g.to_dict()}]
     if model is not None:
         lines[0]["model"] = model
-    for kind, q, a in steps.tolist():
-        turn = int(g.state[E.TURN])
-        if kind == LOG_CHANCE:
-            o, name = g.apply_chance(a)
-            lines.append({"type": "chance", "turn": turn, "outcome": o, "name": name})
-        else:
-            g.apply(a)  # checked: the arena's action must be legal on the Python face too
-            lines.append({"type": "decision", "turn": turn, "player": q, "action": a, "name": ACTION_NAMES[a]})
-        if g.is_terminal() or int(g.state[E.TURN]) != turn:
-            lines.append({"type": "position", "turn": turn, "position": g.to_dict()})
-    if not np.array_equal(g.state, final):
-        raise RuntimeError("the replayed game differs from the arena's")
+    lines += replayed_steps(g, steps, final, E.TURN, ACTION_NAMES, LOG_CHANCE)
     lines.append({"type": "end", "outcome": g.outcome, "turns": int(g.state[E.TURN]) + 1,
                   "daydreamer_built": int(E.orphanage_count(g.state))})
     return lines
