@@ -344,27 +344,19 @@ def player_value(s, p, theta, x, types, allfeet):
             miss |= 1 << g
         if g < 4 and c > 1:
             spare += c - 1
-    v = theta[T_KINDS] * kinds
-    v += theta[T_SPARE] * min(spare, SPARE_CAP)
-    v += theta[T_LEAVES] * min(lv, LEAF_CAP) + theta[T_LEAVES_X] * max(lv - LEAF_CAP, 0)
     n_single = 0
     n_perm = 0
     for k in range(9):
         n_single += E.single(s, x, k)
         n_perm += E.permanent(s, x, k)
-    v += theta[T_SINGLE] * n_single + theta[T_PERM] * n_perm
     want = miss & E.obtainable_mask(s, x)
     hm = hex_reach(s, p, x, lv, allfeet) & want
     sm, scnt = secret_gifts(s, p, x, lv)
     sm &= want
     reach = popcount(hm | sm)
-    v += theta[T_REACH] * min(reach, REACH_CAP)
     n_miss = popcount(miss)
     win_next = n_miss > 0 and (miss & ~(hm | sm)) == 0 and n_miss <= (1 if hm else 0) + min(scnt, popcount(sm))
-    if win_next:
-        v += theta[T_WIN_NEXT]
     eta = eta_turns(s, p, x, miss, lv, types, pond_turns(p, E.dream(s, x)), sm)
-    v += theta[T_ETA] * eta
     vuln = 0
     for g in range(5):
         if E.gifts(s, x, g) == 1 and E.pool(s, g) == 0:
@@ -372,8 +364,33 @@ def player_value(s, p, theta, x, types, allfeet):
                 if o != x and E.gifts(s, o, g) == 0:
                     vuln += 1
                     break
+    return player_sum(theta, kinds, spare, lv, n_single, n_perm, reach, win_next, eta, vuln), reach, win_next
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def player_sum(theta, kinds, spare, lv, n_single, n_perm, reach, win_next, eta, vuln):
+    """``player_value``'s linear sum of a player's counts (features.py's blocks, which count the
+    same things, take the heuristic's evaluation from it: the same sum, term by term)."""
+    v = theta[T_KINDS] * kinds
+    v += theta[T_SPARE] * min(spare, SPARE_CAP)
+    v += theta[T_LEAVES] * min(lv, LEAF_CAP) + theta[T_LEAVES_X] * max(lv - LEAF_CAP, 0)
+    v += theta[T_SINGLE] * n_single + theta[T_PERM] * n_perm
+    v += theta[T_REACH] * min(reach, REACH_CAP)
+    if win_next:
+        v += theta[T_WIN_NEXT]
+    v += theta[T_ETA] * eta
     v += theta[T_VULN] * vuln
-    return v, reach, win_next
+    return v
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def opponents_term(v, theta, best_o, opp_reach, opp_win):
+    """``evaluate``'s score for `me` from its own player_value v and the opponents' best value,
+    best capped reach and whether one can win next turn."""
+    v -= theta[T_OPP_SCALE] * best_o + theta[T_OPP_REACH] * opp_reach
+    if opp_win:
+        v -= theta[T_OPP_WIN]
+    return v
 
 
 @njit(cache=True, _nrt=False)
@@ -395,10 +412,7 @@ def evaluate(s, p, theta, me):
             best_o = vo
         opp_reach = max(opp_reach, min(ro, REACH_CAP))
         opp_win = opp_win or wo
-    v -= theta[T_OPP_SCALE] * best_o + theta[T_OPP_REACH] * opp_reach
-    if opp_win:
-        v -= theta[T_OPP_WIN]
-    return v
+    return opponents_term(v, theta, best_o, opp_reach, opp_win)
 
 
 # ---- the turn search --------------------------------------------------------------------------------
