@@ -57,6 +57,7 @@ def test_features_read_the_heuristic_and_the_kept_plans_end_in_distinct_position
         ends = []
         for c in range(nc):
             H.end_of(s, p, ws, c, st)
+            assert H.kept_hash(ws, c) == E.position_hash(st)   # the search's hash of the end, kept
             ends.append(st.copy())
             if st[E.PHASE] == PH_TERMINAL:
                 continue

@@ -115,7 +115,8 @@ W_ACTS = W_CPATH + K_MAX * DEPTH_MAX    # (DEPTH_MAX + 1) * N_ACTIONS: legal lis
 W_SLOT = W_ACTS + (DEPTH_MAX + 1) * N_ACTIONS   # (DEPTH_MAX + 1) * S_SIZE: positions per depth
 W_CH = W_SLOT + (DEPTH_MAX + 1) * S_SIZE        # K_MAX: the candidates' end-position hashes (distinct mode)
 W_DISTINCT = W_CH + K_MAX                       # 1: keep only plans with distinct end positions (learned, expert)
-WS_SIZE = W_DISTINCT + 1
+W_CHF = W_DISTINCT + 1 + ((W_DISTINCT + 1) & 1)  # 2 * K_MAX: their full 64-bit hashes (uint64, distinct mode: ``kept_hash``)
+WS_SIZE = W_CHF + 2 * K_MAX
 
 _S11 = np.uint64(11)
 _INV53 = 1.0 / 9007199254740992.0
@@ -436,13 +437,15 @@ def _gen(st, p, acts, minsec):
 
 
 @njit(cache=True, _nrt=False)
-def _offer(ws, plen, sc, k_keep, hc):
+def _offer(ws, plen, sc, k_keep, hc, hf):
     """Keep the plan ws[W_PATH:W_PATH+plen] with score sc among the k_keep best (best first;
     among equal scores the first found stays first). In distinct mode (ws[W_DISTINCT]) hc is the
-    hash of the plan's end position and a plan whose end is already kept replaces it only with a
-    better score."""
+    hash of the plan's end position (its 31 high bits) and a plan whose end is already kept
+    replaces it only with a better score; hf (the whole hash) is kept with it at W_CHF."""
     cn = ws[W_CN]
-    if ws[W_DISTINCT] != 0:
+    distinct = ws[W_DISTINCT] != 0
+    chf = ws[W_CHF:W_CHF + 2 * K_MAX].view(np.uint64)
+    if distinct:
         for j in range(cn):
             if ws[W_CH + j] == hc:
                 if ws[W_CSC + j] >= sc:
@@ -450,6 +453,7 @@ def _offer(ws, plen, sc, k_keep, hc):
                 for jj in range(j, cn - 1):   # a better score for the same end: drop the old one
                     ws[W_CSC + jj] = ws[W_CSC + jj + 1]
                     ws[W_CH + jj] = ws[W_CH + jj + 1]
+                    chf[jj] = chf[jj + 1]
                     ws[W_CPL + jj] = ws[W_CPL + jj + 1]
                     for i in range(ws[W_CPL + jj]):
                         ws[W_CPATH + jj * DEPTH_MAX + i] = ws[W_CPATH + (jj + 1) * DEPTH_MAX + i]
@@ -465,11 +469,15 @@ def _offer(ws, plen, sc, k_keep, hc):
     for j in range(last, pos, -1):
         ws[W_CSC + j] = ws[W_CSC + j - 1]
         ws[W_CH + j] = ws[W_CH + j - 1]
+        if distinct:
+            chf[j] = chf[j - 1]
         ws[W_CPL + j] = ws[W_CPL + j - 1]
         for i in range(ws[W_CPL + j]):
             ws[W_CPATH + j * DEPTH_MAX + i] = ws[W_CPATH + (j - 1) * DEPTH_MAX + i]
     ws[W_CSC + pos] = sc
     ws[W_CH + pos] = hc
+    if distinct:
+        chf[pos] = hf
     ws[W_CPL + pos] = plen
     for i in range(plen):
         ws[W_CPATH + pos * DEPTH_MAX + i] = ws[W_PATH + i]
@@ -528,7 +536,11 @@ def search_turn(s, p, theta, me, ws, k_keep, noise, key):
             leaves += 1
             q = _quant(sc)
             if ws[W_CN] < k_keep or ws[W_CSC + k_keep - 1] < q:   # it enters the list
-                _offer(ws, plen, q, k_keep, _h32(child) if ws[W_DISTINCT] != 0 else 0)
+                if ws[W_DISTINCT] != 0:
+                    hf = E.position_hash(child)
+                    _offer(ws, plen, q, k_keep, _h32_of(hf), hf)
+                else:
+                    _offer(ws, plen, q, k_keep, 0, _ZERO64)
             continue
         if d + 1 >= DEPTH_MAX:
             continue   # too long a turn: not scored (never seen with the rules as coded)
@@ -548,7 +560,23 @@ def search_turn(s, p, theta, me, ws, k_keep, noise, key):
 
 @njit(cache=True, _nrt=False)
 def _h32(s):
-    return np.int32(np.int64(E.position_hash(s) >> np.uint64(33)))
+    return _h32_of(E.position_hash(s))
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _h32_of(h):
+    """The 31 high bits of position hash h (W_CH: what distinct mode compares)."""
+    return np.int32(np.int64(h >> np.uint64(33)))
+
+
+_ZERO64 = np.uint64(0)
+
+
+@njit(cache=True, _nrt=False)
+def kept_hash(ws, c):
+    """The position hash (engine.position_hash) of kept plan c's end, as the distinct-mode search
+    computed it (the same as hashing ``end_of``'s position)."""
+    return ws[W_CHF + 2 * c:W_CHF + 2 * c + 2].view(np.uint64)[0]
 
 
 @njit(cache=True, _nrt=False)

@@ -193,10 +193,10 @@ def plan_candidates(s, p, theta, me, ws, k):
 @njit(cache=True, _nrt=False)
 def plan_end(s, p, ws, c):
     """Put kept plan c's end position at ws[L_ST], its hash at ws[L_CH] and whether the game ends
-    there at ws[L_CT]; returns the hash."""
+    there at ws[L_CT]; returns the hash. c is a plan kept by ``plan_candidates`` on this ws."""
     st = ws[L_ST:L_ST + E.S_SIZE]
     H.end_of(s, p, ws, c, st)
-    hc = E.position_hash(st)
+    hc = H.kept_hash(ws, c)   # E.position_hash(st), kept by the search
     ws[L_CH:L_CH + 2].view(np.uint64)[0] = hc
     ws[L_CT] = 1 if st[E.PHASE] == PH_TERMINAL else 0
     return hc
