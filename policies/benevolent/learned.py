@@ -84,7 +84,10 @@ L_V = L_CH + 2 + ((L_CH + 2) & 1)   # 2 * K_MAX: the kept plans' values (float64
 NFS = VM.stride(NF)                 # a kept plan's features padded with zeros (value_model.values)
 L_X = L_V + 2 * H.K_MAX             # 2 * K_MAX * NFS: the kept plans' features, a row each (float64)
 L_REP = L_X + 2 * H.K_MAX * NFS     # K_MAX: earlier occurrences of each kept plan's end (-1: won by another seat)
-WS_SIZE = L_REP + H.K_MAX
+L_WM = L_REP + H.K_MAX + (H.K_MAX & 1)   # 2 * meta_size(): which network L_WT holds (value_model.transposed)
+L_WT = L_WM + 2 * VM.meta_size()    # 2 * NF * MAX_HIDDEN: the network's first layer, feature by feature (float64)
+L_ACC = L_WT + 2 * NF * MAX_HIDDEN  # 2 * (2 MAX_HIDDEN + 2 NF): values_sparse's scratch (float64)
+WS_SIZE = L_ACC + 2 * (2 * MAX_HIDDEN + 2 * NF)
 
 
 def model_record(path: Path | None = None) -> dict:
@@ -247,7 +250,10 @@ def screen_values(s, p, theta, me, ws, nc, vals):
         features(st, p, theta, me, row)
         for i in range(NF, NFS):
             row[i] = 0.0
-    VM.values(ws[L_X:L_X + 2 * NFS * H.K_MAX].view(np.float64), NFS, nc, theta, T_NET, vals)
+    WT = ws[L_WT:L_WT + 2 * NF * MAX_HIDDEN].view(np.float64)
+    VM.transposed(theta, T_NET, WT, ws[L_WM:L_WT].view(np.float64))
+    VM.values_sparse(ws[L_X:L_X + 2 * NFS * H.K_MAX].view(np.float64), NFS, nc, theta, T_NET, WT,
+                     ws[L_ACC:WS_SIZE].view(np.float64), vals)
     for c in range(nc):
         if ws[L_REP + c] < 0:
             vals[c] = -1.0e6
