@@ -229,12 +229,12 @@ def plan_value(s, p, theta, me, ws, c):
 @njit(cache=True, _nrt=False)
 def screen_values(s, p, theta, me, ws, nc, vals):
     """vals[c] for c < nc: ``plan_value`` of kept plan c to the last few bits, the network
-    evaluated at all kept ends together (``value_model.values``, four at a time; vals needs room
-    for nc rounded up to 4); a theta with a network only. Keeps each end's features (row c of L_X,
-    padded with zeros) and earlier occurrences (L_REP + c; -1: another seat wins there) for
-    ``exact_value``. Stops at the first plan that wins for `me` at once and returns its index
-    (its end left by ``plan_end``), as the plan-by-plan loop did; otherwise -1 (the last plan's
-    end left)."""
+    evaluated at all kept ends together (``value_model.values_sparse``: row 0 over its non-zero
+    features, the others from it over the features where they differ); a theta with a network
+    only. Keeps each end's features (row c of L_X, padded with zeros) and earlier occurrences
+    (L_REP + c; -1: another seat wins there) for ``exact_value``. Stops at the first plan that
+    wins for `me` at once and returns its index (its end left by ``plan_end``), as the
+    plan-by-plan loop did; otherwise -1 (the last plan's end left)."""
     lam = theta[T_LAM]
     for c in range(nc):
         hc = plan_end(s, p, ws, c)
