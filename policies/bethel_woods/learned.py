@@ -72,10 +72,7 @@ L_V = L_H + 2 * MAX_HIDDEN          # 2 * K_CAND: the kept plans' values (float6
 NFS = VM.stride(NF)                 # a kept plan's features padded with zeros (value_model.values)
 L_X = L_V + 2 * H.K_CAND            # 2 * K_CAND * NFS: the kept plans' features, a row each (float64)
 L_NCRIT = L_X + 2 * H.K_CAND * NFS  # K_CAND: machines critical at each kept plan's end (-1: the game ends there)
-L_WM = L_NCRIT + H.K_CAND + (H.K_CAND & 1)   # 2 * meta_size(): which network L_WT holds (value_model.transposed)
-L_WT = L_WM + 2 * VM.meta_size()    # 2 * NF * MAX_HIDDEN: the network's first layer, feature by feature (float64)
-L_ACC = L_WT + 2 * NF * MAX_HIDDEN  # 2 * (2 MAX_HIDDEN + 2 NF): values_sparse's scratch (float64)
-WS_SIZE = L_ACC + 2 * (2 * MAX_HIDDEN + 2 * NF)
+WS_SIZE = L_NCRIT + H.K_CAND
 
 
 def model_record(path: Path | None = None) -> dict:
@@ -148,9 +145,9 @@ def plan_value(p, theta, ws, c):
 @njit(cache=True, _nrt=False)
 def screen_values(p, theta, ws, nc, vals):
     """vals[c] for c < nc: kept plan c's value (``plan_value``'s rules) to the last few bits, the
-    network evaluated at all kept ends together (``value_model.values_sparse``: row 0 over its
-    non-zero features, the others from it over the features where they differ). Keeps each end's
-    features (row c of L_X, padded with zeros) and critical machines (L_NCRIT + c; -1 where the game ends) for ``exact_value``."""
+    network evaluated at all kept ends together (``value_model.values``, four at a time; vals
+    needs room for nc rounded up to 4). Keeps each end's features (row c of L_X, padded with
+    zeros) and critical machines (L_NCRIT + c; -1 where the game ends) for ``exact_value``."""
     for c in range(nc):
         st = ws[H.W_TST + c * H.S_SIZE: H.W_TST + (c + 1) * H.S_SIZE]
         if st[E.PHASE] == PH_TERMINAL:
@@ -160,10 +157,7 @@ def screen_values(p, theta, ws, nc, vals):
         ws[L_NCRIT + c] = features(st, p, ws, row)
         for i in range(NF, NFS):
             row[i] = 0.0
-    WT = ws[L_WT:L_WT + 2 * NF * MAX_HIDDEN].view(np.float64)
-    VM.transposed(theta, T_NET, WT, ws[L_WM:L_WT].view(np.float64))
-    VM.values_sparse(ws[L_X: L_X + 2 * NFS * H.K_CAND].view(np.float64), NFS, nc, theta, T_NET, WT,
-                     ws[L_ACC:WS_SIZE].view(np.float64), vals)
+    VM.values(ws[L_X: L_X + 2 * NFS * H.K_CAND].view(np.float64), NFS, nc, theta, T_NET, vals)
     for c in range(nc):
         k = ws[L_NCRIT + c]
         if k < 0:
