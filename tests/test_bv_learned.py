@@ -57,11 +57,12 @@ def test_features_read_the_heuristic_and_the_kept_plans_end_in_distinct_position
         ends = []
         for c in range(nc):
             H.end_of(s, p, ws, c, st)
+            assert H.kept_hash(ws, c) == E.position_hash(st)   # the search's hash of the end, kept
             ends.append(st.copy())
             if st[E.PHASE] == PH_TERMINAL:
                 continue
             features(st, p, theta, me, fv)
-            assert fv[FEATURE_NAMES.index("h_eval")] == pytest.approx(H.evaluate(st, p, theta, me), abs=1e-9)
+            assert fv[FEATURE_NAMES.index("h_eval")] == H.evaluate(st, p, theta, me)   # bit for bit
             kinds = sum(1 for g in range(5) if st[E.pl(me) + E.L_GIFTS + g] > 0)
             assert fv[FEATURE_NAMES.index("p0_kinds")] == kinds
             checked += 1
@@ -74,6 +75,32 @@ def test_features_read_the_heuristic_and_the_kept_plans_end_in_distinct_position
         assert H.search_turn(s, p, theta, me, hw, 1, 0.0, np.uint64(0)) == 1
         assert ws[H.W_CSC] == hw[H.W_CSC]
     assert checked > 50
+
+
+def test_h_eval_is_the_heuristics_evaluation_bit_for_bit():
+    """features combines h_eval from its per-player blocks (heuristic.player_sum,
+    heuristic.opponents_term) instead of calling heuristic.evaluate: the same float, for every
+    seat, at every kept plan's end of 2-4 player games."""
+    theta = L.learned_theta()
+    fv = np.zeros(NF)
+    st = np.zeros(E.S_SIZE, np.int32)
+    i_h = FEATURE_NAMES.index("h_eval")
+    checked = 0
+    for players, games in ((2, 4), (3, 3), (4, 3)):
+        p, positions = _positions(games, players)
+        ws = np.zeros(L.WS_SIZE, np.int32)
+        for s in positions:
+            me = int(s[E.CUR])
+            nc = L.plan_candidates(s, p, theta, me, ws, 8)
+            for c in range(nc):
+                H.end_of(s, p, ws, c, st)
+                if st[E.PHASE] == PH_TERMINAL:
+                    continue
+                for seat in range(players):
+                    features(st, p, theta, seat, fv)
+                    assert fv[i_h] == H.evaluate(st, p, theta, seat)
+                    checked += 1
+    assert checked > 1000
 
 
 def _net_value(net, x):

@@ -61,6 +61,44 @@ def test_the_batched_network_is_the_forward_pass_and_a_rows_value_is_its_own(nf,
         assert one[c % 4] == out[c]
 
 
+@pytest.mark.parametrize("nf,nh", [(63, 31), (120, 32), (17, 1), (3, 2)])
+def test_the_sparse_screen_is_the_forward_pass_and_its_copy_follows_the_network(nf, nh):
+    """values_sparse() agrees with numpy's forward pass and with values() (to 1e-12) on rows that
+    are mostly zero and differ from row 0 in a few features; transposed() copies the first layer
+    again when theta holds another network (and not when it holds the same one)."""
+    rng = np.random.default_rng(nf * 1000 + nh + 1)
+    st = VM.stride(nf)
+    WT = np.zeros(nf * nh)
+    meta = np.zeros(VM.meta_size())
+    acc = np.zeros(2 * nh + 2 * nf)
+    for round_ in range(2):   # a second network in the same scratch: the copy is made again
+        net = _net(nf, nh, rng)
+        theta = np.concatenate([[7.0, 8.0, 9.0], VM.pack(net["mean"], net["scale"], net["W1"], net["b1"], net["W2"],
+                                                          net["b2"])])
+        k = 9
+        x0 = rng.normal(size=nf) * (rng.random(nf) < 0.3)
+        xs = np.tile(x0, (k, 1))
+        for c in range(1, k):
+            d = rng.random(nf) < 0.1
+            xs[c, d] = rng.integers(-3, 4, size=d.sum())
+        X = np.zeros((k + 3, st))
+        X[:k, :nf] = xs
+        VM.transposed(theta, 3, WT, meta)
+        assert np.array_equal(WT.reshape(nf, nh), np.asarray(theta[5:5 + nf * nh]).reshape(nh, nf).T)
+        out = np.full(k, np.nan)
+        VM.values_sparse(X.ravel(), st, k, theta, 3, WT, acc, out)
+        dense = np.zeros(k + 3)
+        VM.values(X.ravel(), st, k, theta, 3, dense)
+        for c in range(k):
+            assert out[c] == pytest.approx(_plain(net, xs[c]), rel=1e-9, abs=1e-9)
+            assert abs(out[c] - dense[c]) <= 1e-12 * (1 + abs(dense[c]))
+        before = WT.copy()
+        WT[0] += 1.0                      # the same network again: the copy is kept as it is
+        VM.transposed(theta, 3, WT, meta)
+        assert WT[0] == before[0] + 1.0
+        WT[0] = before[0]
+
+
 def test_bethel_woods_choices_are_the_plan_by_plan_ones():
     """On the turn starts of 2-4 player games with 0-5 spies, the learned player's choice
     (``best_plan``: the screen, then the exact values near the top) is the first kept plan of the

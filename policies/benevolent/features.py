@@ -8,7 +8,8 @@ an opponent can take, each of the five gift counts, the Dream Path position, Foo
 board, the exchange tile, kinds missing whose stack is empty and which of those cannot be had;
 then the permanent Secrets of `me` and of the next seat; then the supply, the five stacks, the
 rounds played, the player count, the Wooden Table's free slots, the heuristic's own evaluation
-(``heuristic.evaluate`` of the position for `me`, which is ``h_eval``), the Stone Altars and which
+(``heuristic.evaluate`` of the position for `me`, which is ``h_eval``: combined from the blocks'
+counts, ``heuristic.player_sum`` and ``heuristic.opponents_term``, bit for bit), the Stone Altars and which
 special hexes are out. A won position has only the last feature set (+1 `me` won, -1 another).
 Every feature is read from the position through the engine's named accessors and forecasts
 (simcore/benevolent/engine.py) and the heuristic's own functions.
@@ -87,6 +88,7 @@ def _pblock(s, p, theta, x, types, allfeet, out, o):
     out[o + 18] = H.popcount(hm)
     out[o + 19] = blocked
     out[o + 20] = empty
+    return H.player_sum(theta, kinds, spare, lv, n_single, n_perm, reach, win_next, eta, vuln), reach, win_next
 
 
 @njit(cache=True, _nrt=False)
@@ -100,9 +102,22 @@ def features(s, p, theta, me, out):
     n = s[E.NP]
     types = E.hex_types(s)
     allfeet = E.all_feet_packed(s)
-    for r in range(n):
-        x = (me + r) % n
-        _pblock(s, p, theta, x, types, allfeet, out, PB * r)
+    # each player's block, and from its counts that player's ``heuristic.player_value``: the
+    # heuristic's evaluation (h_eval) is combined from them as ``heuristic.evaluate`` combines its
+    # own (the opponents in seat order), the same numbers without counting everything twice
+    v = 0.0
+    best_o = -1e300
+    opp_reach = 0
+    opp_win = False
+    for x in range(n):
+        vo, ro, wo = _pblock(s, p, theta, x, types, allfeet, out, PB * ((x - me + n) % n))
+        if x == me:
+            v = vo
+            continue
+        if vo > best_o:
+            best_o = vo
+        opp_reach = max(opp_reach, min(ro, H.REACH_CAP))
+        opp_win = opp_win or wo
     nx = (me + 1) % n
     for k in range(9):
         out[O_PERM + k] = E.permanent(s, me, k)
@@ -119,7 +134,7 @@ def features(s, p, theta, me, out):
         if E.slot_available(s, i):
             avail += 1
     out[g0 + 9] = avail
-    out[g0 + 10] = H.evaluate(s, p, theta, me)
+    out[g0 + 10] = H.opponents_term(v, theta, best_o, opp_reach, opp_win)   # H.evaluate(s, p, theta, me)
     cnt = 0
     for h in range(s[E.N_HEX]):
         t = E.hex_type(s, h)

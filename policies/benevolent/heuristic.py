@@ -115,7 +115,8 @@ W_ACTS = W_CPATH + K_MAX * DEPTH_MAX    # (DEPTH_MAX + 1) * N_ACTIONS: legal lis
 W_SLOT = W_ACTS + (DEPTH_MAX + 1) * N_ACTIONS   # (DEPTH_MAX + 1) * S_SIZE: positions per depth
 W_CH = W_SLOT + (DEPTH_MAX + 1) * S_SIZE        # K_MAX: the candidates' end-position hashes (distinct mode)
 W_DISTINCT = W_CH + K_MAX                       # 1: keep only plans with distinct end positions (learned, expert)
-WS_SIZE = W_DISTINCT + 1
+W_CHF = W_DISTINCT + 1 + ((W_DISTINCT + 1) & 1)  # 2 * K_MAX: their full 64-bit hashes (uint64, distinct mode: ``kept_hash``)
+WS_SIZE = W_CHF + 2 * K_MAX
 
 _S11 = np.uint64(11)
 _INV53 = 1.0 / 9007199254740992.0
@@ -344,27 +345,19 @@ def player_value(s, p, theta, x, types, allfeet):
             miss |= 1 << g
         if g < 4 and c > 1:
             spare += c - 1
-    v = theta[T_KINDS] * kinds
-    v += theta[T_SPARE] * min(spare, SPARE_CAP)
-    v += theta[T_LEAVES] * min(lv, LEAF_CAP) + theta[T_LEAVES_X] * max(lv - LEAF_CAP, 0)
     n_single = 0
     n_perm = 0
     for k in range(9):
         n_single += E.single(s, x, k)
         n_perm += E.permanent(s, x, k)
-    v += theta[T_SINGLE] * n_single + theta[T_PERM] * n_perm
     want = miss & E.obtainable_mask(s, x)
     hm = hex_reach(s, p, x, lv, allfeet) & want
     sm, scnt = secret_gifts(s, p, x, lv)
     sm &= want
     reach = popcount(hm | sm)
-    v += theta[T_REACH] * min(reach, REACH_CAP)
     n_miss = popcount(miss)
     win_next = n_miss > 0 and (miss & ~(hm | sm)) == 0 and n_miss <= (1 if hm else 0) + min(scnt, popcount(sm))
-    if win_next:
-        v += theta[T_WIN_NEXT]
     eta = eta_turns(s, p, x, miss, lv, types, pond_turns(p, E.dream(s, x)), sm)
-    v += theta[T_ETA] * eta
     vuln = 0
     for g in range(5):
         if E.gifts(s, x, g) == 1 and E.pool(s, g) == 0:
@@ -372,8 +365,33 @@ def player_value(s, p, theta, x, types, allfeet):
                 if o != x and E.gifts(s, o, g) == 0:
                     vuln += 1
                     break
+    return player_sum(theta, kinds, spare, lv, n_single, n_perm, reach, win_next, eta, vuln), reach, win_next
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def player_sum(theta, kinds, spare, lv, n_single, n_perm, reach, win_next, eta, vuln):
+    """``player_value``'s linear sum of a player's counts (features.py's blocks, which count the
+    same things, take the heuristic's evaluation from it: the same sum, term by term)."""
+    v = theta[T_KINDS] * kinds
+    v += theta[T_SPARE] * min(spare, SPARE_CAP)
+    v += theta[T_LEAVES] * min(lv, LEAF_CAP) + theta[T_LEAVES_X] * max(lv - LEAF_CAP, 0)
+    v += theta[T_SINGLE] * n_single + theta[T_PERM] * n_perm
+    v += theta[T_REACH] * min(reach, REACH_CAP)
+    if win_next:
+        v += theta[T_WIN_NEXT]
+    v += theta[T_ETA] * eta
     v += theta[T_VULN] * vuln
-    return v, reach, win_next
+    return v
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def opponents_term(v, theta, best_o, opp_reach, opp_win):
+    """``evaluate``'s score for `me` from its own player_value v and the opponents' best value,
+    best capped reach and whether one can win next turn."""
+    v -= theta[T_OPP_SCALE] * best_o + theta[T_OPP_REACH] * opp_reach
+    if opp_win:
+        v -= theta[T_OPP_WIN]
+    return v
 
 
 @njit(cache=True, _nrt=False)
@@ -395,10 +413,7 @@ def evaluate(s, p, theta, me):
             best_o = vo
         opp_reach = max(opp_reach, min(ro, REACH_CAP))
         opp_win = opp_win or wo
-    v -= theta[T_OPP_SCALE] * best_o + theta[T_OPP_REACH] * opp_reach
-    if opp_win:
-        v -= theta[T_OPP_WIN]
-    return v
+    return opponents_term(v, theta, best_o, opp_reach, opp_win)
 
 
 # ---- the turn search --------------------------------------------------------------------------------
@@ -422,13 +437,15 @@ def _gen(st, p, acts, minsec):
 
 
 @njit(cache=True, _nrt=False)
-def _offer(ws, plen, sc, k_keep, hc):
+def _offer(ws, plen, sc, k_keep, hc, hf):
     """Keep the plan ws[W_PATH:W_PATH+plen] with score sc among the k_keep best (best first;
     among equal scores the first found stays first). In distinct mode (ws[W_DISTINCT]) hc is the
-    hash of the plan's end position and a plan whose end is already kept replaces it only with a
-    better score."""
+    hash of the plan's end position (its 31 high bits) and a plan whose end is already kept
+    replaces it only with a better score; hf (the whole hash) is kept with it at W_CHF."""
     cn = ws[W_CN]
-    if ws[W_DISTINCT] != 0:
+    distinct = ws[W_DISTINCT] != 0
+    chf = ws[W_CHF:W_CHF + 2 * K_MAX].view(np.uint64)
+    if distinct:
         for j in range(cn):
             if ws[W_CH + j] == hc:
                 if ws[W_CSC + j] >= sc:
@@ -436,6 +453,7 @@ def _offer(ws, plen, sc, k_keep, hc):
                 for jj in range(j, cn - 1):   # a better score for the same end: drop the old one
                     ws[W_CSC + jj] = ws[W_CSC + jj + 1]
                     ws[W_CH + jj] = ws[W_CH + jj + 1]
+                    chf[jj] = chf[jj + 1]
                     ws[W_CPL + jj] = ws[W_CPL + jj + 1]
                     for i in range(ws[W_CPL + jj]):
                         ws[W_CPATH + jj * DEPTH_MAX + i] = ws[W_CPATH + (jj + 1) * DEPTH_MAX + i]
@@ -451,11 +469,15 @@ def _offer(ws, plen, sc, k_keep, hc):
     for j in range(last, pos, -1):
         ws[W_CSC + j] = ws[W_CSC + j - 1]
         ws[W_CH + j] = ws[W_CH + j - 1]
+        if distinct:
+            chf[j] = chf[j - 1]
         ws[W_CPL + j] = ws[W_CPL + j - 1]
         for i in range(ws[W_CPL + j]):
             ws[W_CPATH + j * DEPTH_MAX + i] = ws[W_CPATH + (j - 1) * DEPTH_MAX + i]
     ws[W_CSC + pos] = sc
     ws[W_CH + pos] = hc
+    if distinct:
+        chf[pos] = hf
     ws[W_CPL + pos] = plen
     for i in range(plen):
         ws[W_CPATH + pos * DEPTH_MAX + i] = ws[W_PATH + i]
@@ -514,7 +536,11 @@ def search_turn(s, p, theta, me, ws, k_keep, noise, key):
             leaves += 1
             q = _quant(sc)
             if ws[W_CN] < k_keep or ws[W_CSC + k_keep - 1] < q:   # it enters the list
-                _offer(ws, plen, q, k_keep, _h32(child) if ws[W_DISTINCT] != 0 else 0)
+                if ws[W_DISTINCT] != 0:
+                    hf = E.position_hash(child)
+                    _offer(ws, plen, q, k_keep, _h32_of(hf), hf)
+                else:
+                    _offer(ws, plen, q, k_keep, 0, _ZERO64)
             continue
         if d + 1 >= DEPTH_MAX:
             continue   # too long a turn: not scored (never seen with the rules as coded)
@@ -534,7 +560,23 @@ def search_turn(s, p, theta, me, ws, k_keep, noise, key):
 
 @njit(cache=True, _nrt=False)
 def _h32(s):
-    return np.int32(np.int64(E.position_hash(s) >> np.uint64(33)))
+    return _h32_of(E.position_hash(s))
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _h32_of(h):
+    """The 31 high bits of position hash h (W_CH: what distinct mode compares)."""
+    return np.int32(np.int64(h >> np.uint64(33)))
+
+
+_ZERO64 = np.uint64(0)
+
+
+@njit(cache=True, _nrt=False)
+def kept_hash(ws, c):
+    """The position hash (engine.position_hash) of kept plan c's end, as the distinct-mode search
+    computed it (the same as hashing ``end_of``'s position)."""
+    return ws[W_CHF + 2 * c:W_CHF + 2 * c + 2].view(np.uint64)[0]
 
 
 @njit(cache=True, _nrt=False)

@@ -84,7 +84,10 @@ L_V = L_CH + 2 + ((L_CH + 2) & 1)   # 2 * K_MAX: the kept plans' values (float64
 NFS = VM.stride(NF)                 # a kept plan's features padded with zeros (value_model.values)
 L_X = L_V + 2 * H.K_MAX             # 2 * K_MAX * NFS: the kept plans' features, a row each (float64)
 L_REP = L_X + 2 * H.K_MAX * NFS     # K_MAX: earlier occurrences of each kept plan's end (-1: won by another seat)
-WS_SIZE = L_REP + H.K_MAX
+L_WM = L_REP + H.K_MAX + (H.K_MAX & 1)   # 2 * meta_size(): which network L_WT holds (value_model.transposed)
+L_WT = L_WM + 2 * VM.meta_size()    # 2 * NF * MAX_HIDDEN: the network's first layer, feature by feature (float64)
+L_ACC = L_WT + 2 * NF * MAX_HIDDEN  # 2 * (2 MAX_HIDDEN + 2 NF): values_sparse's scratch (float64)
+WS_SIZE = L_ACC + 2 * (2 * MAX_HIDDEN + 2 * NF)
 
 
 def model_record(path: Path | None = None) -> dict:
@@ -193,10 +196,10 @@ def plan_candidates(s, p, theta, me, ws, k):
 @njit(cache=True, _nrt=False)
 def plan_end(s, p, ws, c):
     """Put kept plan c's end position at ws[L_ST], its hash at ws[L_CH] and whether the game ends
-    there at ws[L_CT]; returns the hash."""
+    there at ws[L_CT]; returns the hash. c is a plan kept by ``plan_candidates`` on this ws."""
     st = ws[L_ST:L_ST + E.S_SIZE]
     H.end_of(s, p, ws, c, st)
-    hc = E.position_hash(st)
+    hc = H.kept_hash(ws, c)   # E.position_hash(st), kept by the search
     ws[L_CH:L_CH + 2].view(np.uint64)[0] = hc
     ws[L_CT] = 1 if st[E.PHASE] == PH_TERMINAL else 0
     return hc
@@ -226,12 +229,12 @@ def plan_value(s, p, theta, me, ws, c):
 @njit(cache=True, _nrt=False)
 def screen_values(s, p, theta, me, ws, nc, vals):
     """vals[c] for c < nc: ``plan_value`` of kept plan c to the last few bits, the network
-    evaluated at all kept ends together (``value_model.values``, four at a time; vals needs room
-    for nc rounded up to 4); a theta with a network only. Keeps each end's features (row c of L_X,
-    padded with zeros) and earlier occurrences (L_REP + c; -1: another seat wins there) for
-    ``exact_value``. Stops at the first plan that wins for `me` at once and returns its index
-    (its end left by ``plan_end``), as the plan-by-plan loop did; otherwise -1 (the last plan's
-    end left)."""
+    evaluated at all kept ends together (``value_model.values_sparse``: row 0 over its non-zero
+    features, the others from it over the features where they differ); a theta with a network
+    only. Keeps each end's features (row c of L_X, padded with zeros) and earlier occurrences
+    (L_REP + c; -1: another seat wins there) for ``exact_value``. Stops at the first plan that
+    wins for `me` at once and returns its index (its end left by ``plan_end``), as the
+    plan-by-plan loop did; otherwise -1 (the last plan's end left)."""
     lam = theta[T_LAM]
     for c in range(nc):
         hc = plan_end(s, p, ws, c)
@@ -247,7 +250,10 @@ def screen_values(s, p, theta, me, ws, nc, vals):
         features(st, p, theta, me, row)
         for i in range(NF, NFS):
             row[i] = 0.0
-    VM.values(ws[L_X:L_X + 2 * NFS * H.K_MAX].view(np.float64), NFS, nc, theta, T_NET, vals)
+    WT = ws[L_WT:L_WT + 2 * NF * MAX_HIDDEN].view(np.float64)
+    VM.transposed(theta, T_NET, WT, ws[L_WM:L_WT].view(np.float64))
+    VM.values_sparse(ws[L_X:L_X + 2 * NFS * H.K_MAX].view(np.float64), NFS, nc, theta, T_NET, WT,
+                     ws[L_ACC:WS_SIZE].view(np.float64), vals)
     for c in range(nc):
         if ws[L_REP + c] < 0:
             vals[c] = -1.0e6
