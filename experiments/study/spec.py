@@ -462,8 +462,8 @@ def players_arg(o: dict):
 
 def _check_target(st: Study, where: str) -> None:
     """A target study: one player, one player count (with knobs: several, one change for all of
-    them), one spies count; one knob (knob, range) or several (knobs, ranges: one span each); a target (a value to hit) or at_most (a bound); an
-    outcome (default the game's rate). Checked by ``experiments.target`` as the command checks
+    them), one spies count; one knob (knob, range) or several (knobs, ranges: one span each); a
+    target (a value to hit) or at_most (a bound); an outcome (default the game's rate). Checked by ``experiments.target`` as the command checks
     them. One whole-number knob with a rate to hit is bisected (``opts["multi"]`` false); every
     other problem is the several-knob search (``opts["multi"]`` true, ``knobs`` and ``ranges`` set)."""
     from ..target import check_spans, is_categorical, knob_range, knob_span, problem, problem_multi

@@ -4,10 +4,11 @@ the executor, so a study of this kind is kept in a results store and resumed, ru
 shows progress like every other kind. The search is a pure function of the seed and the counts,
 so a resumed run asks for the same batches and reads them back from the store.
 
-Keys: game, policy (the player, one), players (one count; with knobs several: one change for all of them), spies (Bethel Woods) or seat
+Keys: game, policy (the player, one), players (one count; with knobs, several: one change for all
+of them), spies (Bethel Woods) or seat
 (Benevolent), knob with range = [lo, hi], or knobs with ranges (one span each: [lo, hi], or "all"
 or a list of names for a switch or component table), target (a value to hit) or at_most (a
-bound), outcome (Bethel Woods "win" or "gap:Q"; Benevolent "seat-win" or "seat-gap:J"), games
+bound), outcome (Bethel Woods "win", "gap:Q" or "edge:CHARACTER"; Benevolent "seat-win" or "seat-gap:J"), games
 (the search's budget), games_per_trial (several knobs), confirm_games, seed; band = [low, high]
 instead of target: aim at the middle, get there inside the band; keep_rate = [low, high] with a
 gap outcome: the first rate must stay in that range.

@@ -23,6 +23,13 @@ def level_text(spies: int) -> str:
     return f"{spies} sp{'y' if spies == 1 else 'ies'} ({name})"
 
 
+def _each(r, counts: int) -> str:
+    """Every count's rate of a Pareto row of one change for several player counts ("" for one)."""
+    if counts == 1:
+        return ""
+    return ", ".join(f"{100 * r[f'count{j}'] / r['games']:.0f}%" for j in range(counts))
+
+
 def run_targets(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:
     from ..answers import Answer, range_text, verdict_level
     o = st.opts
@@ -39,11 +46,6 @@ def run_targets(st: Study, threads=None, progress=None, chart_dir=None, backend=
         printed = p[p["changes"] == "no change (the printed rules)"].iloc[0]
         there = p[p["role"].str.startswith("smallest")]
         pick = there.iloc[0] if len(there) else p.iloc[(p["value"] - sum(sub.opts["band"]) / 2).abs().argmin()]
-        def each(r) -> str:
-            """Every count's rate of a row of one change for several counts ("" for one count)."""
-            if len(pls) == 1:
-                return ""
-            return ", ".join(f"{100 * r[f'count{j}'] / r['games']:.0f}%" for j in range(len(pls)))
         rows.append({"band": band, "band_low": sub.opts["band"][0], "band_high": sub.opts["band"][1],
                      "spies": sub.opts["spies"][0], "players": pl,
                      "printed": printed["value"], "printed_low": printed["ci_low"], "printed_high": printed["ci_high"],
@@ -51,7 +53,7 @@ def run_targets(st: Study, threads=None, progress=None, chart_dir=None, backend=
                      "change": pick["changes"],
                      "rules_changed": int(pick["rules_changed"]), "value": pick["value"], "ci_low": pick["ci_low"],
                      "ci_high": pick["ci_high"], "gets_there": bool(len(there)), "games": int(pick["games"]),
-                     "printed_each": each(printed), "each": each(pick), "player": player})
+                     "printed_each": _each(printed, len(pls)), "each": _each(pick, len(pls)), "player": player})
         p.insert(0, "players", pl)
         p.insert(0, "band", band)
         paretos.append(p)

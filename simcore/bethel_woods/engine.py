@@ -19,10 +19,11 @@ The engine API (the same names and meanings in every game; docs/engine_api.md):
 
 For planners (docs/engine_api.md, "Step primitives and accessors"): step primitives, each exactly
 a sequence of apply calls and made of the same pieces as apply (pick_up / unpick, drop_and_fix /
-undo_drop, enter_and_pay, move_worker), the rules a planner asks about (entry_type, entry_cost,
-piece_cost, entry_payable, may_pay, uncover_actions, ability_actions, same_position, draws_next) and named
-accessors for the fields indexed by machine, seat, kind or type (hand, workers, group,
-malfunction, load, knowledge, held, section, spy_at, bag, character, ability, need, paid).
+undo_drop, enter_and_pay, move_worker), the rules and forecasts a planner asks about (entry_type,
+entry_cost, piece_cost, entry_payable, may_pay, uncover_actions, ability_actions, same_position,
+draws_next, ability) and named accessors for the fields indexed by machine, seat, kind or type
+(hand, workers, group, malfunction, load, knowledge, held, section, spy_at, bag, character, need,
+paid).
 
 The state holds only what the players know (plus the bag's contents, which anyone can count).
 Hidden things are drawn when they are revealed: a critical tile the first time its machine goes
