@@ -27,6 +27,7 @@ a value to hit, or (``at_most``) a bound.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable
 
@@ -112,9 +113,11 @@ def characters_of(game) -> tuple[str, ...]:
     return tuple(getattr(game_of(game).rules_module, "CHARACTERS", ()))
 
 
+@functools.lru_cache(maxsize=32)
 def edge_teams(chars: tuple[str, ...], who: str, players: int) -> tuple[list, list]:
     """The teams of an edge outcome: (every team with `who`, every team without), each team a
-    tuple of character names by seat. Every set of `players` characters once; the seat order
+    tuple of character names by seat (made once per game, character and player count: every
+    trial's cells, work and counts read the same lists; do not change them). Every set of `players` characters once; the seat order
     rotates with the team's index, so `who` (and each character) sits in every seat about equally
     often, as a random deal seats it."""
     from itertools import combinations
