@@ -100,7 +100,7 @@ def label_chunk(p, cfgs, seed, start, count, theta, reps, eps, label_prob, X_out
                     L.store_candidate(s, lws, chosen)
                 t += 1
             n = E.legal_actions(s, p, acts)
-            E.apply(s, p, L.learned_action(s, p, theta, q, acts, n, np.uint64(0), lws))
+            E.apply(s, p, np.int64(L.learned_action(s, p, theta, q, acts, n, np.uint64(0), lws)))
         G_out[i, G_TURNS] = t
         G_out[i, G_WON] = 1 if s[E.OUTCOME] == OUT_WIN else 0
         G_out[i, G_TURN_COUNT] = s[E.TURN] + 1

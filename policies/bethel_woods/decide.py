@@ -65,12 +65,12 @@ def _planner(policy_id, s, p, theta, seat, acts, n, key, ws):
     if policy_id == HEURISTIC or policy_id == TUNED:
         return heuristic_action(s, p, theta, seat, acts, n, key, ws)
     if policy_id == SEARCH:
-        return search_action(s, p, theta, seat, acts, n, key, ws, False)
+        return search_action(s, p, theta, seat, acts, n, key, ws, np.bool_(False))
     if policy_id == LEARNED:
         return _l.learned_action(s, p, theta, seat, acts, n, key, ws)
     if policy_id == EXPERT:
         return _x.expert_action(s, p, theta, seat, acts, n, key, ws)
-    return search_action(s, p, theta, seat, acts, n, key, ws, True)
+    return search_action(s, p, theta, seat, acts, n, key, ws, np.bool_(True))
 
 
 @njit(cache=True, _nrt=False)

@@ -95,7 +95,7 @@ def rollout(s, p, theta, ws, rk):
     acts = ws[X_ACTS:X_ACTS + N_ACTIONS]
     depth = int(theta[L.T_DEPTH])
     if s[E.PHASE] == PH_POST:
-        E.apply(s, p, A_END_TURN)
+        E.apply(s, p, np.int64(A_END_TURN))
     stop = s[E.TURN] + depth
     L.learned_reset(rws)
     while True:
@@ -111,7 +111,7 @@ def rollout(s, p, theta, ws, rk):
                     ws[X_NROLL] = (ws[X_NROLL] + 1) & 0x3FFFFFFF
                     return v
             n = E.legal_actions(s, p, acts)
-            E.apply(s, p, L.learned_action(s, p, theta, q, acts, n, rk, rws))
+            E.apply(s, p, np.int64(L.learned_action(s, p, theta, q, acts, n, rk, rws)))
     ws[X_NROLL] = (ws[X_NROLL] + 1) & 0x3FFFFFFF
     return 1.0 if s[E.OUTCOME] == OUT_WIN else 0.0
 

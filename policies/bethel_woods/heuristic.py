@@ -63,6 +63,11 @@ from the smallest stack of a type, types no open Orphanage section can use first
 Workspace: ``ws`` is an **int32** array of WS_SIZE entries per seat (the plan, scratch copies of
 the state for the search, candidate positions); ``heuristic_reset(ws)`` clears the plan at the
 start of every game. Nothing is allocated during a decision.
+
+Arguments written ``np.int64(...)`` (``np.bool_`` for a flag) at a call site: numba compiles a
+function once per argument type and once per literal constant it is called with, so an int32
+read from an array, a Python int constant and an int64 would make three compiles of one function
+for a first run to pay (docs/benchmarks.md, "Compile time").
 """
 import numpy as np
 from numba import njit
@@ -330,7 +335,7 @@ def _settle(st, p, ws, plen):
             a = _pay_step(st, ws)
         else:
             return plen
-        E.apply(st, p, a)
+        E.apply(st, p, np.int64(a))
         if plen < PATH_MAX:
             ws[W_PATH + plen] = a
         plen += 1
@@ -766,7 +771,7 @@ def _post_stage1(ws, p, theta, st, plen, c):
         _copy(child, st)
         if plen < PATH_MAX:
             ws[W_PATH + plen] = a
-        E.apply(child, p, a)
+        E.apply(child, p, np.int64(a))
         pl2 = _settle(child, p, ws, plen + 1)
         _offer_candidate(ws, child, pl2, _quant(evaluate(child, p, theta, ws)))
 
@@ -823,7 +828,7 @@ def _search_moves(ws, p, theta, d0):
             _copy(child, st)
             if plen < PATH_MAX:
                 ws[W_PATH + plen] = a
-            E.apply(child, p, a)
+            E.apply(child, p, np.int64(a))
             pl2 = _settle(child, p, ws, plen + 1)
             if child[E.PHASE] == PH_MOVE:
                 continue  # (an entry never leaves workers in hand)
@@ -871,7 +876,7 @@ def _finish_ability(ws, p, theta, st, plen, base):
         for i in range(n):
             a = acts3[i]
             _copy(c1, st)
-            E.apply(c1, p, a)
+            E.apply(c1, p, np.int64(a))
             if plen < PATH_MAX:
                 ws[W_PATH + plen] = a
             if c1[E.PHASE] == PH_HARRIS_TO:
@@ -882,7 +887,7 @@ def _finish_ability(ws, p, theta, st, plen, base):
                         continue
                     a2 = A_SELECT + m
                     _copy(c2, c1)
-                    E.apply(c2, p, a2)
+                    E.apply(c2, p, np.int64(a2))
                     if plen + 1 < PATH_MAX:
                         ws[W_PATH + plen + 1] = a2
                     pl = _settle(c2, p, ws, plen + 2)
@@ -910,7 +915,7 @@ def _stage2(ws, p, theta):
         plen = ws[W_CPL + c]
         _usable(cst, p, ws)
         rp = _rone_pair(cst, ws)
-        n = E.ability_actions(cst, p, acts2, 0)  # the abilities of the legal list (its actions >= A_HARRIS)
+        n = E.ability_actions(cst, p, acts2, np.int64(0))  # the abilities of the legal list (its actions >= A_HARRIS)
         for i in range(n):
             a = acts2[i]
             if a >= A_RONE and (a - A_RONE) % 6 != rp:
@@ -921,7 +926,7 @@ def _stage2(ws, p, theta):
                 ws[W_PATH + j] = ws[W_CPATH + c * PATH_MAX + j]
             _copy(st, cst)
             ws[W_PATH + plen] = a
-            E.apply(st, p, a)
+            E.apply(st, p, np.int64(a))
             _finish_ability(ws, p, theta, st, plen + 1, 1)
 
 
@@ -979,16 +984,16 @@ def _harris_first(ws, p, theta):
                     continue
                 _copy(h, root)
                 ws[W_PATH] = A_HARRIS + t
-                E.apply(h, p, A_HARRIS + t)
-                pl = _settle(h, p, ws, 1)
+                E.apply(h, p, np.int64(A_HARRIS + t))
+                pl = _settle(h, p, ws, np.int64(1))
                 if h[E.PHASE] != PH_HARRIS_FROM:
                     continue
                 ws[W_PATH + pl] = A_SELECT + fm
-                E.apply(h, p, A_SELECT + fm)
+                E.apply(h, p, np.int64(A_SELECT + fm))
                 ws[W_PATH + pl + 1] = A_SELECT + tm
-                E.apply(h, p, A_SELECT + tm)
+                E.apply(h, p, np.int64(A_SELECT + tm))
                 ws[W_PLEN + 1] = pl + 2
-                _search_picks(ws, p, theta, 1)
+                _search_picks(ws, p, theta, np.int64(1))
 
 
 @njit(cache=True, _nrt=False)
@@ -1005,14 +1010,14 @@ def _plan(s, p, theta, ws):
     ws[W_PLEN] = 0
     ph = s[E.PHASE]
     if ph == PH_PRE:
-        _search_picks(ws, p, theta, 0)
+        _search_picks(ws, p, theta, np.int64(0))
         _harris_first(ws, p, theta)
     else:
-        ws[W_PLEN] = _settle(root, p, ws, 0)
+        ws[W_PLEN] = _settle(root, p, ws, np.int64(0))
         if root[E.PHASE] == PH_MOVE:
-            _search_moves(ws, p, theta, 0)
+            _search_moves(ws, p, theta, np.int64(0))
         else:
-            _post_stage1(ws, p, theta, root, ws[W_PLEN], 1)
+            _post_stage1(ws, p, theta, root, np.int64(ws[W_PLEN]), np.int64(1))
     _stage2(ws, p, theta)
     n = ws[W_BESTN]
     if n < PATH_MAX:

@@ -117,9 +117,9 @@ def _rollout(s, p, theta, ws, c, rk):
         st[i] = s[i]
     plen = hws[W_TPL + c]
     for i in range(plen):
-        E.apply(st, p, hws[W_TPATH + c * PATH_MAX + i])
+        E.apply(st, p, np.int64(hws[W_TPATH + c * PATH_MAX + i]))
     if st[E.PHASE] == PH_POST:
-        E.apply(st, p, A_END_TURN)
+        E.apply(st, p, np.int64(A_END_TURN))
     heuristic_reset(rws)
     while True:
         q = E.current_player(st)
@@ -129,7 +129,7 @@ def _rollout(s, p, theta, ws, c, rk):
             E.apply_chance_inlined(st, p, E.chance_outcome_inlined(st, p, rk))
         else:
             n = E.legal_actions(st, p, acts)
-            E.apply(st, p, heuristic_action(st, p, theta, q, acts, n, rk, rws))
+            E.apply(st, p, np.int64(heuristic_action(st, p, theta, q, acts, n, rk, rws)))
     ws[X_NROLL] = (ws[X_NROLL] + 1) & 0x3FFFFFFF
     return 1 if st[E.OUTCOME] == OUT_WIN else 0
 
