@@ -68,8 +68,8 @@ def features(s, p, ws, out):
     computation, every one of them computed); the rest are made here from what it returns and
     leaves in ws (the seats' stacks after the discard at W_HAVE, the usable types at W_USE)."""
     f, p_ge2, b3, cost = H.evaluation_features(s, p, ws, True, True)
-    for i in range(N_EVAL):
-        out[i] = f[i]
+    (out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7], out[8], out[9], out[10], out[11], out[12],
+     out[13], out[14], out[15], out[16], out[17], out[18], out[19], out[20], out[21], out[22], out[23]) = f
     for i in range(N_EVAL, NF):
         out[i] = 0.0
     np_ = s[E.NP]
@@ -81,17 +81,27 @@ def features(s, p, ws, out):
     draws = int(f[H.T_DRAWS])
     # each seat in turn order from the current one: its best usable stack against the next
     # piece's cost, its knowledge kept (after the end-of-turn discard)
+    u0 = ws[H.W_USE] != 0
+    u1 = ws[H.W_USE + 1] != 0
+    u2 = ws[H.W_USE + 2] != 0
+    u3 = ws[H.W_USE + 3] != 0
     for r in range(np_):
         b = H.W_HAVE + 4 * ((cur + r) % np_)
-        tot = 0
+        h0 = ws[b]
+        h1 = ws[b + 1]
+        h2 = ws[b + 2]
+        h3 = ws[b + 3]
         best = 0
-        for t in range(4):
-            h = ws[b + t]
-            tot += h
-            if ws[H.W_USE + t] and h > best:
-                best = h
+        if u0 and h0 > best:
+            best = h0
+        if u1 and h1 > best:
+            best = h1
+        if u2 and h2 > best:
+            best = h2
+        if u3 and h3 > best:
+            best = h3
         out[F_CLOSE + r] = min(best, cost) / cost
-        out[F_HELD + r] = tot
+        out[F_HELD + r] = h0 + h1 + h2 + h3
     out[24] = bag_n
     out[25] = bag_n / 3.0 - (6 - built) * 2.0
     out[26] = s[E.TURN]
@@ -110,7 +120,7 @@ def features(s, p, ws, out):
     out[55] = 1.0 if s[E.ABIL_USED] else 0.0
     out[56] = s[E.VIOLET_RED]
     out[57] = 1.0 if s[E.RONE_M] >= 0 else 0.0
-    out[58] = ws[H.W_USE] + ws[H.W_USE + 1] + ws[H.W_USE + 2] + ws[H.W_USE + 3]
+    out[58] = u0 + u1 + u2 + u3
     out[59] = min(b3, cost + 2) / (cost + 2)
     out[60] = 6 - built
     out[61] = 1.0 if spies >= 5 else 0.0
