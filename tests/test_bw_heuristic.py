@@ -342,7 +342,7 @@ def test_features_equal_the_plain_reference():
     and heuristic games, 2 to 4 players, 0 to 5 spies, with and without the turn's risk table."""
     from bw_heuristic_reference import features_plain
     from policies.bethel_woods.features import NF, feature_vector, features
-    from policies.bethel_woods.heuristic import W_HAVE, W_RDRAWS, W_USE, _risk_table
+    from policies.bethel_woods.heuristic import W_RDRAWS, _risk_table
     rng = np.random.default_rng(9)
     ws_a = np.zeros(WS_SIZE, np.int32)
     ws_b = np.zeros(WS_SIZE, np.int32)

@@ -17,7 +17,8 @@ plans the whole turn and then plays the plan's steps one decision at a time:
    character ability on them (Junas's gifts, Linny's malfunction, Violet, Rone with his cheapest
    pair of types for each machine; Harris's (from, to) moves only after the best position).
 3. A position is scored by ``evaluate``: a linear function of the features THETA_NAMES weighted
-   by ``theta``, with a large penalty when 4 machines are critical at the end of the turn (a
+   by ``theta`` (computed by ``evaluation_features``, which also gives the learned player's
+   features.py its first 24), with a large penalty when 4 machines are critical at the end of the turn (a
    loss) and a large bonus for the win. The features: pieces built; critical machines now;
    expected critical machines after the next placement, P(3+) and P(4+) of them (from the bag's
    counts per machine and the number of draws, Violet's and Rone's effects included); spies,
@@ -43,10 +44,11 @@ comparison of end positions (``E.same_position``). The position is read through 
 named accessors (``E.hand``, ``E.workers``, ``E.group``, ``E.malfunction``, ``E.load``,
 ``E.knowledge``, ``E.held``, ``E.section``, ``E.spy_at``, ``E.bag``, ``E.character``, ``E.need``,
 ``E.paid``; single fields by their names, ``s[E.PHASE]``), never by offset arithmetic
-(docs/engine_api.md, "Step primitives and accessors"). ``evaluate`` makes one pass over the Orphanage and one over the
-machines, with two small tables made once per plan (the types each section accepts, W_SECB, and
-the entries a group of each size on each machine can reach, W_ENDS); it gives the plain
-feature-by-feature score bit for bit (tests/bw_heuristic_reference.py).
+(docs/engine_api.md, "Step primitives and accessors"). ``evaluation_features`` makes one pass over
+the Orphanage and one over the machines, with two small tables made once per plan (the types each
+section accepts, W_SECB, and the entries a group of each size on each machine can reach, W_ENDS);
+``evaluate``, theta times those features summed in EVAL_ORDER, gives the plain feature-by-feature
+score bit for bit (tests/bw_heuristic_reference.py).
 
 The plan's actions (and ``end turn``) are kept in the workspace and replayed while the position
 is the expected one (same turn, same decision count, the action legal); otherwise it re-plans.
