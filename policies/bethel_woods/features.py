@@ -120,7 +120,7 @@ def features(s, p, ws, out):
     out[55] = 1.0 if s[E.ABIL_USED] else 0.0
     out[56] = s[E.VIOLET_RED]
     out[57] = 1.0 if s[E.RONE_M] >= 0 else 0.0
-    out[58] = u0 + u1 + u2 + u3
+    out[58] = ws[H.W_USE] + ws[H.W_USE + 1] + ws[H.W_USE + 2] + ws[H.W_USE + 3]
     out[59] = min(b3, cost + 2) / (cost + 2)
     out[60] = 6 - built
     out[61] = 1.0 if spies >= 5 else 0.0
