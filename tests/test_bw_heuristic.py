@@ -282,6 +282,93 @@ def test_evaluate_equals_the_plain_reference():
     assert min(seen.values()) > 0, seen
 
 
+def _weighted_sum(theta, fv):
+    """theta[i] * fv[i] summed in heuristic.EVAL_ORDER, in plain Python floats, plus LOSS_SCORE for
+    four machines critical: what heuristic.evaluate must return."""
+    from policies.bethel_woods.heuristic import EVAL_ORDER, LOSS_SCORE, T_CRIT
+    score = 0.0
+    for k, i in enumerate(EVAL_ORDER):
+        score = theta[i] * fv[i] if k == 0 else score + theta[i] * fv[i]
+    if fv[T_CRIT] >= E.CRITICAL_LOSS_AT:
+        score += LOSS_SCORE
+    return score
+
+
+def test_evaluate_is_the_weights_times_the_features():
+    """heuristic.evaluate is theta[i] times the learned player's feature i (features.features, whose
+    first 24 are heuristic.evaluation_features', all computed) summed in EVAL_ORDER, bit for bit:
+    on every decision position of random and heuristic games (2 to 4 players, 0 to 5 spies; the
+    ends of turns among them), with the default weights (next2_enter, self_enter and spread
+    weighted 0, so left uncomputed by evaluate) and random ones, with and without the turn's risk
+    table."""
+    from policies.bethel_woods.features import NF, features
+    from policies.bethel_woods.heuristic import W_HAVE, W_RDRAWS, W_USE, _risk_table, evaluate
+    from simcore.bethel_woods.actions import PH_POST
+    rng = np.random.default_rng(8)
+    lo, hi = THETA_BOUNDS[:, 0], THETA_BOUNDS[:, 1]
+    ws_a = np.zeros(WS_SIZE, np.int32)
+    ws_b = np.zeros(WS_SIZE, np.int32)
+    fv = np.zeros(NF)
+    seen = {"positions": 0, "end_of_turn": 0, "critical": 0, "four_critical": 0, "five_spies": 0, "no_table": 0,
+            "next2": 0, "self": 0}
+    for s, _, _ in _decision_positions(21, 12, rng):
+        _risk_table(s, P, ws_a)
+        if rng.random() < 0.3:
+            ws_a[W_RDRAWS] = -1
+            seen["no_table"] += 1
+        ws_b[:] = ws_a
+        ncrit = features(s, P, ws_b, fv)
+        assert ncrit == fv[THETA_NAMES.index("critical")]
+        for theta in (THETA_DEFAULT, lo + (hi - lo) * rng.random(len(lo))):
+            a = evaluate(s, P, theta, ws_a)
+            assert a == _weighted_sum(theta, fv), (a, _weighted_sum(theta, fv))
+            assert np.array_equal(ws_a[W_USE:W_USE + 4], ws_b[W_USE:W_USE + 4])
+            assert np.array_equal(ws_a[W_HAVE:W_HAVE + 16], ws_b[W_HAVE:W_HAVE + 16])
+        seen["positions"] += 1
+        seen["end_of_turn"] += s[E.PHASE] == PH_POST
+        seen["critical"] += fv[THETA_NAMES.index("critical")] > 0
+        seen["four_critical"] += fv[THETA_NAMES.index("critical")] >= E.CRITICAL_LOSS_AT
+        seen["five_spies"] += fv[THETA_NAMES.index("spies")] >= 5
+        seen["next2"] += fv[THETA_NAMES.index("next2_enter")] > 0
+        seen["self"] += fv[THETA_NAMES.index("self_enter")] > 0
+    assert min(seen.values()) > 0, seen
+
+
+def test_features_equal_the_plain_reference():
+    """features.features (its first 24 from heuristic.evaluation_features, the rest from what that
+    returns) gives the 63 features of the plain reference, the function as first written with its
+    own copy of the evaluation (tests/bw_heuristic_reference.py::features_plain), bit for bit, with
+    the same critical count and the same scratch left behind: on every decision position of random
+    and heuristic games, 2 to 4 players, 0 to 5 spies, with and without the turn's risk table."""
+    from bw_heuristic_reference import features_plain
+    from policies.bethel_woods.features import NF, feature_vector, features
+    from policies.bethel_woods.heuristic import W_RDRAWS, _risk_table
+    rng = np.random.default_rng(9)
+    ws_a = np.zeros(WS_SIZE, np.int32)
+    ws_b = np.zeros(WS_SIZE, np.int32)
+    fa = np.zeros(NF)
+    fb = np.zeros(NF)
+    seen = {"positions": 0, "over_limit": 0, "no_table": 0, "p_ge2": 0, "third": 0, "four_seats": 0}
+    for s, _, _ in _decision_positions(23, 12, rng):
+        _risk_table(s, P, ws_a)
+        if rng.random() < 0.3:
+            ws_a[W_RDRAWS] = -1
+            seen["no_table"] += 1
+        ws_b[:] = ws_a
+        fa[:] = np.nan
+        fb[:] = np.nan
+        assert features(s, P, ws_a, fa) == features_plain(s, P, ws_b, fb)
+        assert np.array_equal(fa, fb), [(i, x, y) for i, (x, y) in enumerate(zip(fa, fb)) if x != y]
+        assert np.array_equal(ws_a, ws_b)
+        assert np.array_equal(feature_vector(s, P, ws_a), fb)
+        seen["positions"] += 1
+        seen["over_limit"] += max(E.knowledge_total(s, q) for q in range(s[E.NP])) > E.knowledge_limit(s, P)
+        seen["p_ge2"] += 0 < fa[52] < 1
+        seen["third"] += fa[59] > 0
+        seen["four_seats"] += s[E.NP] == 4
+    assert min(seen.values()) > 0, seen
+
+
 def test_exact_payment_step_equals_the_general_one():
     """The canonical payment step skips engine.may_pay (engine.feasible) for payments of exact
     types (it compares paid with need instead). At every payment of random and heuristic games (2 to 4 players, 0 to

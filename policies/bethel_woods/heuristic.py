@@ -17,7 +17,8 @@ plans the whole turn and then plays the plan's steps one decision at a time:
    character ability on them (Junas's gifts, Linny's malfunction, Violet, Rone with his cheapest
    pair of types for each machine; Harris's (from, to) moves only after the best position).
 3. A position is scored by ``evaluate``: a linear function of the features THETA_NAMES weighted
-   by ``theta``, with a large penalty when 4 machines are critical at the end of the turn (a
+   by ``theta`` (computed by ``evaluation_features``, which also gives the learned player's
+   features.py its first 24), with a large penalty when 4 machines are critical at the end of the turn (a
    loss) and a large bonus for the win. The features: pieces built; critical machines now;
    expected critical machines after the next placement, P(3+) and P(4+) of them (from the bag's
    counts per machine and the number of draws, Violet's and Rone's effects included); spies,
@@ -43,10 +44,11 @@ comparison of end positions (``E.same_position``). The position is read through 
 named accessors (``E.hand``, ``E.workers``, ``E.group``, ``E.malfunction``, ``E.load``,
 ``E.knowledge``, ``E.held``, ``E.section``, ``E.spy_at``, ``E.bag``, ``E.character``, ``E.need``,
 ``E.paid``; single fields by their names, ``s[E.PHASE]``), never by offset arithmetic
-(docs/engine_api.md, "Step primitives and accessors"). ``evaluate`` makes one pass over the Orphanage and one over the
-machines, with two small tables made once per plan (the types each section accepts, W_SECB, and
-the entries a group of each size on each machine can reach, W_ENDS); it gives the plain
-feature-by-feature score bit for bit (tests/bw_heuristic_reference.py).
+(docs/engine_api.md, "Step primitives and accessors"). ``evaluation_features`` makes one pass over
+the Orphanage and one over the machines, with two small tables made once per plan (the types each
+section accepts, W_SECB, and the entries a group of each size on each machine can reach, W_ENDS);
+``evaluate``, theta times those features summed in EVAL_ORDER, gives the plain feature-by-feature
+score bit for bit (tests/bw_heuristic_reference.py).
 
 The plan's actions (and ``end turn``) are kept in the workspace and replayed while the position
 is the expected one (same turn, same decision count, the action legal); otherwise it re-plans.
@@ -503,17 +505,33 @@ def _discard_to_limit(ws, b, tot, lim, use):
     return tot
 
 
-@njit(cache=True, _nrt=False)
-def evaluate(s, p, theta, ws):
-    """The linear score of a position at the end of a turn's moves (before `end turn`).
+# The order evaluate sums the weighted features in (the order of its first expression, kept so that
+# the score stays the same float): tests/test_bw_heuristic.py::test_evaluate_is_the_weights_times_the_features
+# sums theta[i] * feature i in this order and finds evaluate's score bit for bit.
+EVAL_ORDER = (T_SPYLOSS, T_PSPY, T_SPREAD, T_MISSING, T_SELF, T_SPIES2, T_PROGRESS, T_BUILT, T_CRIT,
+              T_EXPCRIT, T_P3, T_P4, T_SPIES, T_BEST, T_SECOND, T_READY, T_NEXT, T_NEXT2, T_CONC,
+              T_KNOW, T_LOAD, T_SPOTS, T_DRAWS, T_MAXLOAD)
+assert sorted(EVAL_ORDER) == list(range(len(THETA_NAMES)))
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def evaluation_features(s, p, ws, want_next2, want_self):
+    """The evaluation's features of a position at the end of a turn's moves (not terminal): the one
+    computation behind ``evaluate`` (their weighted sum) and the first 24 of
+    ``features.features`` (the learned player's).
+
+    Returns (f, p_ge2, b3, cost): f, the 24 features as floats in THETA_NAMES order (f[T_BUILT],
+    ...); P(2 or more machines critical after the next placement); the third best usable stack
+    (after the discard); the next piece's cost. Leaves at W_USE the usable types and at W_HAVE
+    each seat's knowledge after the end-of-turn discard (``features`` reads the seats' stacks
+    there). next2_enter and self_enter are computed only when want_next2 / want_self (else 0:
+    ``evaluate`` asks for them only when their weight is not 0).
 
     One pass over the Orphanage and one over the machines give what ``_usable``, ``_reach`` and
-    ``E.orphanage_count`` would (with the tables W_SECB and W_ENDS that ``_plan`` makes through
-    ``_risk_table``); the same score as tests/bw_heuristic_reference.py::evaluate_plain, bit for
-    bit, and the same scratch left at W_USE and W_HAVE."""
-    ws[W_NEVAL] = (ws[W_NEVAL] + 1) & 0x3FFFFFFF
-    if s[E.PHASE] == PH_TERMINAL:
-        return WIN_SCORE if s[E.OUTCOME] == OUT_WIN else -WIN_SCORE
+    ``E.orphanage_count`` would, with the tables W_SECB and W_ENDS that ``_plan`` makes through
+    ``_risk_table`` (and its risk table W_RISK where the draws are the turn's). Inlined into its
+    two callers (numba ``inline="always"``), so the tuple is never built in memory and what
+    ``evaluate`` does not use is not computed."""
     np_ = s[E.NP]
     cur = s[E.CUR]
     above = p[P_CRIT_ABOVE]
@@ -550,8 +568,6 @@ def evaluate(s, p, theta, ws):
     for t in range(4):
         ws[W_USE + t] = (use >> t) & 1
     spots, reach = _entry_bits(mask)
-    if theta[T_SPREAD] == 0.0:
-        spread = 0  # a feature whose weight is 0 is left at 0 (same score)
     cost = E.piece_cost(s, p, built)
     lim = E.knowledge_limit(s, p)
     # knowledge after the end-of-turn discard (canonical rule)
@@ -559,7 +575,6 @@ def evaluate(s, p, theta, ws):
     b1 = 0
     b2 = 0
     b3 = 0
-    b1q = -1
     ready = 0
     conc = 0
     for q in range(np_):
@@ -595,7 +610,6 @@ def evaluate(s, p, theta, ws):
             b3 = b2
             b2 = b1
             b1 = best
-            b1q = q
         elif best > b2:
             b3 = b2
             b2 = best
@@ -650,25 +664,68 @@ def evaluate(s, p, theta, ws):
     q2 = (cur + 2) % np_
     nxt = _enters(ws, q1, cost, E.ability(s, p, q1) == NOVA, reach)
     nxt2 = 0
-    if q2 != cur and theta[T_NEXT2] != 0.0:
+    if want_next2 and q2 != cur:
         nxt2 = _enters(ws, q2, cost, E.ability(s, p, q2) == NOVA, reach)
-    second = 0
-    if b1q >= 0:
-        second = b2
+    selfe = 0
+    if want_self:
+        selfe = _enters(ws, cur, cost, E.ability(s, p, cur) == NOVA, reach)
     prog = min(b1, cost) / cost
     if cost + 1 <= 6 + (cost - built - 1):
         prog += min(b2, cost + 1) / (cost + 1)
     if cost + 2 <= 6 + (cost - built - 1) and np_ > 2:
         prog += min(b3, cost + 2) / (cost + 2)
-    selfe = _enters(ws, cur, cost, E.ability(s, p, cur) == NOVA, reach) if theta[T_SELF] != 0.0 else 0
-    score = (theta[T_SPYLOSS] * ((1.0 - quiet) if spies >= 5 else 0.0) + theta[T_PSPY] * (1.0 - quiet) + theta[T_SPREAD] * spread + theta[T_MISSING] * max(0, cost - b1) + theta[T_SELF] * selfe + theta[T_SPIES2] * spies * spies + theta[T_PROGRESS] * prog + theta[T_BUILT] * built + theta[T_CRIT] * ncrit + theta[T_EXPCRIT] * expc
-             + theta[T_P3] * (d3 + d4) + theta[T_P4] * d4 + theta[T_SPIES] * spies
-             + theta[T_BEST] * min(b1, cost) / cost + theta[T_SECOND] * min(second, cost + 1) / (cost + 1)
-             + theta[T_READY] * ready + theta[T_NEXT] * nxt + theta[T_NEXT2] * nxt2
-             + theta[T_CONC] * conc + theta[T_KNOW] * know + theta[T_LOAD] * load
-             + theta[T_SPOTS] * spots + theta[T_DRAWS] * draws
-             + theta[T_MAXLOAD] * maxload)
-    if ncrit >= E.CRITICAL_LOSS_AT:
+    pspy = 1.0 - quiet
+    f = (
+        float(built),                          # T_BUILT
+        float(ncrit),                          # T_CRIT
+        expc,                                  # T_EXPCRIT
+        d3 + d4,                               # T_P3
+        d4,                                    # T_P4
+        float(spies),                          # T_SPIES
+        min(b1, cost) / cost,                  # T_BEST
+        min(b2, cost + 1) / (cost + 1),        # T_SECOND
+        float(ready),                          # T_READY
+        float(nxt),                            # T_NEXT
+        float(nxt2),                           # T_NEXT2
+        float(conc),                           # T_CONC
+        float(know),                           # T_KNOW
+        float(load),                           # T_LOAD
+        float(spots),                          # T_SPOTS
+        float(draws),                          # T_DRAWS
+        float(maxload),                        # T_MAXLOAD
+        prog,                                  # T_PROGRESS
+        float(spies * spies),                  # T_SPIES2
+        float(max(0, cost - b1)),              # T_MISSING
+        float(selfe),                          # T_SELF
+        pspy,                                  # T_PSPY
+        float(spread),                         # T_SPREAD
+        pspy if spies >= 5 else 0.0,           # T_SPYLOSS
+    )
+    return f, d2 + d3 + d4, b3, cost
+
+
+@njit(cache=True, _nrt=False)
+def evaluate(s, p, theta, ws):
+    """The linear score of a position at the end of a turn's moves (before `end turn`): theta[i]
+    times ``evaluation_features``' feature i, summed in EVAL_ORDER, plus LOSS_SCORE when four
+    machines are critical; a terminal position is WIN_SCORE or -WIN_SCORE. next2_enter and
+    self_enter are computed only when their weight is not 0 (0 times the feature is 0 either way).
+
+    The same score as tests/bw_heuristic_reference.py::evaluate_plain, bit for bit, and the same
+    scratch left at W_USE and W_HAVE."""
+    ws[W_NEVAL] = (ws[W_NEVAL] + 1) & 0x3FFFFFFF
+    if s[E.PHASE] == PH_TERMINAL:
+        return WIN_SCORE if s[E.OUTCOME] == OUT_WIN else -WIN_SCORE
+    f, _, _, _ = evaluation_features(s, p, ws, theta[T_NEXT2] != 0.0, theta[T_SELF] != 0.0)
+    score = (theta[T_SPYLOSS] * f[T_SPYLOSS] + theta[T_PSPY] * f[T_PSPY] + theta[T_SPREAD] * f[T_SPREAD]
+             + theta[T_MISSING] * f[T_MISSING] + theta[T_SELF] * f[T_SELF] + theta[T_SPIES2] * f[T_SPIES2]
+             + theta[T_PROGRESS] * f[T_PROGRESS] + theta[T_BUILT] * f[T_BUILT] + theta[T_CRIT] * f[T_CRIT]
+             + theta[T_EXPCRIT] * f[T_EXPCRIT] + theta[T_P3] * f[T_P3] + theta[T_P4] * f[T_P4]
+             + theta[T_SPIES] * f[T_SPIES] + theta[T_BEST] * f[T_BEST] + theta[T_SECOND] * f[T_SECOND]
+             + theta[T_READY] * f[T_READY] + theta[T_NEXT] * f[T_NEXT] + theta[T_NEXT2] * f[T_NEXT2]
+             + theta[T_CONC] * f[T_CONC] + theta[T_KNOW] * f[T_KNOW] + theta[T_LOAD] * f[T_LOAD]
+             + theta[T_SPOTS] * f[T_SPOTS] + theta[T_DRAWS] * f[T_DRAWS] + theta[T_MAXLOAD] * f[T_MAXLOAD])
+    if f[T_CRIT] >= E.CRITICAL_LOSS_AT:
         score += LOSS_SCORE
     return score
 
