@@ -41,6 +41,12 @@ own key.
 
 Workspace: ``ws`` is an int32 array of WS_SIZE entries per seat (the plan, the depth-first
 search's positions and legal lists, the best candidates); nothing is allocated in a decision.
+
+Arguments written ``np.int64(...)`` at a call site (here and in the other Benevolent players):
+numba compiles a function once per argument type and once per literal constant it is called
+with, so a seat read from the position (int32), a Python int constant (``Literal[int](1)``) and an
+int64 would make three compiles of one function for a first run to pay (docs/benchmarks.md,
+"Compile time").
 """
 import numpy as np
 from numba import njit
@@ -201,7 +207,7 @@ def hex_reach(s, p, x, lv, allfeet):
             # a single-use Secret taken here can be resolved at once
             for i in range(9):
                 if E.slot_side(s, i) == 0 and E.slot_available(s, i):
-                    gm |= _one_secret_gifts(s, p, x, E.slot_tile(s, i), lv - cost)
+                    gm |= _one_secret_gifts(s, p, x, np.int64(E.slot_tile(s, i)), np.int64(lv - cost))
     return gm
 
 
@@ -240,7 +246,7 @@ def secret_gifts(s, p, x, lv):
     cnt = 0
     for k in range(9):
         if E.single(s, x, k) == 1:
-            m = _one_secret_gifts(s, p, x, k, lv)
+            m = _one_secret_gifts(s, p, x, k, np.int64(lv))
             if m != 0:
                 gm |= m
                 cnt += 1
@@ -323,7 +329,7 @@ def eta_turns(s, p, x, miss, lv, types, pond, secret_mask):
     left = lv
     for g in range(5):
         if miss & (1 << g):
-            r, cost = route_turns(s, p, x, g, left, types, pond, secret_mask)
+            r, cost = route_turns(s, p, x, g, np.int64(left), types, pond, secret_mask)
             eta += r
             left -= cost
     return eta
@@ -357,7 +363,7 @@ def player_value(s, p, theta, x, types, allfeet):
     reach = popcount(hm | sm)
     n_miss = popcount(miss)
     win_next = n_miss > 0 and (miss & ~(hm | sm)) == 0 and n_miss <= (1 if hm else 0) + min(scnt, popcount(sm))
-    eta = eta_turns(s, p, x, miss, lv, types, pond_turns(p, E.dream(s, x)), sm)
+    eta = eta_turns(s, p, x, np.int64(miss), lv, types, pond_turns(p, E.dream(s, x)), sm)
     vuln = 0
     for g in range(5):
         if E.gifts(s, x, g) == 1 and E.pool(s, g) == 0:
@@ -408,7 +414,7 @@ def evaluate(s, p, theta, me):
     for o in range(s[E.NP]):
         if o == me:
             continue
-        vo, ro, wo = player_value(s, p, theta, o, types, allfeet)
+        vo, ro, wo = player_value(s, p, theta, np.int64(o), types, allfeet)
         if vo > best_o:
             best_o = vo
         opp_reach = max(opp_reach, min(ro, REACH_CAP))
@@ -507,7 +513,7 @@ def search_turn(s, p, theta, me, ws, k_keep, noise, key):
     copy_position(root, s)
     ws[W_MINSEC] = 0
     ws[W_IT] = 0
-    ws[W_NA] = _gen(root, p, ws[W_ACTS: W_ACTS + N_ACTIONS], 0)
+    ws[W_NA] = _gen(root, p, ws[W_ACTS: W_ACTS + N_ACTIONS], np.int64(0))
     d = 0
     leaves = 0
     while d >= 0 and leaves < MAX_LEAVES:
@@ -521,12 +527,12 @@ def search_turn(s, p, theta, me, ws, k_keep, noise, key):
         child = ws[W_SLOT + (d + 1) * S_SIZE: W_SLOT + (d + 2) * S_SIZE]
         copy_position(child, node)
         ph = node[E.PHASE]
-        E.apply(child, p, a)
+        E.apply(child, p, np.int64(a))
         ws[W_PATH + d] = a
         plen = d + 1
         if child[E.PHASE] == PH_END and d + 2 <= DEPTH_MAX and not E.holds_single(child, me):
             # after the action with no single-use Secret: `end turn` is the only choice
-            E.apply(child, p, A_END_TURN)
+            E.apply(child, p, np.int64(A_END_TURN))
             ws[W_PATH + d + 1] = A_END_TURN
             plen = d + 2
         if child[E.PHASE] == PH_TERMINAL or child[E.TURN] != turn0:
@@ -538,9 +544,9 @@ def search_turn(s, p, theta, me, ws, k_keep, noise, key):
             if ws[W_CN] < k_keep or ws[W_CSC + k_keep - 1] < q:   # it enters the list
                 if ws[W_DISTINCT] != 0:
                     hf = E.position_hash(child)
-                    _offer(ws, plen, q, k_keep, _h32_of(hf), hf)
+                    _offer(ws, plen, q, k_keep, np.int64(_h32_of(hf)), hf)
                 else:
-                    _offer(ws, plen, q, k_keep, 0, _ZERO64)
+                    _offer(ws, plen, q, k_keep, np.int64(0), _ZERO64)
             continue
         if d + 1 >= DEPTH_MAX:
             continue   # too long a turn: not scored (never seen with the rules as coded)
@@ -584,7 +590,7 @@ def end_of(s, p, ws, c, out):
     """out = the position after candidate c's plan from s."""
     copy_position(out, s)
     for i in range(ws[W_CPL + c]):
-        E.apply(out, p, ws[W_CPATH + c * DEPTH_MAX + i])
+        E.apply(out, p, np.int64(ws[W_CPATH + c * DEPTH_MAX + i]))
 
 
 @njit(cache=True, _nrt=False)
@@ -627,9 +633,9 @@ def heuristic_action(s, p, theta, seat, acts, n, key, ws):
     a = planned_action(s, seat, acts, n, ws)
     if a >= 0:
         return a
-    if search_turn(s, p, theta, seat, ws, 1, 0.0, key) > 0:
-        store_plan(s, ws, 0)
-        a = play_plan(ws, 0)
+    if search_turn(s, p, theta, seat, ws, np.int64(1), 0.0, key) > 0:
+        store_plan(s, ws, np.int64(0))
+        a = play_plan(ws, np.int64(0))
         if contains(acts, n, a):
             return a
     ws[W_VALID] = 0

@@ -237,7 +237,7 @@ def screen_values(s, p, theta, me, ws, nc, vals):
     plan-by-plan loop did; otherwise -1 (the last plan's end left)."""
     lam = theta[T_LAM]
     for c in range(nc):
-        hc = plan_end(s, p, ws, c)
+        hc = plan_end(s, p, ws, np.int64(c))
         st = ws[L_ST:L_ST + E.S_SIZE]
         if st[E.PHASE] == PH_TERMINAL and st[E.OUTCOME] == OUT_WIN:
             if st[E.WINNER] == me:
@@ -288,13 +288,13 @@ def choose(s, p, theta, me, ws, k):
     nc = plan_candidates(s, p, theta, me, ws, k)
     if nc <= 1:
         if nc == 1:
-            plan_end(s, p, ws, 0)
+            plan_end(s, p, ws, np.int64(0))
         return nc - 1
     best = 0
     bv = -1.0e300
     if theta[T_NET] == 0.0:
         for c in range(nc):
-            v = plan_value(s, p, theta, me, ws, c)
+            v = plan_value(s, p, theta, me, ws, np.int64(c))
             if v >= 1.0e6:
                 return c
             if v > bv:
@@ -316,13 +316,13 @@ def choose(s, p, theta, me, ws, k):
                     v = exact_value(theta, ws, c)
                     if v >= 1.0e6:
                         if c != nc - 1:
-                            plan_end(s, p, ws, c)
+                            plan_end(s, p, ws, np.int64(c))
                         return c
                     if v > bv:
                         bv = v
                         best = c
     if best != nc - 1:
-        plan_end(s, p, ws, best)
+        plan_end(s, p, ws, np.int64(best))
     return best
 
 
@@ -359,12 +359,12 @@ def choose_soft(s, p, theta, me, ws, k, key):
     nc = plan_candidates(s, p, theta, me, ws, k)
     if nc <= 1:
         if nc == 1:
-            plan_end(s, p, ws, 0)
+            plan_end(s, p, ws, np.int64(0))
         return nc - 1
     vals = ws[L_V:L_V + 2 * H.K_MAX].view(np.float64)
     bv = -1.0e300
     for c in range(nc):
-        v = plan_value(s, p, theta, me, ws, c)
+        v = plan_value(s, p, theta, me, ws, np.int64(c))
         if v >= 1.0e6:
             return c
         vals[c] = v
@@ -372,7 +372,7 @@ def choose_soft(s, p, theta, me, ws, k, key):
             bv = v
     pick = VM.softmax_pick(vals, nc, bv, theta[T_TEMP], key)
     if pick != nc - 1:
-        plan_end(s, p, ws, pick)
+        plan_end(s, p, ws, np.int64(pick))
     return pick
 
 

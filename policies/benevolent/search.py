@@ -63,10 +63,10 @@ def rollout(st, p, theta, me, sub, horizon, noise, rkey):
     t0 = st[E.TURN]
     while st[E.PHASE] != PH_TERMINAL and st[E.TURN] - t0 < horizon:
         x = st[E.CUR]
-        if H.search_turn(st, p, theta, x, sub, 1, noise, draw(rkey, st[E.TURN])) == 0:
+        if H.search_turn(st, p, theta, np.int64(x), sub, np.int64(1), noise, draw(rkey, st[E.TURN])) == 0:
             break
         for i in range(sub[H.W_CPL]):
-            E.apply(st, p, sub[H.W_CPATH + i])
+            E.apply(st, p, np.int64(sub[H.W_CPATH + i]))
     if st[E.PHASE] == PH_TERMINAL:
         if st[E.OUTCOME] == OUT_WIN:
             return 1.0 if st[E.WINNER] == me else 0.0
@@ -97,7 +97,7 @@ def choose(s, p, theta, me, ws, key):
         for r in range(reps):
             H.copy_position(st, s)
             for i in range(ws[H.W_CPL + c]):
-                E.apply(st, p, ws[H.W_CPATH + c * H.DEPTH_MAX + i])
+                E.apply(st, p, np.int64(ws[H.W_CPATH + c * H.DEPTH_MAX + i]))
             tot += rollout(st, p, theta, me, sub, horizon, noise, draw(key, r))
         if tot > best_v:
             best_v = tot

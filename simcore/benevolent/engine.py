@@ -563,7 +563,7 @@ def legal_actions(s, p, acts):
     ph = s[PHASE]
     q = s[CUR]
     b = pl(q)
-    n = 0
+    n = np.int64(0)   # not a literal 0: the helpers it is passed to are compiled once (int64)
     nh = s[N_HEX]
     if ph == PH_MOVE:
         two = perm(s, q, PM_TWO_ON_HEX)
