@@ -145,3 +145,23 @@ def test_bethel_woods_workspaces_have_no_overlap_and_no_gap(mod):
         assert mod.WS.fields[0].offset == 0 and mod.WS.fields[0].size == below[name]
     for f in getattr(mod, "FLOAT_FIELDS", ()):
         assert getattr(mod, f) % 2 == 0 and mod.WS.fields[[g.name for g in mod.WS.fields].index(f)].size % 2 == 0, f
+
+
+def test_layout_align():
+    """A row's fifth entry `align` (simcore/layout.py): the field starts at the next multiple of it,
+    the entries skipped are a field `<name>_PAD` of their own (no gap, no overlap), an aligned
+    field needs no pad, and the tables without it (every state and Bethel Woods workspace) are the
+    running sums they were."""
+    t = L.Layout(("A", 3, None, ""), ("F", 4, None, "float64", L.EVEN), ("B", 1, None, ""),
+                 ("G", 2, None, "uint64", L.EVEN), ("C", 5, None, "", 8))
+    assert t.offsets == {"A": 0, "F_PAD": 3, "F": 4, "B": 8, "G_PAD": 9, "G": 10, "C_PAD": 12, "C": 16}
+    assert t.size == 21 and [len(n) for n in t.owners()] == [1] * t.size
+    assert [f.align for f in t.fields] == [1, 1, 2, 1, 1, 2, 1, 8] and t.fields[-2].size == 4
+    assert L.Layout(("A", 2, None, ""), ("F", 2, None, "", L.EVEN)).offsets == {"A": 0, "F": 2}
+    for bad in [0, -2, 1.5]:
+        with pytest.raises(ValueError):
+            L.Layout(("A", 1, None, ""), ("F", 2, None, "", bad))
+    with pytest.raises(ValueError):
+        L.Layout(("A", 1, None, "", 2, 3))
+    plain = L.Layout(("A", 3, None, ""), ("F", 4, None, ""))
+    assert plain.offsets == {"A": 0, "F": 3} and all(f.align == 1 for f in plain.fields)
