@@ -26,6 +26,7 @@ from numba import njit
 
 from simcore.benevolent import engine as E
 from simcore.benevolent.actions import OUT_WIN, PH_TERMINAL
+from simcore.layout import EVEN, Layout
 from simcore.rng import below, draw
 
 from . import heuristic as H
@@ -39,11 +40,17 @@ RNOISE_DEFAULT = 1.5
 HMAX_DEFAULT = 400
 DEPTH_DEFAULT = 2     # about this many turns a rollout plays, then the learned value scores it (0: to the end; docs/policies.md)
 
-LWS = L.WS_SIZE + (L.WS_SIZE & 1)
-X_S = 2 * LWS                      # S_SIZE: the rollout's position
-X_IDX = X_S + E.S_SIZE             # K_MAX: kept plans by value
-X_VAL = X_IDX + H.K_MAX + ((X_IDX + H.K_MAX) & 1)   # 2 * K_MAX: their values (float64; even offset)
-WS_SIZE = X_VAL + 2 * H.K_MAX
+# ---- workspace layout (int32) ---------------------------------------------------------------------------
+# (a table as the heuristic's, simcore/layout.py; float64 fields marked EVEN start at an even offset)
+LWS = L.WS_SIZE + (L.WS_SIZE & 1)  # a learned workspace, padded to an even size (the second starts even)
+WS = Layout(
+    ("X_LEARNED", 2 * LWS, None, "two learned workspaces: the expert's own decision's, and its rollouts' player's"),
+    ("X_S", E.S_SIZE, None, "the rollout's position"),
+    ("X_IDX", H.K_MAX, None, "kept plans by value"),
+    ("X_VAL", 2 * H.K_MAX, None, "their values (float64, by kept index)", EVEN),
+)
+globals().update(WS.offsets)   # X_LEARNED = 0, X_S = 2 LWS, ...
+WS_SIZE = WS.size
 
 
 def expert_theta(net=None, m: int = M_DEFAULT, reps: int = REPS_DEFAULT, depth: int = DEPTH_DEFAULT) -> np.ndarray:

@@ -59,6 +59,7 @@ from simcore.benevolent.rules import (
     ALTAR, MEADOW, NEST, P_ARROWS, P_N_ARROWS, POND, RESOLVE_PURCHASE_DISCOUNT, RING, SU_CRYSTAL3, SU_EXCH1, SU_EXCH3,
     SU_EXCHANGE, SU_GAIN_CLOVER, SU_GAIN_FEATHER, SU_PURCHASE, SU_SLEEP, TABLE,
 )
+from simcore.layout import EVEN, Layout
 from simcore.rng import draw
 
 # ---- the evaluation's weights ---------------------------------------------------------------------
@@ -100,29 +101,36 @@ SCORE_SCALE = 1000.0    # candidate scores are kept as integers (ws is int32)
 NEG_INF_Q = -2_000_000_000
 
 # ---- workspace layout (int32) ---------------------------------------------------------------------
+# One table, in array order (simcore/layout.py, as the engine's state): each field's offset is the
+# sum of the sizes above it (and of a pad before a field marked EVEN), bound at import as a plain
+# module int (W_PLAN = 8, ...), a compile-time constant for numba; a field of 8-byte values viewed
+# over int32 pairs is marked EVEN and starts at an even offset (tests/test_layout.py checks both).
 S_SIZE = E.S_SIZE
-W_VALID = 0       # a plan is stored
-W_PLAN_N = 1      # its length
-W_PLAN_I = 2      # the next step to play
-W_TURN = 3        # the turn it was made for
-W_DEC0 = 4        # s[ST_DECISIONS] when its first step was played
-W_NLEAF = 5       # ends of the turn scored by the last search
-W_NSEARCH = 6     # statistics: searches made (wraps around)
-W_CN = 7          # candidates kept
-W_PLAN = 8                              # DEPTH_MAX: the plan
-W_PATH = W_PLAN + DEPTH_MAX             # DEPTH_MAX: the path being searched
-W_IT = W_PATH + DEPTH_MAX               # DEPTH_MAX + 1: child iterator per depth
-W_NA = W_IT + DEPTH_MAX + 1             # DEPTH_MAX + 1: legal actions per depth
-W_MINSEC = W_NA + DEPTH_MAX + 1         # DEPTH_MAX + 1: the lowest Secret that may be resolved next
-W_CSC = W_MINSEC + DEPTH_MAX + 1        # K_MAX: candidate scores (x SCORE_SCALE), best first
-W_CPL = W_CSC + K_MAX                   # K_MAX: their plan lengths
-W_CPATH = W_CPL + K_MAX                 # K_MAX * DEPTH_MAX: their plans
-W_ACTS = W_CPATH + K_MAX * DEPTH_MAX    # (DEPTH_MAX + 1) * N_ACTIONS: legal lists per depth
-W_SLOT = W_ACTS + (DEPTH_MAX + 1) * N_ACTIONS   # (DEPTH_MAX + 1) * S_SIZE: positions per depth
-W_CH = W_SLOT + (DEPTH_MAX + 1) * S_SIZE        # K_MAX: the candidates' end-position hashes (distinct mode)
-W_DISTINCT = W_CH + K_MAX                       # 1: keep only plans with distinct end positions (learned, expert)
-W_CHF = W_DISTINCT + 1 + ((W_DISTINCT + 1) & 1)  # 2 * K_MAX: their full 64-bit hashes (uint64, distinct mode: ``kept_hash``)
-WS_SIZE = W_CHF + 2 * K_MAX
+WS = Layout(
+    ("W_VALID", 1, None, "a plan is stored"),
+    ("W_PLAN_N", 1, None, "its length"),
+    ("W_PLAN_I", 1, None, "the next step to play"),
+    ("W_TURN", 1, None, "the turn it was made for"),
+    ("W_DEC0", 1, None, "s[ST_DECISIONS] when its first step was played"),
+    ("W_NLEAF", 1, None, "ends of the turn scored by the last search"),
+    ("W_NSEARCH", 1, None, "statistics: searches made (wraps around)"),
+    ("W_CN", 1, None, "candidates kept"),
+    ("W_PLAN", DEPTH_MAX, None, "the plan"),
+    ("W_PATH", DEPTH_MAX, None, "the path being searched"),
+    ("W_IT", DEPTH_MAX + 1, None, "the child iterator per depth"),
+    ("W_NA", DEPTH_MAX + 1, None, "legal actions per depth"),
+    ("W_MINSEC", DEPTH_MAX + 1, None, "per depth, the lowest Secret that may be resolved next"),
+    ("W_CSC", K_MAX, None, "candidate scores (x SCORE_SCALE), best first"),
+    ("W_CPL", K_MAX, None, "their plan lengths"),
+    ("W_CPATH", K_MAX * DEPTH_MAX, None, "their plans"),
+    ("W_ACTS", (DEPTH_MAX + 1) * N_ACTIONS, None, "legal lists per depth"),
+    ("W_SLOT", (DEPTH_MAX + 1) * S_SIZE, None, "positions per depth"),
+    ("W_CH", K_MAX, None, "the candidates' end-position hashes, their 31 high bits (distinct mode)"),
+    ("W_DISTINCT", 1, None, "keep only plans with distinct end positions (learned, expert)"),
+    ("W_CHF", 2 * K_MAX, None, "their full 64-bit hashes (uint64, distinct mode: ``kept_hash``)", EVEN),
+)
+globals().update(WS.offsets)   # W_VALID = 0, W_PLAN_N = 1, ..., W_CHF
+WS_SIZE = WS.size
 
 _S11 = np.uint64(11)
 _INV53 = 1.0 / 9007199254740992.0
