@@ -6,7 +6,10 @@ row) for a field read row by row (BOARD: one row of 24 kinds per machine), or (r
 a block repeated per seat (Benevolent's players). The offsets are the running sums of the sizes,
 computed once at import; the engine binds them as plain module ints (``globals().update``), so
 numba reads them as compile-time constants exactly as it read hand-written numbers, and the
-compiled code is the same.
+compiled code is the same. A row may have a fifth entry, ``align``: the field then starts at the
+next multiple of it (``EVEN``: a field of float64 or uint64 values viewed over pairs of int32
+entries, as the players' workspaces hold them); the entries skipped are a field of their own,
+``<name>_PAD`` (not in the JSON), so the table still covers every index exactly once.
 
 ``decode`` says how the field appears in the JSON position (a codec below; None: not in it, a
 cache the face rebuilds). The face lays the fields out in the documented order and nesting with a
@@ -203,9 +206,12 @@ class _Memo(dict):
 
 
 # ---- the table ----------------------------------------------------------------------------------------
+EVEN = 2   # a row's ``align`` for 8-byte values (float64, uint64) over int32 pairs: an even offset
+
+
 class Field:
-    def __init__(self, name, shape, decode, comment, offset):
-        self.name, self.decode, self.comment, self.offset = name, decode, comment, offset
+    def __init__(self, name, shape, decode, comment, offset, align=1):
+        self.name, self.decode, self.comment, self.offset, self.align = name, decode, comment, offset, align
         self.block = None
         if isinstance(shape, tuple):
             rows, width = shape
@@ -220,13 +226,20 @@ class Field:
 
 
 class Layout:
-    """The fields of one flat array, in order, from rows (name, shape, decode, comment)."""
+    """The fields of one flat array, in order, from rows (name, shape, decode, comment[, align])."""
 
     def __init__(self, *rows):
         self.fields = []
         at = 0
-        for name, shape, decode, comment in rows:
-            f = Field(name, shape, decode, comment, at)
+        for name, shape, decode, comment, *more in rows:
+            align = more[0] if more else 1
+            if len(more) > 1 or not (isinstance(align, int) and align > 0):
+                raise ValueError(f"field {name}: a row is (name, shape, decode, comment[, align > 0])")
+            if at % align:      # the entries up to the next multiple of align: a pad field of their own
+                pad = Field(f"{name}_PAD", align - at % align, None, f"unused: {name} starts at a multiple of {align}", at)
+                self.fields.append(pad)
+                at += pad.size
+            f = Field(name, shape, decode, comment, at, align)
             self.fields.append(f)
             at += f.size
         self.size = at

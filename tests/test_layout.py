@@ -145,3 +145,81 @@ def test_bethel_woods_workspaces_have_no_overlap_and_no_gap(mod):
         assert mod.WS.fields[0].offset == 0 and mod.WS.fields[0].size == below[name]
     for f in getattr(mod, "FLOAT_FIELDS", ()):
         assert getattr(mod, f) % 2 == 0 and mod.WS.fields[[g.name for g in mod.WS.fields].index(f)].size % 2 == 0, f
+
+
+def _bv_workspaces():
+    from policies.benevolent import expert, heuristic, learned, search
+    return [pytest.param(m, id=m.__name__.rsplit(".", 1)[1]) for m in (heuristic, learned, expert, search)]
+
+
+def _bv_wide_views():
+    """The workspace fields the Benevolent players' code reads through a float64 or uint64 view
+    (``ws[L_FV:L_FV + 2 * NF].view(np.float64)``, ``rws[L.L_CH:...].view(np.uint64)``), found in
+    their source: {field name: files}."""
+    root = Path(__file__).resolve().parents[1]
+    files = sorted((root / "policies" / "benevolent").glob("*.py")) + [root / "arena" / "benevolent" / "selfplay.py"]
+    found = {}
+    for f in files:
+        for name in re.findall(r"\w+\[\s*(?:\w+\.)?([A-Z][A-Z0-9_]*)\b[^\]]*\]\.view\(np\.(?:float64|uint64)\)", f.read_text()):
+            found.setdefault(name, set()).add(f.name)
+    return found
+
+
+@pytest.mark.parametrize("mod", _bv_workspaces())
+def test_benevolent_workspaces_have_no_overlap_and_no_gap(mod):
+    """The Benevolent players' int32 workspaces (issue 44 part 4), as Bethel Woods': one Layout
+    table each, its fields the module's constants with no overlap and no gap (a pad before a field
+    marked EVEN is a field of its own), WS_SIZE its size; a player's table begins with the
+    workspaces of the players it runs (learned: the heuristic's, padded to an even size; expert:
+    two learned, each padded; search: the heuristic's, and the rollouts' one at an even offset);
+    every field starts at a multiple of its alignment, and every field the players' code reads
+    through a float64 or uint64 view is marked EVEN."""
+    from policies.benevolent import heuristic as H, learned as Lr, expert as X
+    own = covered(mod, mod.WS)
+    assert sorted(own) == list(range(mod.WS_SIZE)) and all(len(n) == 1 for n in own.values())
+    assert mod.WS_SIZE == mod.WS.size == sum(f.size for f in mod.WS.fields)
+    for f in mod.WS.fields:
+        assert getattr(mod, f.name) == f.offset and f.offset % f.align == 0, f.name
+        if f.name.endswith("_PAD"):
+            assert f.size < mod.WS.fields[mod.WS.fields.index(f) + 1].align, f.name
+    assert Lr.HWS % 2 == 0 and X.LWS % 2 == 0 and X.LWS >= Lr.WS_SIZE and Lr.HWS >= H.WS_SIZE
+    name = mod.__name__.rsplit(".", 1)[1]
+    below = {"learned": Lr.HWS, "expert": 2 * X.LWS, "search": H.WS_SIZE}
+    if name in below:
+        assert mod.WS.fields[0].offset == 0 and mod.WS.fields[0].size == below[name]
+    if name == "search":
+        assert mod.W_SUB % 2 == 0 and mod.WS_SIZE - mod.W_SUB == H.WS_SIZE
+    wide = {n for n in _bv_wide_views() if n in mod.WS.offsets}
+    assert name != "learned" or {"L_FV", "L_H", "L_TAB", "L_CH", "L_V", "L_X", "L_WM", "L_WT", "L_ACC"} <= wide
+    for n in wide:
+        f = mod.WS.fields[[g.name for g in mod.WS.fields].index(n)]
+        assert f.align % 2 == 0 and f.offset % 2 == 0 and f.size % 2 == 0, n
+
+
+def test_benevolent_views_are_of_workspace_fields():
+    """Every float64/uint64 view the scan above finds is of a field of some Benevolent workspace
+    (so the check above sees them all: a view of an unknown name would be a view it misses)."""
+    from policies.benevolent import expert, heuristic, learned, search
+    names = set().union(*(m.WS.offsets for m in (heuristic, learned, expert, search)))
+    found = _bv_wide_views()
+    assert found and set(found) <= names, {n: f for n, f in found.items() if n not in names}
+
+
+def test_layout_align():
+    """A row's fifth entry `align` (simcore/layout.py): the field starts at the next multiple of it,
+    the entries skipped are a field `<name>_PAD` of their own (no gap, no overlap), an aligned
+    field needs no pad, and the tables without it (every state and Bethel Woods workspace) are the
+    running sums they were."""
+    t = L.Layout(("A", 3, None, ""), ("F", 4, None, "float64", L.EVEN), ("B", 1, None, ""),
+                 ("G", 2, None, "uint64", L.EVEN), ("C", 5, None, "", 8))
+    assert t.offsets == {"A": 0, "F_PAD": 3, "F": 4, "B": 8, "G_PAD": 9, "G": 10, "C_PAD": 12, "C": 16}
+    assert t.size == 21 and [len(n) for n in t.owners()] == [1] * t.size
+    assert [f.align for f in t.fields] == [1, 1, 2, 1, 1, 2, 1, 8] and t.fields[-2].size == 4
+    assert L.Layout(("A", 2, None, ""), ("F", 2, None, "", L.EVEN)).offsets == {"A": 0, "F": 2}
+    for bad in [0, -2, 1.5]:
+        with pytest.raises(ValueError):
+            L.Layout(("A", 1, None, ""), ("F", 2, None, "", bad))
+    with pytest.raises(ValueError):
+        L.Layout(("A", 1, None, "", 2, 3))
+    plain = L.Layout(("A", 3, None, ""), ("F", 4, None, ""))
+    assert plain.offsets == {"A": 0, "F": 3} and all(f.align == 1 for f in plain.fields)

@@ -75,7 +75,7 @@ def label_chunk(p, cfgs, seed, start, count, theta, reps, eps, label_prob, X_out
                 best = 0
                 bv = -1.0e300
                 for c in range(nc):
-                    v = L.plan_value(s, p, theta, q, lws, c)
+                    v = L.plan_value(s, p, theta, q, lws, np.int64(c))
                     if v > bv:
                         bv = v
                         best = c
@@ -83,7 +83,7 @@ def label_chunk(p, cfgs, seed, start, count, theta, reps, eps, label_prob, X_out
                 if (nc >= 2 and not won_at_once and t < X_out.shape[1]
                         and below(lk, 3 * nturn, 1_000_000) < label_prob * 1_000_000):
                     for c in range(nc):
-                        H.end_of(s, p, lws, c, st)
+                        H.end_of(s, p, lws, np.int64(c), st)
                         if st[E.PHASE] != PH_TERMINAL:
                             features(st, p, theta, q, fv)
                             for z in range(NF):
@@ -92,7 +92,7 @@ def label_chunk(p, cfgs, seed, start, count, theta, reps, eps, label_prob, X_out
                         rws = xws[X.LWS:2 * X.LWS]
                         bits = 0
                         for r in range(reps):
-                            H.end_of(s, p, lws, c, st)
+                            H.end_of(s, p, lws, np.int64(c), st)
                             L.hist_copy(rws, lws)
                             if st[E.PHASE] != PH_TERMINAL:
                                 L.hist_add(rws, E.position_hash(st))
@@ -108,13 +108,13 @@ def label_chunk(p, cfgs, seed, start, count, theta, reps, eps, label_prob, X_out
                     t += 1
                 else:
                     chosen = best
-                L.plan_end(s, p, lws, chosen)   # its end's hash and whether the game ends there
+                L.plan_end(s, p, lws, np.int64(chosen))   # its end's hash and whether the game ends there
                 H.store_plan(s, lws, chosen)
                 if lws[L.L_CT] == 0:
                     L.hist_add(lws, lws[L.L_CH:L.L_CH + 2].view(np.uint64)[0])
                 nturn += 1
                 a = H.planned_action(s, q, acts, n, lws)
-            E.apply(s, p, a if a >= 0 else acts[0])
+            E.apply(s, p, np.int64(a if a >= 0 else acts[0]))
         G_out[i, G_TURNS] = t
         G_out[i, G_WINNER] = s[E.WINNER] if s[E.OUTCOME] == OUT_WIN else -1
         G_out[i, G_TURN_COUNT] = s[E.TURN]

@@ -26,6 +26,7 @@ from numba import njit
 
 from simcore.benevolent import engine as E
 from simcore.benevolent.actions import OUT_WIN, PH_TERMINAL
+from simcore.layout import EVEN, Layout
 from simcore.rng import below, draw
 
 from . import heuristic as H
@@ -39,11 +40,17 @@ RNOISE_DEFAULT = 1.5
 HMAX_DEFAULT = 400
 DEPTH_DEFAULT = 2     # about this many turns a rollout plays, then the learned value scores it (0: to the end; docs/policies.md)
 
-LWS = L.WS_SIZE + (L.WS_SIZE & 1)
-X_S = 2 * LWS                      # S_SIZE: the rollout's position
-X_IDX = X_S + E.S_SIZE             # K_MAX: kept plans by value
-X_VAL = X_IDX + H.K_MAX + ((X_IDX + H.K_MAX) & 1)   # 2 * K_MAX: their values (float64; even offset)
-WS_SIZE = X_VAL + 2 * H.K_MAX
+# ---- workspace layout (int32) ---------------------------------------------------------------------------
+# (a table as the heuristic's, simcore/layout.py; float64 fields marked EVEN start at an even offset)
+LWS = L.WS_SIZE + (L.WS_SIZE & 1)  # a learned workspace, padded to an even size (the second starts even)
+WS = Layout(
+    ("X_LEARNED", 2 * LWS, None, "two learned workspaces: the expert's own decision's, and its rollouts' player's"),
+    ("X_S", E.S_SIZE, None, "the rollout's position"),
+    ("X_IDX", H.K_MAX, None, "kept plans by value"),
+    ("X_VAL", 2 * H.K_MAX, None, "their values (float64, by kept index)", EVEN),
+)
+globals().update(WS.offsets)   # X_LEARNED = 0, X_S = 2 LWS, ...
+WS_SIZE = WS.size
 
 
 def expert_theta(net=None, m: int = M_DEFAULT, reps: int = REPS_DEFAULT, depth: int = DEPTH_DEFAULT) -> np.ndarray:
@@ -92,16 +99,16 @@ def rollout(st, p, theta, me, ws, rk):
             v = _end_value(st, p, theta, me, rws, k)
             if v >= 0.0:
                 return v
-        c = L.choose(st, p, theta, x, rws, k)
+        c = L.choose(st, p, theta, np.int64(x), rws, k)
         if c < 0:
             break
         if noise > 0.0 and rws[H.W_CN] > 1 and below(rk, st[E.TURN], 1000) < noise * 100.0:
             c = 1 if c == 0 else 0
-            L.plan_end(st, p, rws, c)   # its end's hash and whether it ends the game
+            L.plan_end(st, p, rws, np.int64(c))   # its end's hash and whether it ends the game
         end_terminal = rws[L.L_CT]
         h = rws[L.L_CH:L.L_CH + 2].view(np.uint64)[0]
         for i in range(rws[H.W_CPL + c]):
-            E.apply(st, p, rws[H.W_CPATH + c * H.DEPTH_MAX + i])
+            E.apply(st, p, np.int64(rws[H.W_CPATH + c * H.DEPTH_MAX + i]))
         if end_terminal == 0:
             L.hist_add(rws, h)
     if st[E.PHASE] == PH_TERMINAL and st[E.OUTCOME] == OUT_WIN and st[E.WINNER] == me:
@@ -117,12 +124,12 @@ def choose(s, p, theta, me, ws, key):
     nc = L.plan_candidates(s, p, theta, me, lws, int(theta[L.T_K]))
     if nc <= 1:
         if nc == 1:
-            L.plan_end(s, p, lws, 0)
+            L.plan_end(s, p, lws, np.int64(0))
         return nc - 1
     idx = ws[X_IDX:X_IDX + H.K_MAX]
     val = ws[X_VAL:X_VAL + 2 * H.K_MAX].view(np.float64)
     for c in range(nc):
-        val[c] = L.plan_value(s, p, theta, me, lws, c)
+        val[c] = L.plan_value(s, p, theta, me, lws, np.int64(c))
         idx[c] = c
         if val[c] >= 1.0e6:
             return c
@@ -144,7 +151,7 @@ def choose(s, p, theta, me, ws, key):
             c = idx[i]
             tot = 0.0
             for r in range(reps):
-                H.end_of(s, p, lws, c, st)
+                H.end_of(s, p, lws, np.int64(c), st)
                 L.hist_copy(rws, lws)
                 if st[E.PHASE] != PH_TERMINAL:
                     L.hist_add(rws, E.position_hash(st))
@@ -152,7 +159,7 @@ def choose(s, p, theta, me, ws, key):
             if tot > bsc:
                 bsc = tot
                 best = c
-    L.plan_end(s, p, lws, best)
+    L.plan_end(s, p, lws, np.int64(best))
     return best
 
 

@@ -14,6 +14,7 @@ special hexes are out. A won position has only the last feature set (+1 `me` won
 Every feature is read from the position through the engine's named accessors and forecasts
 (simcore/benevolent/engine.py) and the heuristic's own functions.
 """
+import numpy as np
 from numba import njit
 
 from simcore.benevolent import engine as E
@@ -60,7 +61,7 @@ def _pblock(s, p, theta, x, types, allfeet, out, o):
     reach = H.popcount(hm | sm)
     n_miss = H.popcount(miss)
     win_next = n_miss > 0 and (miss & ~(hm | sm)) == 0 and n_miss <= (1 if hm else 0) + min(scnt, H.popcount(sm))
-    eta = H.eta_turns(s, p, x, miss, lv, types, H.pond_turns(p, E.dream(s, x)), sm)
+    eta = H.eta_turns(s, p, x, np.int64(miss), lv, types, H.pond_turns(p, E.dream(s, x)), sm)
     vuln = 0
     for g in range(5):
         if E.gifts(s, x, g) == 1 and E.pool(s, g) == 0:
@@ -110,7 +111,7 @@ def features(s, p, theta, me, out):
     opp_reach = 0
     opp_win = False
     for x in range(n):
-        vo, ro, wo = _pblock(s, p, theta, x, types, allfeet, out, PB * ((x - me + n) % n))
+        vo, ro, wo = _pblock(s, p, theta, np.int64(x), types, allfeet, out, PB * ((x - me + n) % n))
         if x == me:
             v = vo
             continue

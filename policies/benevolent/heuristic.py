@@ -41,6 +41,12 @@ own key.
 
 Workspace: ``ws`` is an int32 array of WS_SIZE entries per seat (the plan, the depth-first
 search's positions and legal lists, the best candidates); nothing is allocated in a decision.
+
+Arguments written ``np.int64(...)`` at a call site (here and in the other Benevolent players):
+numba compiles a function once per argument type and once per literal constant it is called
+with, so a seat read from the position (int32), a Python int constant (``Literal[int](1)``) and an
+int64 would make three compiles of one function for a first run to pay (docs/benchmarks.md,
+"Compile time").
 """
 import numpy as np
 from numba import njit
@@ -53,6 +59,7 @@ from simcore.benevolent.rules import (
     ALTAR, MEADOW, NEST, P_ARROWS, P_N_ARROWS, POND, RESOLVE_PURCHASE_DISCOUNT, RING, SU_CRYSTAL3, SU_EXCH1, SU_EXCH3,
     SU_EXCHANGE, SU_GAIN_CLOVER, SU_GAIN_FEATHER, SU_PURCHASE, SU_SLEEP, TABLE,
 )
+from simcore.layout import EVEN, Layout
 from simcore.rng import draw
 
 # ---- the evaluation's weights ---------------------------------------------------------------------
@@ -94,29 +101,36 @@ SCORE_SCALE = 1000.0    # candidate scores are kept as integers (ws is int32)
 NEG_INF_Q = -2_000_000_000
 
 # ---- workspace layout (int32) ---------------------------------------------------------------------
+# One table, in array order (simcore/layout.py, as the engine's state): each field's offset is the
+# sum of the sizes above it (and of a pad before a field marked EVEN), bound at import as a plain
+# module int (W_PLAN = 8, ...), a compile-time constant for numba; a field of 8-byte values viewed
+# over int32 pairs is marked EVEN and starts at an even offset (tests/test_layout.py checks both).
 S_SIZE = E.S_SIZE
-W_VALID = 0       # a plan is stored
-W_PLAN_N = 1      # its length
-W_PLAN_I = 2      # the next step to play
-W_TURN = 3        # the turn it was made for
-W_DEC0 = 4        # s[ST_DECISIONS] when its first step was played
-W_NLEAF = 5       # ends of the turn scored by the last search
-W_NSEARCH = 6     # statistics: searches made (wraps around)
-W_CN = 7          # candidates kept
-W_PLAN = 8                              # DEPTH_MAX: the plan
-W_PATH = W_PLAN + DEPTH_MAX             # DEPTH_MAX: the path being searched
-W_IT = W_PATH + DEPTH_MAX               # DEPTH_MAX + 1: child iterator per depth
-W_NA = W_IT + DEPTH_MAX + 1             # DEPTH_MAX + 1: legal actions per depth
-W_MINSEC = W_NA + DEPTH_MAX + 1         # DEPTH_MAX + 1: the lowest Secret that may be resolved next
-W_CSC = W_MINSEC + DEPTH_MAX + 1        # K_MAX: candidate scores (x SCORE_SCALE), best first
-W_CPL = W_CSC + K_MAX                   # K_MAX: their plan lengths
-W_CPATH = W_CPL + K_MAX                 # K_MAX * DEPTH_MAX: their plans
-W_ACTS = W_CPATH + K_MAX * DEPTH_MAX    # (DEPTH_MAX + 1) * N_ACTIONS: legal lists per depth
-W_SLOT = W_ACTS + (DEPTH_MAX + 1) * N_ACTIONS   # (DEPTH_MAX + 1) * S_SIZE: positions per depth
-W_CH = W_SLOT + (DEPTH_MAX + 1) * S_SIZE        # K_MAX: the candidates' end-position hashes (distinct mode)
-W_DISTINCT = W_CH + K_MAX                       # 1: keep only plans with distinct end positions (learned, expert)
-W_CHF = W_DISTINCT + 1 + ((W_DISTINCT + 1) & 1)  # 2 * K_MAX: their full 64-bit hashes (uint64, distinct mode: ``kept_hash``)
-WS_SIZE = W_CHF + 2 * K_MAX
+WS = Layout(
+    ("W_VALID", 1, None, "a plan is stored"),
+    ("W_PLAN_N", 1, None, "its length"),
+    ("W_PLAN_I", 1, None, "the next step to play"),
+    ("W_TURN", 1, None, "the turn it was made for"),
+    ("W_DEC0", 1, None, "s[ST_DECISIONS] when its first step was played"),
+    ("W_NLEAF", 1, None, "ends of the turn scored by the last search"),
+    ("W_NSEARCH", 1, None, "statistics: searches made (wraps around)"),
+    ("W_CN", 1, None, "candidates kept"),
+    ("W_PLAN", DEPTH_MAX, None, "the plan"),
+    ("W_PATH", DEPTH_MAX, None, "the path being searched"),
+    ("W_IT", DEPTH_MAX + 1, None, "the child iterator per depth"),
+    ("W_NA", DEPTH_MAX + 1, None, "legal actions per depth"),
+    ("W_MINSEC", DEPTH_MAX + 1, None, "per depth, the lowest Secret that may be resolved next"),
+    ("W_CSC", K_MAX, None, "candidate scores (x SCORE_SCALE), best first"),
+    ("W_CPL", K_MAX, None, "their plan lengths"),
+    ("W_CPATH", K_MAX * DEPTH_MAX, None, "their plans"),
+    ("W_ACTS", (DEPTH_MAX + 1) * N_ACTIONS, None, "legal lists per depth"),
+    ("W_SLOT", (DEPTH_MAX + 1) * S_SIZE, None, "positions per depth"),
+    ("W_CH", K_MAX, None, "the candidates' end-position hashes, their 31 high bits (distinct mode)"),
+    ("W_DISTINCT", 1, None, "keep only plans with distinct end positions (learned, expert)"),
+    ("W_CHF", 2 * K_MAX, None, "their full 64-bit hashes (uint64, distinct mode: ``kept_hash``)", EVEN),
+)
+globals().update(WS.offsets)   # W_VALID = 0, W_PLAN_N = 1, ..., W_CHF
+WS_SIZE = WS.size
 
 _S11 = np.uint64(11)
 _INV53 = 1.0 / 9007199254740992.0
@@ -201,7 +215,7 @@ def hex_reach(s, p, x, lv, allfeet):
             # a single-use Secret taken here can be resolved at once
             for i in range(9):
                 if E.slot_side(s, i) == 0 and E.slot_available(s, i):
-                    gm |= _one_secret_gifts(s, p, x, E.slot_tile(s, i), lv - cost)
+                    gm |= _one_secret_gifts(s, p, x, np.int64(E.slot_tile(s, i)), np.int64(lv - cost))
     return gm
 
 
@@ -240,7 +254,7 @@ def secret_gifts(s, p, x, lv):
     cnt = 0
     for k in range(9):
         if E.single(s, x, k) == 1:
-            m = _one_secret_gifts(s, p, x, k, lv)
+            m = _one_secret_gifts(s, p, x, k, np.int64(lv))
             if m != 0:
                 gm |= m
                 cnt += 1
@@ -323,7 +337,7 @@ def eta_turns(s, p, x, miss, lv, types, pond, secret_mask):
     left = lv
     for g in range(5):
         if miss & (1 << g):
-            r, cost = route_turns(s, p, x, g, left, types, pond, secret_mask)
+            r, cost = route_turns(s, p, x, g, np.int64(left), types, pond, secret_mask)
             eta += r
             left -= cost
     return eta
@@ -357,7 +371,7 @@ def player_value(s, p, theta, x, types, allfeet):
     reach = popcount(hm | sm)
     n_miss = popcount(miss)
     win_next = n_miss > 0 and (miss & ~(hm | sm)) == 0 and n_miss <= (1 if hm else 0) + min(scnt, popcount(sm))
-    eta = eta_turns(s, p, x, miss, lv, types, pond_turns(p, E.dream(s, x)), sm)
+    eta = eta_turns(s, p, x, np.int64(miss), lv, types, pond_turns(p, E.dream(s, x)), sm)
     vuln = 0
     for g in range(5):
         if E.gifts(s, x, g) == 1 and E.pool(s, g) == 0:
@@ -408,7 +422,7 @@ def evaluate(s, p, theta, me):
     for o in range(s[E.NP]):
         if o == me:
             continue
-        vo, ro, wo = player_value(s, p, theta, o, types, allfeet)
+        vo, ro, wo = player_value(s, p, theta, np.int64(o), types, allfeet)
         if vo > best_o:
             best_o = vo
         opp_reach = max(opp_reach, min(ro, REACH_CAP))
@@ -507,7 +521,7 @@ def search_turn(s, p, theta, me, ws, k_keep, noise, key):
     copy_position(root, s)
     ws[W_MINSEC] = 0
     ws[W_IT] = 0
-    ws[W_NA] = _gen(root, p, ws[W_ACTS: W_ACTS + N_ACTIONS], 0)
+    ws[W_NA] = _gen(root, p, ws[W_ACTS: W_ACTS + N_ACTIONS], np.int64(0))
     d = 0
     leaves = 0
     while d >= 0 and leaves < MAX_LEAVES:
@@ -521,12 +535,12 @@ def search_turn(s, p, theta, me, ws, k_keep, noise, key):
         child = ws[W_SLOT + (d + 1) * S_SIZE: W_SLOT + (d + 2) * S_SIZE]
         copy_position(child, node)
         ph = node[E.PHASE]
-        E.apply(child, p, a)
+        E.apply(child, p, np.int64(a))
         ws[W_PATH + d] = a
         plen = d + 1
         if child[E.PHASE] == PH_END and d + 2 <= DEPTH_MAX and not E.holds_single(child, me):
             # after the action with no single-use Secret: `end turn` is the only choice
-            E.apply(child, p, A_END_TURN)
+            E.apply(child, p, np.int64(A_END_TURN))
             ws[W_PATH + d + 1] = A_END_TURN
             plen = d + 2
         if child[E.PHASE] == PH_TERMINAL or child[E.TURN] != turn0:
@@ -538,9 +552,9 @@ def search_turn(s, p, theta, me, ws, k_keep, noise, key):
             if ws[W_CN] < k_keep or ws[W_CSC + k_keep - 1] < q:   # it enters the list
                 if ws[W_DISTINCT] != 0:
                     hf = E.position_hash(child)
-                    _offer(ws, plen, q, k_keep, _h32_of(hf), hf)
+                    _offer(ws, plen, q, k_keep, np.int64(_h32_of(hf)), hf)
                 else:
-                    _offer(ws, plen, q, k_keep, 0, _ZERO64)
+                    _offer(ws, plen, q, k_keep, np.int64(0), _ZERO64)
             continue
         if d + 1 >= DEPTH_MAX:
             continue   # too long a turn: not scored (never seen with the rules as coded)
@@ -584,7 +598,7 @@ def end_of(s, p, ws, c, out):
     """out = the position after candidate c's plan from s."""
     copy_position(out, s)
     for i in range(ws[W_CPL + c]):
-        E.apply(out, p, ws[W_CPATH + c * DEPTH_MAX + i])
+        E.apply(out, p, np.int64(ws[W_CPATH + c * DEPTH_MAX + i]))
 
 
 @njit(cache=True, _nrt=False)
@@ -627,9 +641,9 @@ def heuristic_action(s, p, theta, seat, acts, n, key, ws):
     a = planned_action(s, seat, acts, n, ws)
     if a >= 0:
         return a
-    if search_turn(s, p, theta, seat, ws, 1, 0.0, key) > 0:
-        store_plan(s, ws, 0)
-        a = play_plan(ws, 0)
+    if search_turn(s, p, theta, seat, ws, np.int64(1), 0.0, key) > 0:
+        store_plan(s, ws, np.int64(0))
+        a = play_plan(ws, np.int64(0))
         if contains(acts, n, a):
             return a
     ws[W_VALID] = 0

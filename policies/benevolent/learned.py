@@ -41,6 +41,7 @@ from numba import njit
 
 from simcore.benevolent import GAME, engine as E
 from simcore.benevolent.actions import OUT_WIN, PH_TERMINAL
+from simcore.layout import EVEN, Layout
 
 from .. import value_model as VM
 from . import heuristic as H
@@ -70,24 +71,30 @@ MODEL_PATH = Path(__file__).with_name("learned.json")
 COMMAND = "boardsim train benevolent"
 
 # ---- workspace layout (int32) ---------------------------------------------------------------------------
+# (a table as the heuristic's, simcore/layout.py; the fields of float64 or uint64 values, two int32
+# entries a value read through a view, are marked EVEN: they start at an even offset)
 HWS = H.WS_SIZE + (H.WS_SIZE & 1)   # the heuristic's workspace, padded to an even size
-L_ST = HWS                          # S_SIZE (+1 to stay even): a plan's end position
-L_FV = L_ST + E.S_SIZE + (E.S_SIZE & 1)   # 2 * NF: the features (float64)
-L_H = L_FV + 2 * NF                 # 2 * MAX_HIDDEN: the hidden units (float64)
-L_TAB = L_H + 2 * MAX_HIDDEN        # 2 * HT: the hashes seen (uint64; 0 = free)
-L_CNT = L_TAB + 2 * HT              # HT: how often each was seen
-L_NTAB = L_CNT + HT                 # entries in the table
-L_LAST = L_NTAB + 1                 # the turn whose start was last entered
-L_CT = L_LAST + 1                   # the chosen plan's end is the game's end (1) or not (0)
-L_CH = L_CT + 1                     # 2: the hash of the chosen plan's end (uint64)
-L_V = L_CH + 2 + ((L_CH + 2) & 1)   # 2 * K_MAX: the kept plans' values (float64, 8-byte aligned; the skill dial)
 NFS = VM.stride(NF)                 # a kept plan's features padded with zeros (value_model.values)
-L_X = L_V + 2 * H.K_MAX             # 2 * K_MAX * NFS: the kept plans' features, a row each (float64)
-L_REP = L_X + 2 * H.K_MAX * NFS     # K_MAX: earlier occurrences of each kept plan's end (-1: won by another seat)
-L_WM = L_REP + H.K_MAX + (H.K_MAX & 1)   # 2 * meta_size(): which network L_WT holds (value_model.transposed)
-L_WT = L_WM + 2 * VM.meta_size()    # 2 * NF * MAX_HIDDEN: the network's first layer, feature by feature (float64)
-L_ACC = L_WT + 2 * NF * MAX_HIDDEN  # 2 * (2 MAX_HIDDEN + 2 NF): values_sparse's scratch (float64)
-WS_SIZE = L_ACC + 2 * (2 * MAX_HIDDEN + 2 * NF)
+WS = Layout(
+    ("L_HEURISTIC", HWS, None, "the heuristic's workspace (its candidates, the plan), padded to an even size"),
+    ("L_ST", E.S_SIZE, None, "a plan's end position"),
+    ("L_FV", 2 * NF, None, "the features (float64)", EVEN),
+    ("L_H", 2 * MAX_HIDDEN, None, "the hidden units (float64)", EVEN),
+    ("L_TAB", 2 * HT, None, "the repetition table: the hashes seen (uint64; 0 = free)", EVEN),
+    ("L_CNT", HT, None, "how often each was seen"),
+    ("L_NTAB", 1, None, "entries in the table"),
+    ("L_LAST", 1, None, "the turn whose start was last entered"),
+    ("L_CT", 1, None, "the chosen plan's end is the game's end (1) or not (0)"),
+    ("L_CH", 2, None, "the hash of the chosen plan's end (uint64)", EVEN),
+    ("L_V", 2 * H.K_MAX, None, "the kept plans' values (float64; the skill dial)", EVEN),
+    ("L_X", 2 * H.K_MAX * NFS, None, "the kept plans' features, a row each (float64)", EVEN),
+    ("L_REP", H.K_MAX, None, "earlier occurrences of each kept plan's end (-1: won by another seat)"),
+    ("L_WM", 2 * VM.meta_size(), None, "which network L_WT holds (float64; value_model.transposed)", EVEN),
+    ("L_WT", 2 * NF * MAX_HIDDEN, None, "the network's first layer, feature by feature (float64)", EVEN),
+    ("L_ACC", 2 * (2 * MAX_HIDDEN + 2 * NF), None, "values_sparse's scratch (float64)", EVEN),
+)
+globals().update(WS.offsets)   # L_HEURISTIC = 0, L_ST = HWS, ...
+WS_SIZE = WS.size
 
 
 def model_record(path: Path | None = None) -> dict:
@@ -237,7 +244,7 @@ def screen_values(s, p, theta, me, ws, nc, vals):
     plan-by-plan loop did; otherwise -1 (the last plan's end left)."""
     lam = theta[T_LAM]
     for c in range(nc):
-        hc = plan_end(s, p, ws, c)
+        hc = plan_end(s, p, ws, np.int64(c))
         st = ws[L_ST:L_ST + E.S_SIZE]
         if st[E.PHASE] == PH_TERMINAL and st[E.OUTCOME] == OUT_WIN:
             if st[E.WINNER] == me:
@@ -288,13 +295,13 @@ def choose(s, p, theta, me, ws, k):
     nc = plan_candidates(s, p, theta, me, ws, k)
     if nc <= 1:
         if nc == 1:
-            plan_end(s, p, ws, 0)
+            plan_end(s, p, ws, np.int64(0))
         return nc - 1
     best = 0
     bv = -1.0e300
     if theta[T_NET] == 0.0:
         for c in range(nc):
-            v = plan_value(s, p, theta, me, ws, c)
+            v = plan_value(s, p, theta, me, ws, np.int64(c))
             if v >= 1.0e6:
                 return c
             if v > bv:
@@ -316,13 +323,13 @@ def choose(s, p, theta, me, ws, k):
                     v = exact_value(theta, ws, c)
                     if v >= 1.0e6:
                         if c != nc - 1:
-                            plan_end(s, p, ws, c)
+                            plan_end(s, p, ws, np.int64(c))
                         return c
                     if v > bv:
                         bv = v
                         best = c
     if best != nc - 1:
-        plan_end(s, p, ws, best)
+        plan_end(s, p, ws, np.int64(best))
     return best
 
 
@@ -359,12 +366,12 @@ def choose_soft(s, p, theta, me, ws, k, key):
     nc = plan_candidates(s, p, theta, me, ws, k)
     if nc <= 1:
         if nc == 1:
-            plan_end(s, p, ws, 0)
+            plan_end(s, p, ws, np.int64(0))
         return nc - 1
     vals = ws[L_V:L_V + 2 * H.K_MAX].view(np.float64)
     bv = -1.0e300
     for c in range(nc):
-        v = plan_value(s, p, theta, me, ws, c)
+        v = plan_value(s, p, theta, me, ws, np.int64(c))
         if v >= 1.0e6:
             return c
         vals[c] = v
@@ -372,7 +379,7 @@ def choose_soft(s, p, theta, me, ws, k, key):
             bv = v
     pick = VM.softmax_pick(vals, nc, bv, theta[T_TEMP], key)
     if pick != nc - 1:
-        plan_end(s, p, ws, pick)
+        plan_end(s, p, ws, np.int64(pick))
     return pick
 
 

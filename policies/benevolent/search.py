@@ -32,6 +32,7 @@ from numba import njit
 
 from simcore.benevolent import engine as E
 from simcore.benevolent.actions import OUT_WIN, PH_TERMINAL
+from simcore.layout import EVEN, Layout
 from simcore.rng import draw
 
 from . import heuristic as H
@@ -49,9 +50,15 @@ N_THETA = len(THETA_NAMES)
 VALUE_SCALE = 10.0   # the horizon value is 1 / (1 + exp(-evaluate / VALUE_SCALE))
 
 # ---- workspace layout (int32): the heuristic's, then the search's ------------------------------------
-W_ROOT = H.WS_SIZE               # S_SIZE: the rollout position
-W_SUB = W_ROOT + E.S_SIZE        # H.WS_SIZE: the rollout policy's own workspace
-WS_SIZE = W_SUB + H.WS_SIZE
+# (a table as the heuristic's, simcore/layout.py; the rollouts' heuristic workspace starts at an
+# even offset, so that its own float64/uint64 fields do)
+WS = Layout(
+    ("W_HEURISTIC", H.WS_SIZE, None, "the heuristic's workspace (the candidates' search, the plan)"),
+    ("W_ROOT", E.S_SIZE, None, "the rollout position"),
+    ("W_SUB", H.WS_SIZE, None, "the rollout policy's own heuristic workspace", EVEN),
+)
+globals().update(WS.offsets)   # W_HEURISTIC = 0, W_ROOT = H.WS_SIZE, W_SUB
+WS_SIZE = WS.size
 
 _WIN_Q = int(H.WIN_SCORE * H.SCORE_SCALE)   # a candidate scored this wins on the spot
 
@@ -63,10 +70,10 @@ def rollout(st, p, theta, me, sub, horizon, noise, rkey):
     t0 = st[E.TURN]
     while st[E.PHASE] != PH_TERMINAL and st[E.TURN] - t0 < horizon:
         x = st[E.CUR]
-        if H.search_turn(st, p, theta, x, sub, 1, noise, draw(rkey, st[E.TURN])) == 0:
+        if H.search_turn(st, p, theta, np.int64(x), sub, np.int64(1), noise, draw(rkey, st[E.TURN])) == 0:
             break
         for i in range(sub[H.W_CPL]):
-            E.apply(st, p, sub[H.W_CPATH + i])
+            E.apply(st, p, np.int64(sub[H.W_CPATH + i]))
     if st[E.PHASE] == PH_TERMINAL:
         if st[E.OUTCOME] == OUT_WIN:
             return 1.0 if st[E.WINNER] == me else 0.0
@@ -97,7 +104,7 @@ def choose(s, p, theta, me, ws, key):
         for r in range(reps):
             H.copy_position(st, s)
             for i in range(ws[H.W_CPL + c]):
-                E.apply(st, p, ws[H.W_CPATH + c * H.DEPTH_MAX + i])
+                E.apply(st, p, np.int64(ws[H.W_CPATH + c * H.DEPTH_MAX + i]))
             tot += rollout(st, p, theta, me, sub, horizon, noise, draw(key, r))
         if tot > best_v:
             best_v = tot

@@ -563,7 +563,7 @@ def legal_actions(s, p, acts):
     ph = s[PHASE]
     q = s[CUR]
     b = pl(q)
-    n = 0
+    n = np.int64(0)   # not a literal 0: the helpers it is passed to are compiled once (int64)
     nh = s[N_HEX]
     if ph == PH_MOVE:
         two = perm(s, q, PM_TWO_ON_HEX)
@@ -767,7 +767,7 @@ def _gain(s, p, q, g, nxt):
     (the player chooses among ties); nobody holding one: not received."""
     s[NEXT] = nxt
     if s[POOL + g] > 0:
-        _receive(s, q, g, -1)
+        _receive(s, q, g, np.int64(-1))
     else:
         top = _most(s, q, g)
         if top > 0:
@@ -811,7 +811,7 @@ def _sleep(s, p, q, k, nxt):
     s[pl(q) + L_DREAM] = p[P_ARROWS + 3 * k + 1]
     g = p[P_ARROWS + 3 * k + 2]
     if g >= 0:
-        _gain(s, p, q, g, nxt)
+        _gain(s, p, q, np.int64(g), nxt)
     else:
         s[NEXT] = nxt
         _continue(s, p)
@@ -862,22 +862,22 @@ def apply(s, p, a):
         s[b + L_SINGLE + k] = 0  # resolved: back to the box
         s[RET] = ph
         if k == SU_GAIN_FEATHER:
-            _gain(s, p, q, 1, N_RETURN)
+            _gain(s, p, q, np.int64(1), np.int64(N_RETURN))
         elif k == SU_GAIN_CLOVER:
             _take_leaves(s, q, 2)
-            _gain(s, p, q, 0, N_RETURN)
+            _gain(s, p, q, np.int64(0), np.int64(N_RETURN))
         elif k <= SU_EXCH3:
             e = P_EXCH + 3 * (k - SU_EXCH1)
             s[b + L_GIFTS + p[e]] -= 1
             s[POOL + p[e]] += 1
             s[b + L_GIFTS + p[e + 1]] -= 1
             s[POOL + p[e + 1]] += 1
-            _gain(s, p, q, p[e + 2], N_RETURN)
+            _gain(s, p, q, np.int64(p[e + 2]), np.int64(N_RETURN))
         elif k == SU_CRYSTAL3:
             c = crystal_price(s, q)
             s[b + L_LEAVES] -= c
             s[SUPPLY] += c
-            _gain(s, p, q, 2, N_RETURN)
+            _gain(s, p, q, np.int64(2), np.int64(N_RETURN))
         elif k == SU_SLEEP:
             s[PHASE] = PH_SLEEP
         elif k == SU_EXCHANGE:
@@ -888,7 +888,7 @@ def apply(s, p, a):
         s[PHASE] = s[RET]
         s[RET] = -1
     elif a >= A_FROM and a < A_END_TURN:
-        _receive(s, q, s[PEND], a - A_FROM)
+        _receive(s, q, np.int64(s[PEND]), a - A_FROM)
         _continue(s, p)
     elif a == A_END_TURN:
         s[TURN] += 1
@@ -909,25 +909,25 @@ def apply(s, p, a):
             c = price(s, p, q, g, RESOLVE_PURCHASE_DISCOUNT if ph == PH_BUY else 0)
             s[b + L_LEAVES] -= c
             s[SUPPLY] += c
-            _gain(s, p, q, g, N_RETURN)
+            _gain(s, p, q, g, np.int64(N_RETURN))
         elif a == A_MEADOW:
-            _gain(s, p, q, 0, N_RETURN)
+            _gain(s, p, q, np.int64(0), np.int64(N_RETURN))
         elif a == A_NEST:
-            _gain(s, p, q, 1, N_RETURN)
+            _gain(s, p, q, np.int64(1), np.int64(N_RETURN))
         elif a < A_EXCHANGE:
             if ph == PH_AGAIN_SLEEP:
                 s[b + L_LEAVES] -= AGAIN_SLEEP_COST
                 s[SUPPLY] += AGAIN_SLEEP_COST
-                _sleep(s, p, q, a - A_SLEEP, N_RETURN)  # a repeat is not repeated
+                _sleep(s, p, q, a - A_SLEEP, np.int64(N_RETURN))  # a repeat is not repeated
             else:
-                _sleep(s, p, q, a - A_SLEEP, N_AGAIN_SLEEP)
+                _sleep(s, p, q, a - A_SLEEP, np.int64(N_AGAIN_SLEEP))
         elif a < A_TABLE:
             if ph == PH_AGAIN_EXCHANGE:
                 s[b + L_LEAVES] -= AGAIN_EXCHANGE_COST
                 s[SUPPLY] += AGAIN_EXCHANGE_COST
-                _exchange(s, p, q, a - A_EXCHANGE, N_RETURN)
+                _exchange(s, p, q, a - A_EXCHANGE, np.int64(N_RETURN))
             else:
-                _exchange(s, p, q, a - A_EXCHANGE, N_AGAIN_EXCHANGE)
+                _exchange(s, p, q, a - A_EXCHANGE, np.int64(N_AGAIN_EXCHANGE))
         else:
             i = a - A_TABLE
             k = s[SLOT_TILE + i]
