@@ -539,7 +539,12 @@ class Trial:
 
 @dataclass(frozen=True)
 class Confirmed:
-    """A setting played on fresh seeds: the outcome's value (`rate`) with its 95% interval."""
+    """A setting played on fresh seeds: the outcome's value (`rate`) with its 95% interval.
+
+    `counts` are every count the measure returned and `wins` the first of them: a plain rate's
+    wins (then wins / games is `rate`). For several player counts (each count's wins), a gap or an
+    edge (two sides' counts), `rate` is the outcome's value from all of `counts` (the farthest
+    count's rate, the gap, the edge) and `wins` alone is not its numerator: read `counts`."""
     wins: int
     games: int
     rate: float
