@@ -62,6 +62,8 @@ from simcore.benevolent.rules import (
 from simcore.layout import EVEN, Layout
 from simcore.rng import draw
 
+from ..plan import PLAN_ROWS
+
 # ---- the evaluation's weights ---------------------------------------------------------------------
 THETA_NAMES = (
     "kinds",          # gift kinds held (five win)
@@ -107,11 +109,7 @@ NEG_INF_Q = -2_000_000_000
 # over int32 pairs is marked EVEN and starts at an even offset (tests/test_layout.py checks both).
 S_SIZE = E.S_SIZE
 WS = Layout(
-    ("W_VALID", 1, None, "a plan is stored"),
-    ("W_PLAN_N", 1, None, "its length"),
-    ("W_PLAN_I", 1, None, "the next step to play"),
-    ("W_TURN", 1, None, "the turn it was made for"),
-    ("W_DEC0", 1, None, "s[ST_DECISIONS] when its first step was played"),
+    *PLAN_ROWS,   # W_VALID, W_PLAN_N, W_PLAN_I, W_TURN, W_DEC0 (policies/plan.py)
     ("W_NLEAF", 1, None, "ends of the turn scored by the last search"),
     ("W_NSEARCH", 1, None, "statistics: searches made (wraps around)"),
     ("W_CN", 1, None, "candidates kept"),

@@ -86,6 +86,8 @@ from simcore.bethel_woods.rules import (
 )
 from simcore.layout import Layout
 
+from ..plan import PLAN_ROWS
+
 # ---- the evaluation's weights -------------------------------------------------------------------
 THETA_NAMES = (
     "built",          # Daydreamer pieces built (workers in the Orphanage)
@@ -142,11 +144,7 @@ K_CAND = 16           # whole-turn plans the search and learned policies can ask
 S_SIZE = E.S_SIZE
 U_SIZE = E.DROP_UNDO_SIZE            # per depth: engine.drop_and_fix's undo record
 WS = Layout(
-    ("W_VALID", 1, None, "a plan is stored"),
-    ("W_PLAN_N", 1, None, "its length"),
-    ("W_PLAN_I", 1, None, "the next step to play"),
-    ("W_TURN", 1, None, "the turn it was made for"),
-    ("W_DEC0", 1, None, "s[ST_DECISIONS] when its first step was played"),
+    *PLAN_ROWS,   # W_VALID, W_PLAN_N, W_PLAN_I, W_TURN, W_DEC0 (policies/plan.py)
     ("W_NEVAL", 1, None, "statistics: positions evaluated (wraps around)"),
     ("W_NPLAN", 1, None, "statistics: plans searched"),
     ("W_RDRAWS", 1, None, "the draws the risk table W_RISK was made for (-1: none)"),
