@@ -114,20 +114,20 @@ def characters_of(game) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=32)
-def edge_teams(chars: tuple[str, ...], who: str, players: int) -> tuple[list, list]:
+def edge_teams(chars: tuple[str, ...], who: str, players: int) -> tuple[tuple, tuple]:
     """The teams of an edge outcome: (every team with `who`, every team without), each team a
-    tuple of character names by seat (made once per game, character and player count: every
-    trial's cells, work and counts read the same lists; do not change them). Every set of `players` characters once; the seat order
-    rotates with the team's index, so `who` (and each character) sits in every seat about equally
-    often, as a random deal seats it."""
+    tuple of character names by seat (made once per game, character and player count, and
+    immutable: every trial's cells, work and counts read the same tuples). Every set of `players`
+    characters once; the seat order rotates with the team's index, so `who` (and each character)
+    sits in every seat about equally often, as a random deal seats it."""
     from itertools import combinations
 
     def seated(team, i):
         team = sorted(team, key=chars.index)
         return tuple(team[(q + i) % players] for q in range(players))
     others = [c for c in chars if c != who]
-    with_ = [seated((who,) + rest, i) for i, rest in enumerate(combinations(others, players - 1))]
-    without = [seated(team, i) for i, team in enumerate(combinations(others, players))]
+    with_ = tuple(seated((who,) + rest, i) for i, rest in enumerate(combinations(others, players - 1)))
+    without = tuple(seated(team, i) for i, team in enumerate(combinations(others, players)))
     return with_, without
 
 
