@@ -1,4 +1,5 @@
-"""The play loop: one compiled loop per game, the batch runner, traces, work units.
+"""The play loop: one compiled loop written once and specialised per game (arena/loop.py), the
+batch runner, traces, work units.
 
 The loop calls the policies and the engines, so importing arena names its sources after theirs:
 its compiled code is cached under a key of all three (simcore/numbacache.py)."""

@@ -90,3 +90,19 @@ def play_records(cell: Cell, start: int, count: int, out: np.ndarray, block: int
     play_chunk(p, cfg, np.uint64(cell.seed), np.uint64(pseed), start, count, pols, thetas,
                block or block_size(count, numba.get_num_threads()), rec)
     return rec
+
+
+def run_cell(cell: Cell, games: int, summary, *, cell_setup, play_chunk, n_rec: int, frame=None,
+             chunk=None, threads=None, progress=None):
+    """Play games 0..games-1 of the cell through ``play_records`` in chunks sized by time
+    (``arena.runner.run_batch``: a progress bar, summary.add of every chunk); set summary.seconds
+    and summary.records (the per-game DataFrame of frame(records, start), or None) and return the
+    summary: every game's ``simulate`` ends here."""
+    from .runner import run_batch
+
+    def kernel(start, count, block, out):
+        play_records(cell, start, count, out, block, cell_setup=cell_setup, play_chunk=play_chunk)
+
+    summary.seconds, summary.records = run_batch(games, kernel, n_rec, summary, frame, chunk=chunk,
+                                                 threads=threads, progress=progress)
+    return summary

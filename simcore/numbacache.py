@@ -124,3 +124,40 @@ def _lock_saves() -> None:
 
 
 _lock_saves()
+
+
+# ---------------------------------------------------------------------------------------------
+# One template, a compiled function per game. A loop written once for every game (the arena's play
+# loop, the policies' plug point) is a plain Python template that names a game's functions as
+# globals; `specialise` makes one numba dispatcher per game of it: the template's code object with
+# the game's names as its globals and a qualified name of its own (`play_chunk__bethel_woods`).
+# numba names a cache file after the function's file and qualified name and keys the entry by the
+# signature and the bytecode, so each game's compiled function has its own file and a new process
+# finds it again (checked on numba 0.68.1: two specialisations of one template, two processes,
+# every call of the second a cache hit). Nothing of the game is in a closure: a closure over a
+# game's dispatchers misses the cache in every new process (numba issue #6264). What numba does
+# not see, a change to a bound function in another file, the source-hashed directory above does.
+def specialise(template, tag: str, names: dict, defaults=None, **options):
+    """An ``njit(cache=True, **options)`` dispatcher of `template` with `names` bound as globals
+    (over the template module's own) and the qualified name ``<template>__<tag>``; `defaults`
+    replaces the template's default argument values."""
+    import types
+
+    from numba import njit
+    g = dict(template.__globals__)
+    g.update(names)
+    fn = types.FunctionType(template.__code__, g, template.__name__,
+                            template.__defaults__ if defaults is None else tuple(defaults))
+    fn.__qualname__ = f"{template.__qualname__}__{tag}"
+    fn.__module__ = template.__module__
+    fn.__doc__ = template.__doc__
+    return njit(cache=True, **options)(fn)
+
+
+def bind(template_names, given: dict, what: str) -> dict:
+    """`given`, checked to name exactly `template_names` (a TypeError naming what is missing or
+    unknown otherwise): the names a game binds in a template."""
+    if set(given) != set(template_names):
+        raise TypeError(f"{what}: missing {sorted(set(template_names) - set(given))}, "
+                        f"unknown {sorted(set(given) - set(template_names))}")
+    return dict(given)

@@ -69,7 +69,7 @@ def test_entry_filter_never_hides_an_entry():
     type is not taken by the empty section at its machine, or the hand is not one worker): in
     random games, whenever it says no, the engine lists no entry either; when an entry is listed,
     it names the type of the worker in hand; and both cases occur."""
-    from arena.bethel_woods.batch import STREAM_CHANCE, stream_key
+    from simcore.rng import STREAM_CHANCE, stream_key
     from simcore.bethel_woods.actions import A_ENTER, A_ENTER_NOVA, PH_MOVE
     rng = np.random.default_rng(3)
     cfg = setup_config(3, 0)
@@ -157,7 +157,7 @@ def test_planner_steps_equal_the_engine():
     games (both readings of the long_group switch, 2 to 4 players, with spies), the position and
     the path equal the engine's apply followed by the planner's canonical steps (_settle), and
     _drop_undo gives the position back exactly."""
-    from arena.bethel_woods.batch import STREAM_CHANCE, stream_key
+    from simcore.rng import STREAM_CHANCE, stream_key
     from policies.bethel_woods.heuristic import (
         W_PATH, _drop_do, _drop_undo, _enter_do, heuristic_action, heuristic_reset)
     from simcore.bethel_woods.actions import A_DROP, A_ENTER, A_FIX, A_STOP_FIXING, PH_MOVE
@@ -223,7 +223,7 @@ def _decision_positions(seed, games, rng, chars=None):
     """Every decision position of `games` games (3p/0s, 2p/2s, 4p/5s, 3p/3s in turn; or, given
     chars, a list of character tuples, the seats of chars[g % len(chars)] with g % 3 spies; odd
     games played by the heuristic, even ones at random with rng): yields (s, acts, n), then plays on."""
-    from arena.bethel_woods.batch import STREAM_CHANCE, stream_key
+    from simcore.rng import STREAM_CHANCE, stream_key
     from policies.bethel_woods.heuristic import heuristic_action, heuristic_reset
     acts = np.zeros(N_ACTIONS, np.int32)
     for g in range(games):

@@ -3,7 +3,7 @@ enter_and_pay) against the sequences of ``engine.apply`` they are documented to 
 undos against the position before, at every decision position of random and heuristic games."""
 import numpy as np
 
-from arena.bethel_woods.batch import STREAM_CHANCE, stream_key
+from simcore.rng import STREAM_CHANCE, stream_key
 from policies.bethel_woods.decide import WS_SIZE
 from policies.bethel_woods.heuristic import THETA_DEFAULT, heuristic_action, heuristic_reset
 from simcore.bethel_woods import engine as E

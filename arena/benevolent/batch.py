@@ -1,13 +1,14 @@
 """Benevolent: the play loop (the arena) and the parallel batch runner (per-seat policies, one
-record per game). ``play_game`` is the one compiled play loop of Benevolent, used by the batch
-runner, the traces, the benchmarks and the tests."""
+record per game). ``play_game`` is the one compiled play loop of Benevolent (arena/loop.py's,
+bound to Benevolent's engine and policies), used by the batch runner, the traces, the benchmarks
+and the tests."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from numba import njit, prange
+from numba import njit
 
 from policies import policy_id as _policy_id
 from policies.benevolent.decide import THETA_SIZE, WS_SIZE, decide, default_theta, reset, ws_size  # noqa: F401 (WS_SIZE: re-exported to trace.py)
@@ -15,93 +16,47 @@ from simcore.benevolent import GAME, engine as E
 from simcore.benevolent.actions import N_ACTIONS, OUT_WIN
 from simcore.benevolent.face import check_players, setup_config
 from simcore.benevolent.rules import GIFTS, MAX_PLAYERS, Rules, parse_leaves
-from simcore.common import PLAYER_CHANCE, PLAYER_TERMINAL
 from simcore.errors import UserError
-from simcore.rng import STREAM_CHANCE, STREAM_POLICY, draw, game_key, stream_key, stream_of
 
-from ..cell import Cell, play_records, prepared
-from ..runner import Rates, check_run, check_threads, run_batch
+from ..cell import Cell, prepared, run_cell
+from ..loop import LOG_CHANCE, LOG_DECISION, play_loop  # noqa: F401 (the LOG_ codes: the traces')
+from ..runner import Rates, check_run, check_threads
 
 # record columns: winner (-1 timeout), turns, decisions, then per seat: turns taken, leaves, 5 gifts
 R_WINNER, R_TURNS, R_DECISIONS = range(3)
 R_SEAT = 3
 SEAT_COLS = 7  # turns taken, leaves, Clover, Feather, Crystal, Amber, Figurine
 N_REC = R_SEAT + MAX_PLAYERS * SEAT_COLS
-LOG_DECISION, LOG_CHANCE = 0, 1
 
 
-@njit(cache=True, _nrt=False)
-def play_game(s, p, cfg, seed, pseed, game, pols, thetas, ws, acts, keys, counts, log,
-              splice_seed=0, splice_at=-1, peek=-1):
-    """Play one game to the end in s; return the number of steps logged (see Bethel Woods'
-    play_game: the same loop, the same arguments; Benevolent has no chance step after setup, so
-    a splice changes nothing, and no policy is handed the chance key unless a test names one in
-    `peek`)."""
-    ck = stream_key(seed, game, STREAM_CHANCE)
-    ck2 = stream_key(splice_seed, game, STREAM_CHANCE) if splice_at >= 0 else ck
-    E.setup(s, p, cfg, ck)
-    gk = game_key(pseed, game)  # the seats' streams share the hashing of (policy seed, game)
-    for q in range(cfg[E.CFG_PLAYERS]):
-        keys[q] = stream_of(gk, STREAM_POLICY + q)
-        counts[q] = 0
-        reset(pols[q], thetas[q], q, ws[q])
-    steps = 0
-    nch = 0
-    while True:
-        q = E.current_player(s)
-        if q == PLAYER_TERMINAL:
-            break
-        if q == PLAYER_CHANCE:
-            a = E.chance_outcome(s, p, ck if splice_at < 0 or nch < splice_at else ck2)
-            nch += 1
-            E.apply_chance(s, p, a)
-            kind = LOG_CHANCE
-        else:
-            n = E.legal_actions_inlined(s, p, acts)
-            k = ck2 if pols[q] == peek else draw(keys[q], counts[q])
-            a = decide(pols[q], s, p, thetas[q], q, acts, n, k, ws[q])
-            counts[q] += 1
-            E.apply_inlined(s, p, a)
-            kind = LOG_DECISION
-        if steps < log.shape[0]:
-            log[steps, 0] = kind
-            log[steps, 1] = q
-            log[steps, 2] = a
-            steps += 1
-    return steps
-
-
-@njit(cache=True, parallel=True)
-def play_chunk(p, cfg, seed, pseed, start, count, pols, thetas, block, out):
+@njit(cache=True)
+def record(s, cfg, out, i):
+    """The ended game's record (the R_* columns) into out[i]."""
     n_players = cfg[E.CFG_PLAYERS]
-    n_blocks = (count + block - 1) // block
-    for b in prange(n_blocks):
-        pb = p.copy()
-        s = np.zeros(E.S_SIZE, dtype=np.int32)
-        acts = np.zeros(N_ACTIONS, dtype=np.int32)
-        ws = np.zeros((MAX_PLAYERS, ws_size(pols)), dtype=np.int32)
-        keys = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-        counts = np.zeros(MAX_PLAYERS, dtype=np.int64)
-        log = np.zeros((0, 3), dtype=np.int32)
-        lo = b * block
-        hi = min(count, lo + block)
-        for i in range(lo, hi):
-            play_game(s, pb, cfg, seed, pseed, start + i, pols, thetas, ws, acts, keys, counts, log)
-            out[i, R_WINNER] = s[E.WINNER] if s[E.OUTCOME] == OUT_WIN else -1
-            out[i, R_TURNS] = s[E.TURN] + (1 if s[E.OUTCOME] == OUT_WIN else 0)
-            out[i, R_DECISIONS] = s[E.ST_DECISIONS]
-            turns = out[i, R_TURNS]
-            for q in range(MAX_PLAYERS):
-                c = R_SEAT + SEAT_COLS * q
-                if q < n_players:
-                    # seats play in order 0, 1, ...: seat q has taken its turn t times if t*n+q < turns
-                    out[i, c] = (turns - q + n_players - 1) // n_players if turns > q else 0
-                    out[i, c + 1] = s[E.pl(q) + E.L_LEAVES]
-                    for g in range(5):
-                        out[i, c + 2 + g] = s[E.pl(q) + E.L_GIFTS + g]
-                else:
-                    for j in range(SEAT_COLS):
-                        out[i, c + j] = 0
+    out[i, R_WINNER] = s[E.WINNER] if s[E.OUTCOME] == OUT_WIN else -1
+    out[i, R_TURNS] = s[E.TURN] + (1 if s[E.OUTCOME] == OUT_WIN else 0)
+    out[i, R_DECISIONS] = s[E.ST_DECISIONS]
+    turns = out[i, R_TURNS]
+    for q in range(MAX_PLAYERS):
+        c = R_SEAT + SEAT_COLS * q
+        if q < n_players:
+            # seats play in order 0, 1, ...: seat q has taken its turn t times if t*n+q < turns
+            out[i, c] = (turns - q + n_players - 1) // n_players if turns > q else 0
+            out[i, c + 1] = s[E.pl(q) + E.L_LEAVES]
+            for g in range(5):
+                out[i, c + 2 + g] = s[E.pl(q) + E.L_GIFTS + g]
+        else:
+            for j in range(SEAT_COLS):
+                out[i, c + j] = 0
+
+
+# the play loop (arena/loop.py), with Benevolent's engine and policies (no chance step after the
+# setup; no policy is handed the chance key unless a test names one in play_game's `peek`)
+play_game, play_chunk = play_loop(
+    GAME.name, setup=E.setup, current_player=E.current_player, chance_outcome=E.chance_outcome,
+    apply_chance=E.apply_chance, legal_actions=E.legal_actions_inlined, apply=E.apply_inlined,
+    decide=decide, reset=reset, ws_size=ws_size, record=record, S_SIZE=E.S_SIZE, N_ACTIONS=N_ACTIONS,
+    MAX_PLAYERS=MAX_PLAYERS, CFG_PLAYERS=E.CFG.offsets["CFG_PLAYERS"])
 
 
 @dataclass
@@ -182,14 +137,9 @@ def simulate(players=4, leaves=None, policy="random", games=1000, seed=0, thread
     check_run(games, seed)
     check_run(1, seed if policy_seed is None else policy_seed)
     summary = Summary(players, lv, names, seed, threads, thetas=played[:players].copy())
-
-    def kernel(start, count, block, out):
-        play_records(cell, start, count, out, block, cell_setup=cell_setup, play_chunk=play_chunk)
-
-    summary.seconds, summary.records = run_batch(
-        games, kernel, N_REC, summary, (lambda rec, start: records_frame(rec, start, players)) if keep_records else None,
-        chunk=chunk, threads=threads, progress=progress)
-    return summary
+    frame = (lambda rec, start: records_frame(rec, start, players)) if keep_records else None
+    return run_cell(cell, games, summary, cell_setup=cell_setup, play_chunk=play_chunk, n_rec=N_REC,
+                    frame=frame, chunk=chunk, threads=threads, progress=progress)
 
 
 # ---- units of games: a unit's count vector (arena/units.py) -----------------------------------

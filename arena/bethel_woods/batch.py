@@ -1,6 +1,7 @@
 """Bethel Woods: the play loop (the arena) and the parallel batch runner.
 
-``play_game`` is the one compiled play loop of Bethel Woods: the batch runner, the traces, the
+``play_game`` is the one compiled play loop of Bethel Woods (arena/loop.py's, bound to Bethel
+Woods' engine and policies): the batch runner, the traces, the
 benchmarks and the tests all play through it. ``simulate`` plays games 0..n-1 of a run and returns
 a ``Summary`` (and, when asked, one record per game as a pandas DataFrame). Each game's chance
 events come from the key (seed, game, STREAM_CHANCE), split by event (engine.CH_*); seat q's
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from numba import njit, prange
+from numba import njit
 
 from policies import policy_id as _policy_id
 from policies.bethel_woods.decide import CLAIRVOYANT, THETA_SIZE, WS_SIZE, decide, default_theta, reset, ws_size  # noqa: F401 (WS_SIZE: re-exported to trace.py)
@@ -23,15 +24,14 @@ from simcore.bethel_woods import GAME, engine as E
 from simcore.bethel_woods.actions import N_ACTIONS, OUTCOMES, OUT_WIN
 from simcore.bethel_woods.face import check_setup_args, parse_characters, setup_config
 from simcore.bethel_woods.rules import CHARACTERS, LOSS_REASONS, MAX_PLAYERS, Rules
-from simcore.common import PLAYER_CHANCE, PLAYER_TERMINAL
 from policies.bethel_woods import expert as _expert
 from policies.bethel_woods import learned as _learned
 from policies.bethel_woods import search as _search
 from simcore.errors import UserError
-from simcore.rng import STREAM_CHANCE, STREAM_POLICY, draw, game_key, stream_key, stream_of
 
-from ..cell import Cell, play_records, prepared
-from ..runner import Rates, check_run, check_threads, run_batch
+from ..cell import Cell, prepared, run_cell
+from ..loop import LOG_CHANCE, LOG_DECISION, play_loop  # noqa: F401 (the LOG_ codes: the traces')
+from ..runner import Rates, check_run, check_threads
 
 # one record per game: columns of the int32 record array
 R_OUTCOME, R_TURNS, R_BUILT, R_UNCOVERED, R_FIXED, R_DECISIONS, R_FIRST, R_CHAR0 = range(8)
@@ -42,84 +42,29 @@ BUDGETS = {"search": (_search.T_BUDGET, _search.BUDGET_DEFAULT), "expert": (_lea
 SEARCH_POLICIES = tuple(BUDGETS)
 MAX_BUDGET = 100_000   # rollouts per decision
 
-# a step of the log kept by play_game for traces: (LOG_DECISION, seat, action) or (LOG_CHANCE, -1, outcome)
-LOG_DECISION, LOG_CHANCE = 0, 1
+
+@njit(cache=True)
+def record(s, cfg, out, i):
+    """The ended game's record (the R_* columns) into out[i]."""
+    out[i, R_OUTCOME] = s[E.OUTCOME]
+    out[i, R_TURNS] = s[E.TURN] + 1  # the turn in which the game ended counts
+    out[i, R_BUILT] = E.orphanage_count(s)
+    out[i, R_UNCOVERED] = s[E.ST_UNCOV]
+    out[i, R_FIXED] = s[E.ST_FIXED]
+    out[i, R_DECISIONS] = s[E.ST_DECISIONS]
+    out[i, R_FIRST] = s[E.FIRST]
+    for q in range(MAX_PLAYERS):
+        out[i, R_CHAR0 + q] = s[E.CHAR + q]
 
 
-@njit(cache=True, _nrt=False)
-def play_game(s, p, cfg, seed, pseed, game, pols, thetas, ws, acts, keys, counts, log,
-              splice_seed=0, splice_at=-1, peek=CLAIRVOYANT):
-    """Play one game to the end in s; return the number of steps logged (0 unless log has rows).
-
-    pols[q], thetas[q], ws[q]: seat q's policy id, parameters and scratch. With log of shape
-    (k, 3), the first k steps are written to it (the traces replay them).
-
-    The honesty test's splice (tests/test_honesty.py): with splice_at >= 0, the chance steps of
-    play from number splice_at on draw from the chance key of `splice_seed` instead of `seed`'s
-    (the setup always from `seed`'s). `peek` is the one policy id handed the chance key in place
-    of its decision key (the key the future is drawn from): the clairvoyant, which is not a
-    player; the test hands it to another policy to show that the splice catches a peek."""
-    ck = stream_key(seed, game, STREAM_CHANCE)
-    ck2 = stream_key(splice_seed, game, STREAM_CHANCE) if splice_at >= 0 else ck
-    E.setup(s, p, cfg, ck)
-    gk = game_key(pseed, game)  # the seats' streams share the hashing of (policy seed, game)
-    for q in range(cfg[E.CFG_PLAYERS]):
-        keys[q] = stream_of(gk, STREAM_POLICY + q)
-        counts[q] = 0
-        reset(pols[q], thetas[q], q, ws[q])
-    steps = 0
-    nch = 0
-    while True:
-        q = E.current_player(s)
-        if q == PLAYER_TERMINAL:
-            break
-        if q == PLAYER_CHANCE:
-            a = E.chance_outcome_inlined(s, p, ck if splice_at < 0 or nch < splice_at else ck2)
-            nch += 1
-            E.apply_chance_inlined(s, p, a)
-            kind = LOG_CHANCE
-        else:
-            n = E.legal_actions_inlined(s, p, acts)
-            # the clairvoyant (a measuring stick, not a player) alone is handed the chance key
-            k = ck2 if pols[q] == peek else draw(keys[q], counts[q])
-            a = decide(pols[q], s, p, thetas[q], q, acts, n, k, ws[q])
-            counts[q] += 1
-            E.apply_inlined(s, p, a)
-            kind = LOG_DECISION
-        if steps < log.shape[0]:
-            log[steps, 0] = kind
-            log[steps, 1] = q
-            log[steps, 2] = a
-            steps += 1
-    return steps
-
-
-@njit(cache=True, parallel=True)
-def play_chunk(p, cfg, seed, pseed, start, count, pols, thetas, block, out):
-    """Play games start..start+count-1 in parallel blocks of `block` games; write one record per
-    game into out[count, N_REC]."""
-    n_blocks = (count + block - 1) // block
-    for b in prange(n_blocks):
-        pb = p.copy()  # each block reads its own copy of the rules: no shared cache line between threads
-        s = np.zeros(E.S_SIZE, dtype=np.int32)
-        acts = np.zeros(N_ACTIONS, dtype=np.int32)
-        ws = np.zeros((MAX_PLAYERS, ws_size(pols)), dtype=np.int32)
-        keys = np.zeros(MAX_PLAYERS, dtype=np.uint64)
-        counts = np.zeros(MAX_PLAYERS, dtype=np.int64)
-        log = np.zeros((0, 3), dtype=np.int32)
-        lo = b * block
-        hi = min(count, lo + block)
-        for i in range(lo, hi):
-            play_game(s, pb, cfg, seed, pseed, start + i, pols, thetas, ws, acts, keys, counts, log)
-            out[i, R_OUTCOME] = s[E.OUTCOME]
-            out[i, R_TURNS] = s[E.TURN] + 1  # the turn in which the game ended counts
-            out[i, R_BUILT] = E.orphanage_count(s)
-            out[i, R_UNCOVERED] = s[E.ST_UNCOV]
-            out[i, R_FIXED] = s[E.ST_FIXED]
-            out[i, R_DECISIONS] = s[E.ST_DECISIONS]
-            out[i, R_FIRST] = s[E.FIRST]
-            for q in range(MAX_PLAYERS):
-                out[i, R_CHAR0 + q] = s[E.CHAR + q]
+# the play loop (arena/loop.py), with Bethel Woods' engine and policies; the clairvoyant alone is
+# handed the chance key
+play_game, play_chunk = play_loop(
+    GAME.name, peek=CLAIRVOYANT, setup=E.setup, current_player=E.current_player,
+    chance_outcome=E.chance_outcome_inlined, apply_chance=E.apply_chance_inlined,
+    legal_actions=E.legal_actions_inlined, apply=E.apply_inlined, decide=decide, reset=reset,
+    ws_size=ws_size, record=record, S_SIZE=E.S_SIZE, N_ACTIONS=N_ACTIONS, MAX_PLAYERS=MAX_PLAYERS,
+    CFG_PLAYERS=E.CFG.offsets["CFG_PLAYERS"])
 
 
 # ---- units of games: a unit's count vector (arena/units.py) -----------------------------------
@@ -309,11 +254,6 @@ def simulate(players=3, spies=0, characters=None, policy="random", games=1000, s
     check_run(1, seed if policy_seed is None else policy_seed)
     summary = Summary(players, spies, chars and [CHARACTERS[c] for c in chars], policy, seed, threads)
     summary.theta = thetas[0].copy()
-
-    def kernel(start, count, block, out):
-        play_records(cell, start, count, out, block, cell_setup=cell_setup, play_chunk=play_chunk)
-
-    summary.seconds, summary.records = run_batch(
-        games, kernel, N_REC, summary, (lambda rec, start: records_frame(rec, start, players)) if keep_records else None,
-        chunk=chunk, threads=threads, progress=progress)
-    return summary
+    frame = (lambda rec, start: records_frame(rec, start, players)) if keep_records else None
+    return run_cell(cell, games, summary, cell_setup=cell_setup, play_chunk=play_chunk, n_rec=N_REC,
+                    frame=frame, chunk=chunk, threads=threads, progress=progress)
