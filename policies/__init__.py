@@ -13,8 +13,9 @@ ascending order, ``key`` a fresh key for this one decision (number d of the seat
 stream, so a policy that draws many numbers shifts nothing else), ``ws`` the seat's int32 scratch
 memory. No policy ever receives the game's chance key.
 
-``policies.bethel_woods.decide`` and ``policies.benevolent.decide`` hold the dispatchers; this
-module holds the names, and ``modules(game)`` (policies/registry.py) hands out a game's player
+``policies.bethel_woods.decide`` and ``policies.benevolent.decide`` hold each game's table of
+policies and its dispatchers, made from one template (``policies/plug.py``); this module holds
+the names, and ``modules(game)`` (policies/registry.py) hands out a game's player
 modules (its heuristic, learned and expert players) without a module name made from a string. Bethel Woods: random, heuristic (plans each turn whole), search (flat
 Monte Carlo over the heuristic's best turn plans), clairvoyant (the search handed the chance key:
 a measuring stick, not a player; the one exception to "no policy receives the chance key", made

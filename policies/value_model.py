@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -467,3 +468,31 @@ def model_label(path: Path) -> str:
     obj = parse_nested(lambda b: json.loads(b.decode("utf-8")), read_regular(path, str(path), MAX_MODEL_BYTES), str(path))
     date = obj.get("training", {}).get("date", "")
     return f"model {obj['sha256'][:8]}" + (f", trained {date[:10]}" if date else "")
+
+
+class ModelFile:
+    """A game's installed model file (``policies/<game>/learned.json``), read the one way: each
+    learned player's ``model_record``, ``model_label`` and ``learned_available`` are this object's
+    (``path=None``: the installed file)."""
+
+    def __init__(self, path: Path, game: str, feature_names, command: str, max_hidden: int):
+        self.path, self.game, self.feature_names = path, game, feature_names
+        self.command, self.max_hidden = command, max_hidden
+
+    def record(self, path: Path | None = None) -> dict:
+        """The model file as read (UserError when it cannot be used)."""
+        return read_model(self.path if path is None else path, self.game, self.feature_names,
+                          self.command, self.max_hidden)
+
+    def label(self, path: Path | None = None) -> str:
+        """How reports name the model: its sha256's first 8 digits and its training date."""
+        return model_label(self.path if path is None else path)
+
+    def available(self, path: Path | None = None) -> bool:
+        """A model file is installed (the ladder then has the learned and expert rungs); one that
+        is there but cannot be used (damaged, edited, of another version) is the one-line
+        UserError that names it, never a silently missing rung."""
+        if not os.path.lexists(self.path if path is None else path):
+            return False
+        self.record(path)
+        return True

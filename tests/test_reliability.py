@@ -898,7 +898,7 @@ def test_a_damaged_model_is_one_line_wherever_it_is_used(capsys, tmp_path, monke
         code, so, err = run(capsys, *args)
         one_line(code, err, says)
         assert str(bad) in err and so == "" and time.monotonic() - t0 < 10
-    monkeypatch.setattr(L, "MODEL_PATH", bad)            # the installed model damaged: the ladder says so
+    monkeypatch.setattr(L.MODEL, "path", bad)            # the installed model damaged: the ladder says so
     code, so, err = run(capsys, "ladder", "bethel-woods", "--games", "4", "--budgets", "1")
     one_line(code, err, says)
     assert so == ""

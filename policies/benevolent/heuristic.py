@@ -62,7 +62,7 @@ from simcore.benevolent.rules import (
 from simcore.layout import EVEN, Layout
 from simcore.rng import draw
 
-from ..plan import PLAN_ROWS
+from ..plan import PLAN_ROWS, contains, forget_plan, keep_plan, next_step, score_int
 
 # ---- the evaluation's weights ---------------------------------------------------------------------
 THETA_NAMES = (
@@ -136,27 +136,8 @@ _INV53 = 1.0 / 9007199254740992.0
 
 @njit(cache=True, _nrt=False)
 def heuristic_reset(ws):
-    ws[W_VALID] = 0
-    ws[W_PLAN_N] = 0
-    ws[W_PLAN_I] = 0
-    ws[W_TURN] = -1
+    forget_plan(ws)
     ws[W_DISTINCT] = 0
-
-
-@njit(cache=True, _nrt=False)
-def copy_position(dst, src):
-    """dst = src (two positions)."""
-    for i in range(S_SIZE):
-        dst[i] = src[i]
-
-
-@njit(cache=True, _nrt=False)
-def contains(acts, n, a):
-    """Is action a among acts[:n]?"""
-    for i in range(n):
-        if acts[i] == a:
-            return True
-    return False
 
 
 @njit(cache=True, _nrt=False)
@@ -499,12 +480,7 @@ def _offer(ws, plen, sc, k_keep, hc, hf):
 
 @njit(cache=True, _nrt=False)
 def _quant(x):
-    y = x * SCORE_SCALE
-    if y > 2.0e9:
-        return 2_000_000_000
-    if y < -2.0e9:
-        return -2_000_000_000
-    return np.int32(np.floor(y + 0.5))
+    return score_int(np.floor(x * SCORE_SCALE + 0.5))   # rounded to the nearest
 
 
 @njit(cache=True, _nrt=False)
@@ -516,7 +492,7 @@ def search_turn(s, p, theta, me, ws, k_keep, noise, key):
     ws[W_CN] = 0
     turn0 = s[E.TURN]
     root = ws[W_SLOT: W_SLOT + S_SIZE]
-    copy_position(root, s)
+    E.copy_position(root, s)
     ws[W_MINSEC] = 0
     ws[W_IT] = 0
     ws[W_NA] = _gen(root, p, ws[W_ACTS: W_ACTS + N_ACTIONS], np.int64(0))
@@ -531,7 +507,7 @@ def search_turn(s, p, theta, me, ws, k_keep, noise, key):
         a = ws[W_ACTS + d * N_ACTIONS + it]
         node = ws[W_SLOT + d * S_SIZE: W_SLOT + (d + 1) * S_SIZE]
         child = ws[W_SLOT + (d + 1) * S_SIZE: W_SLOT + (d + 2) * S_SIZE]
-        copy_position(child, node)
+        E.copy_position(child, node)
         ph = node[E.PHASE]
         E.apply(child, p, np.int64(a))
         ws[W_PATH + d] = a
@@ -594,7 +570,7 @@ def kept_hash(ws, c):
 @njit(cache=True, _nrt=False)
 def end_of(s, p, ws, c, out):
     """out = the position after candidate c's plan from s."""
-    copy_position(out, s)
+    E.copy_position(out, s)
     for i in range(ws[W_CPL + c]):
         E.apply(out, p, np.int64(ws[W_CPATH + c * DEPTH_MAX + i]))
 
@@ -605,24 +581,15 @@ def store_plan(s, ws, c):
     n = ws[W_CPL + c]
     for i in range(n):
         ws[W_PLAN + i] = ws[W_CPATH + c * DEPTH_MAX + i]
-    ws[W_PLAN_N] = n
-    ws[W_PLAN_I] = 0
-    ws[W_TURN] = s[E.TURN]
-    ws[W_DEC0] = s[E.ST_DECISIONS]
-    ws[W_VALID] = 1
+    keep_plan(ws, np.int64(n), s[E.TURN], s[E.ST_DECISIONS])
 
 
 @njit(cache=True, _nrt=False)
 def planned_action(s, seat, acts, n, ws):
     """The next step of the stored plan if the position is the one it expects, else -1."""
-    if ws[W_VALID] == 1 and ws[W_TURN] == s[E.TURN] and s[E.CUR] == seat:
-        i = ws[W_PLAN_I]
-        if i < ws[W_PLAN_N] and s[E.ST_DECISIONS] == ws[W_DEC0] + i:
-            a = ws[W_PLAN + i]
-            if contains(acts, n, a):
-                ws[W_PLAN_I] = i + 1
-                return a
-    return -1
+    if s[E.CUR] != seat:
+        return -1
+    return next_step(ws, np.int64(W_PLAN), s[E.TURN], s[E.ST_DECISIONS], acts, n)
 
 
 @njit(cache=True, _nrt=False)

@@ -33,7 +33,6 @@ features (a padded row each, ``screen_values``) and each kept end's earlier occu
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +43,7 @@ from simcore.benevolent.actions import OUT_WIN, PH_TERMINAL
 from simcore.layout import EVEN, Layout
 
 from .. import value_model as VM
+from ..plan import contains
 from . import heuristic as H
 from .features import FEATURE_NAMES, NF, features
 
@@ -97,9 +97,10 @@ globals().update(WS.offsets)   # L_HEURISTIC = 0, L_ST = HWS, ...
 WS_SIZE = WS.size
 
 
-def model_record(path: Path | None = None) -> dict:
-    """The model file as read (UserError when it cannot be used)."""
-    return VM.read_model(MODEL_PATH if path is None else path, GAME.name, FEATURE_NAMES, COMMAND, MAX_HIDDEN)
+# the installed model file, read the one way (policies/value_model.py): model_record(path=None),
+# model_label(path=None), learned_available(path=None)
+MODEL = VM.ModelFile(MODEL_PATH, GAME.name, FEATURE_NAMES, COMMAND, MAX_HIDDEN)
+model_record, model_label, learned_available = MODEL.record, MODEL.label, MODEL.available
 
 
 def planner_theta(k: int = K_DEFAULT, lam: float = LAM_DEFAULT, theta_h=None) -> np.ndarray:
@@ -119,22 +120,6 @@ def learned_theta(net: dict | None = None, k: int = K_DEFAULT, lam: float = LAM_
     return VM.put_net(planner_theta(k, lam), T_NET, net, MAX_HIDDEN)
 
 
-def model_label(path: Path | None = None) -> str:
-    """How reports name the installed model: its sha256's first 8 digits and its training date."""
-    return VM.model_label(MODEL_PATH if path is None else path)
-
-
-def learned_available(path: Path | None = None) -> bool:
-    """A model file is installed (the ladder then has the learned and expert rungs); one that is
-    there but cannot be used (damaged, edited, of another version) is the one-line UserError that
-    names it, never a silently missing rung."""
-    if not os.path.lexists(MODEL_PATH if path is None else path):
-        return False
-    model_record(path)
-    return True
-
-
-# ---- the repetition table ----------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
 def hist_clear(ws):
     tab = ws[L_TAB:L_TAB + 2 * HT].view(np.uint64)
@@ -349,7 +334,7 @@ def play_chosen(s, ws, c, acts, n):
     if ws[L_CT] == 0:
         hist_add(ws, ws[L_CH:L_CH + 2].view(np.uint64)[0])
     a = H.play_plan(ws, c)
-    return a if H.contains(acts, n, a) else -1
+    return a if contains(acts, n, a) else -1
 
 
 def dial_theta(temperature: float, theta: np.ndarray | None = None) -> np.ndarray:

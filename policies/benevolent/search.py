@@ -35,6 +35,7 @@ from simcore.benevolent.actions import OUT_WIN, PH_TERMINAL
 from simcore.layout import EVEN, Layout
 from simcore.rng import draw
 
+from ..plan import contains
 from . import heuristic as H
 
 SEARCH_NAMES = ("budget", "candidates", "horizon", "noise")
@@ -102,7 +103,7 @@ def choose(s, p, theta, me, ws, key):
     for c in range(nc):
         tot = 0.0
         for r in range(reps):
-            H.copy_position(st, s)
+            E.copy_position(st, s)
             for i in range(ws[H.W_CPL + c]):
                 E.apply(st, p, np.int64(ws[H.W_CPATH + c * H.DEPTH_MAX + i]))
             tot += rollout(st, p, theta, me, sub, horizon, noise, draw(key, r))
@@ -122,7 +123,7 @@ def search_action(s, p, theta, seat, acts, n, key, ws):
     if c >= 0:
         H.store_plan(s, ws, c)
         a = H.play_plan(ws, c)
-        if H.contains(acts, n, a):
+        if contains(acts, n, a):
             return a
     ws[H.W_VALID] = 0
     return acts[0]

@@ -31,6 +31,7 @@ from simcore.common import PLAYER_CHANCE, PLAYER_TERMINAL
 from simcore.layout import Layout
 from simcore.rng import draw
 
+from ..plan import contains
 from . import heuristic as H
 from . import learned as L
 
@@ -186,11 +187,11 @@ def expert_action(s, p, theta, seat, acts, n, key, ws):
         return a
     if s[E.PHASE] == PH_PAY:
         a = H._pay_rule(s, p, lws)
-        return a if H._contains(acts, n, a) else acts[0]
+        return a if contains(acts, n, a) else acts[0]
     if H.planning_turn(s, seat):
         _choose(s, p, theta, ws, key)
         a = lws[H.W_PLAN]
-        if lws[H.W_PLAN_N] > 0 and H._contains(acts, n, a):
+        if lws[H.W_PLAN_N] > 0 and contains(acts, n, a):
             lws[H.W_PLAN_I] = 1
             return a
         lws[H.W_VALID] = 0

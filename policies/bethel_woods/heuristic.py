@@ -86,7 +86,7 @@ from simcore.bethel_woods.rules import (
 )
 from simcore.layout import Layout
 
-from ..plan import PLAN_ROWS
+from ..plan import PLAN_ROWS, contains, forget_plan, keep_plan, next_step, score_int
 
 # ---- the evaluation's weights -------------------------------------------------------------------
 THETA_NAMES = (
@@ -190,28 +190,11 @@ RISK_SCALE = float(1 << 30)
 
 @njit(cache=True, _nrt=False)
 def heuristic_reset(ws):
-    ws[W_VALID] = 0
-    ws[W_PLAN_N] = 0
-    ws[W_PLAN_I] = 0
-    ws[W_TURN] = -1
+    forget_plan(ws)
     ws[W_TOPK] = 0
 
 
 # ---- small helpers -----------------------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
-def _copy(dst, src):
-    for i in range(S_SIZE):
-        dst[i] = src[i]
-
-
-@njit(cache=True, _nrt=False)
-def _contains(acts, n, a):
-    for i in range(n):
-        if acts[i] == a:
-            return True
-    return False
-
-
 @njit(cache=True, _nrt=False)
 def _usable(s, p, ws):
     """ws[W_USE + t] = 1 if some empty Orphanage section accepts type t and a type-t worker is
@@ -731,12 +714,7 @@ def evaluate(s, p, theta, ws):
 # ---- the plan search --------------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
 def _quant(x):
-    v = x * SCORE_SCALE
-    if v > 2.0e9:
-        return 2_000_000_000
-    if v < -2.0e9:
-        return -2_000_000_000
-    return np.int32(v)
+    return score_int(x * SCORE_SCALE)   # truncated toward zero
 
 
 @njit(cache=True, _nrt=False)
@@ -764,7 +742,7 @@ def _offer_top(ws, st, plen, sc):
     ws[W_TPL + c] = plen
     for i in range(plen):
         ws[W_TPATH + c * PATH_MAX + i] = ws[W_PATH + i]
-    _copy(ws[W_TST + c * S_SIZE: W_TST + (c + 1) * S_SIZE], st)
+    E.copy_position(ws[W_TST + c * S_SIZE: W_TST + (c + 1) * S_SIZE], st)
 
 
 @njit(cache=True, _nrt=False)
@@ -804,7 +782,7 @@ def _offer_candidate(ws, st, plen, sc):
     for i in range(plen):
         ws[W_CPATH + c * PATH_MAX + i] = ws[W_PATH + i]
     dst = ws[W_CST + c * S_SIZE: W_CST + (c + 1) * S_SIZE]
-    _copy(dst, st)
+    E.copy_position(dst, st)
 
 
 @njit(cache=True, _nrt=False)
@@ -823,7 +801,7 @@ def _post_stage1(ws, p, theta, st, plen, c):
     child = ws[W_SLOT + c * S_SIZE: W_SLOT + (c + 1) * S_SIZE]
     for i in range(n):
         a = acts[i]
-        _copy(child, st)
+        E.copy_position(child, st)
         if plen < PATH_MAX:
             ws[W_PATH + plen] = a
         E.apply(child, p, np.int64(a))
@@ -871,7 +849,7 @@ def _search_moves(ws, p, theta, d0):
                 continue  # (no entry is legal: neither is tried)
             cost = E.entry_cost(st, p)
             if E.entry_payable(st, p, t, cost, 0):
-                _copy(child, st)
+                E.copy_position(child, st)
                 pl2 = _enter_do(child, ws, plen, t, cost)
                 _post_stage1(ws, p, theta, child, pl2, d0 + 2)
                 continue
@@ -880,7 +858,7 @@ def _search_moves(ws, p, theta, d0):
             if not E.entry_payable(st, p, t, cost, 1):
                 continue
             a = A_ENTER_NOVA
-            _copy(child, st)
+            E.copy_position(child, st)
             if plen < PATH_MAX:
                 ws[W_PATH + plen] = a
             E.apply(child, p, np.int64(a))
@@ -930,7 +908,7 @@ def _finish_ability(ws, p, theta, st, plen, base):
         c2 = ws[W_SLOT + (base + 1) * S_SIZE: W_SLOT + (base + 2) * S_SIZE]
         for i in range(n):
             a = acts3[i]
-            _copy(c1, st)
+            E.copy_position(c1, st)
             E.apply(c1, p, np.int64(a))
             if plen < PATH_MAX:
                 ws[W_PATH + plen] = a
@@ -941,7 +919,7 @@ def _finish_ability(ws, p, theta, st, plen, base):
                     if m == src_m:
                         continue
                     a2 = A_SELECT + m
-                    _copy(c2, c1)
+                    E.copy_position(c2, c1)
                     E.apply(c2, p, np.int64(a2))
                     if plen + 1 < PATH_MAX:
                         ws[W_PATH + plen + 1] = a2
@@ -979,7 +957,7 @@ def _stage2(ws, p, theta):
                 continue  # Harris's many (from, to) choices: only after the best position
             for j in range(plen):
                 ws[W_PATH + j] = ws[W_CPATH + c * PATH_MAX + j]
-            _copy(st, cst)
+            E.copy_position(st, cst)
             ws[W_PATH + plen] = a
             E.apply(st, p, np.int64(a))
             _finish_ability(ws, p, theta, st, plen + 1, 1)
@@ -993,7 +971,7 @@ def _search_picks(ws, p, theta, d):
     node = ws[W_SLOT + d * S_SIZE: W_SLOT + (d + 1) * S_SIZE]
     child = ws[W_SLOT + (d + 1) * S_SIZE: W_SLOT + (d + 2) * S_SIZE]
     plen = ws[W_PLEN + d]
-    _copy(child, node)
+    E.copy_position(child, node)
     pos = child[E.POS]
     dr = child[E.DIR]
     for a in range(A_DROP):
@@ -1037,7 +1015,7 @@ def _harris_first(ws, p, theta):
                 E.move_worker(root, t, tm, fm)
                 if (r2 >> t) & 1 == 0:
                     continue
-                _copy(h, root)
+                E.copy_position(h, root)
                 ws[W_PATH] = A_HARRIS + t
                 E.apply(h, p, np.int64(A_HARRIS + t))
                 pl = _settle(h, p, ws, np.int64(1))
@@ -1061,7 +1039,7 @@ def _plan(s, p, theta, ws):
     ws[W_BEST] = NEG_INF_Q
     ws[W_BESTN] = 0
     root = ws[W_SLOT + (0) * S_SIZE: W_SLOT + (0 + 1) * S_SIZE]
-    _copy(root, s)
+    E.copy_position(root, s)
     ws[W_PLEN] = 0
     ph = s[E.PHASE]
     if ph == PH_PRE:
@@ -1078,11 +1056,7 @@ def _plan(s, p, theta, ws):
     if n < PATH_MAX:
         ws[W_PLAN + n] = A_END_TURN  # harmless when the plan ends the game
         n += 1
-    ws[W_PLAN_N] = n
-    ws[W_PLAN_I] = 0
-    ws[W_TURN] = s[E.TURN]
-    ws[W_DEC0] = s[E.ST_DECISIONS]
-    ws[W_VALID] = 1
+    keep_plan(ws, np.int64(n), s[E.TURN], s[E.ST_DECISIONS])
 
 
 @njit(cache=True, _nrt=False)
@@ -1092,14 +1066,9 @@ def planned_step(s, seat, acts, n, ws):
     otherwise (the caller plans again)."""
     ph = s[E.PHASE]
     mine = s[E.CUR] == seat and ph != PH_PAY or (ph == PH_PAY and s[E.PAYER] == seat and s[E.CUR] == seat)
-    if mine and ws[W_VALID] == 1 and ws[W_TURN] == s[E.TURN]:
-        i = ws[W_PLAN_I]
-        if i < ws[W_PLAN_N] and s[E.ST_DECISIONS] == ws[W_DEC0] + i:
-            a = ws[W_PLAN + i]
-            if _contains(acts, n, a):
-                ws[W_PLAN_I] = i + 1
-                return a
-    return -1
+    if not mine:
+        return -1
+    return next_step(ws, np.int64(W_PLAN), s[E.TURN], s[E.ST_DECISIONS], acts, n)
 
 
 @njit(cache=True, _nrt=False)
@@ -1118,11 +1087,11 @@ def heuristic_action(s, p, theta, seat, acts, n, key, ws):
         return a
     if s[E.PHASE] == PH_PAY:
         a = _pay_rule(s, p, ws)
-        return a if _contains(acts, n, a) else acts[0]
+        return a if contains(acts, n, a) else acts[0]
     if planning_turn(s, seat):
         _plan(s, p, theta, ws)
         a = ws[W_PLAN]
-        if ws[W_PLAN_N] > 0 and _contains(acts, n, a):
+        if ws[W_PLAN_N] > 0 and contains(acts, n, a):
             ws[W_PLAN_I] = 1
             return a
         ws[W_VALID] = 0

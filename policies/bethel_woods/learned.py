@@ -30,7 +30,6 @@ machines.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +40,7 @@ from simcore.bethel_woods.actions import A_END_TURN, PH_PAY, PH_TERMINAL, OUT_WI
 from simcore.layout import Layout
 
 from .. import value_model as VM
+from ..plan import contains
 from . import heuristic as H
 from .features import FEATURE_NAMES, NF, features
 
@@ -83,9 +83,10 @@ WS_SIZE = WS.size
 FLOAT_FIELDS = ("L_FV", "L_H", "L_V", "L_X")
 
 
-def model_record(path: Path | None = None) -> dict:
-    """The model file as read (UserError when it cannot be used)."""
-    return VM.read_model(MODEL_PATH if path is None else path, GAME.name, FEATURE_NAMES, COMMAND, MAX_HIDDEN)
+# the installed model file, read the one way (policies/value_model.py): model_record(path=None),
+# model_label(path=None), learned_available(path=None)
+MODEL = VM.ModelFile(MODEL_PATH, GAME.name, FEATURE_NAMES, COMMAND, MAX_HIDDEN)
+model_record, model_label, learned_available = MODEL.record, MODEL.label, MODEL.available
 
 
 def learned_theta(net: dict | None = None, k: int = K_DEFAULT, ktop: int = KTOP_DEFAULT) -> np.ndarray:
@@ -103,21 +104,6 @@ def planner_theta(k: int = K_DEFAULT, ktop: int = KTOP_DEFAULT) -> np.ndarray:
     t[T_K] = k
     t[T_KTOP] = ktop
     return t
-
-
-def model_label(path: Path | None = None) -> str:
-    """How reports name the installed model: its sha256's first 8 digits and its training date."""
-    return VM.model_label(MODEL_PATH if path is None else path)
-
-
-def learned_available(path: Path | None = None) -> bool:
-    """A model file is installed (the ladder then has the learned and expert rungs); one that is
-    there but cannot be used (damaged, edited, of another version) is the one-line UserError that
-    names it, never a silently missing rung."""
-    if not os.path.lexists(MODEL_PATH if path is None else path):
-        return False
-    model_record(path)
-    return True
 
 
 @njit(cache=True, _nrt=False)
@@ -297,14 +283,14 @@ def learned_action(s, p, theta, seat, acts, n, key, ws):
         return a
     if s[E.PHASE] == PH_PAY:
         a = H._pay_rule(s, p, ws)
-        return a if H._contains(acts, n, a) else acts[0]
+        return a if contains(acts, n, a) else acts[0]
     if H.planning_turn(s, seat):
         if theta[T_TEMP] > 0.0:
             choose_soft(s, p, theta, ws, key)
         else:
             choose(s, p, theta, ws)
         a = ws[H.W_PLAN]
-        if ws[H.W_PLAN_N] > 0 and H._contains(acts, n, a):
+        if ws[H.W_PLAN_N] > 0 and contains(acts, n, a):
             ws[H.W_PLAN_I] = 1
             return a
         ws[H.W_VALID] = 0

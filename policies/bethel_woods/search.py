@@ -22,7 +22,7 @@ game's chance key. Rollout r uses the same key for every candidate (common rando
 candidates are compared on the same sampled futures, which makes the comparison much less noisy
 than independent samples.
 
-The clairvoyant variant (``clairvoyant=True``) is the same search handed the game's true chance
+The clairvoyant variant (``clairvoyant_action``) is the same search handed the game's true chance
 key by the arena (``arena.bethel_woods.batch.play_game``, for this policy only): its rollouts draw
 exactly the game's coming malfunctions, tiles and spies, so one rollout per candidate says how
 that candidate fares against the real future (with the heuristic playing on). It is a measuring
@@ -53,9 +53,10 @@ from simcore.common import PLAYER_CHANCE, PLAYER_TERMINAL
 from simcore.layout import Layout
 from simcore.rng import draw
 
+from ..plan import contains, forget_plan, keep_plan, next_step
 from .heuristic import (
     K_CAND, PATH_MAX, THETA_DEFAULT as H_THETA, W_PLAN, W_PLAN_N, W_TOPK, W_TN, W_TPATH, W_TPL,
-    W_TSC, WS_SIZE as HWS, _contains, _pay_rule, _plan, heuristic_action, heuristic_reset,
+    W_TSC, WS_SIZE as HWS, _pay_rule, _plan, heuristic_action, heuristic_reset,
 )
 
 T_BUDGET = len(H_THETA)        # rollouts per decision (over all candidates)
@@ -99,10 +100,7 @@ def default_theta() -> np.ndarray:
 def search_reset(ws):
     heuristic_reset(ws[0:HWS])
     heuristic_reset(ws[HWS:2 * HWS])
-    ws[X_VALID] = 0
-    ws[X_PLAN_N] = 0
-    ws[X_PLAN_I] = 0
-    ws[X_TURN] = -1
+    forget_plan(ws[X_VALID:])
 
 
 @njit(cache=True, _nrt=False)
@@ -183,33 +181,40 @@ def _search(s, p, theta, ws, key, clairvoyant):
     if n < PATH_MAX:
         ws[X_PLAN + n] = A_END_TURN  # harmless when the plan ends the game
         n += 1
-    ws[X_PLAN_N] = n
-    ws[X_PLAN_I] = 0
-    ws[X_TURN] = s[E.TURN]
-    ws[X_DEC0] = s[E.ST_DECISIONS]
-    ws[X_VALID] = 1
+    keep_plan(ws[X_VALID:], np.int64(n), s[E.TURN], s[E.ST_DECISIONS])
 
 
 @njit(cache=True, _nrt=False)
-def search_action(s, p, theta, seat, acts, n, key, ws, clairvoyant):
+def search_action(s, p, theta, seat, acts, n, key, ws):
+    """The search's decision of `seat` at s (acts[:n] legal, ascending); `key`: this decision's
+    key from the seat's policy stream."""
+    return _decision(s, p, theta, seat, acts, n, key, ws, np.bool_(False))
+
+
+@njit(cache=True, _nrt=False)
+def clairvoyant_action(s, p, theta, seat, acts, n, key, ws):
+    """The clairvoyant's decision: the search's, handed the game's chance key as `key` by the
+    arena (a measuring stick, not a player)."""
+    return _decision(s, p, theta, seat, acts, n, key, ws, np.bool_(True))
+
+
+@njit(cache=True, _nrt=False)
+def _decision(s, p, theta, seat, acts, n, key, ws, clairvoyant):
     """The decision of `seat` at s (acts[:n] legal, ascending). `key`: this decision's key from the
     seat's policy stream (the clairvoyant alone is handed the game's chance key instead)."""
     ph = s[E.PHASE]
     mine = s[E.CUR] == seat and ph != PH_PAY or (ph == PH_PAY and s[E.PAYER] == seat and s[E.CUR] == seat)
-    if mine and ws[X_VALID] == 1 and ws[X_TURN] == s[E.TURN]:
-        i = ws[X_PLAN_I]
-        if i < ws[X_PLAN_N] and s[E.ST_DECISIONS] == ws[X_DEC0] + i:
-            a = ws[X_PLAN + i]
-            if _contains(acts, n, a):
-                ws[X_PLAN_I] = i + 1
-                return a
+    if mine:
+        a = next_step(ws[X_VALID:], np.int64(X_PLAN - X_VALID), s[E.TURN], s[E.ST_DECISIONS], acts, n)
+        if a >= 0:
+            return a
     if ph == PH_PAY:
         a = _pay_rule(s, p, ws[0:HWS])
-        return a if _contains(acts, n, a) else acts[0]
+        return a if contains(acts, n, a) else acts[0]
     if s[E.CUR] == seat and (ph == PH_PRE or ph == PH_MOVE or ph == PH_FIX or ph == PH_POST):
         _search(s, p, theta, ws, key, clairvoyant)
         a = ws[X_PLAN]
-        if ws[X_PLAN_N] > 0 and _contains(acts, n, a):
+        if ws[X_PLAN_N] > 0 and contains(acts, n, a):
             ws[X_PLAN_I] = 1
             return a
         ws[X_VALID] = 0

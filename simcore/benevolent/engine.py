@@ -951,6 +951,13 @@ def is_chance(s):
 
 
 @njit(cache=True, _nrt=False)
+def copy_position(dst, src):
+    """dst[:S_SIZE] = src[:S_SIZE]: a position copied (into a position or a planner's row)."""
+    for i in range(S_SIZE):
+        dst[i] = src[i]
+
+
+@njit(cache=True, _nrt=False)
 def current_player(s):
     """The seat to play, or PLAYER_TERMINAL."""
     if s[PHASE] == PH_TERMINAL:

@@ -1463,6 +1463,13 @@ def apply_chance(s, p, outcome):
 
 
 @njit(cache=True, _nrt=False)
+def copy_position(dst, src):
+    """dst[:S_SIZE] = src[:S_SIZE]: a position copied (into a position or a planner's row)."""
+    for i in range(S_SIZE):
+        dst[i] = src[i]
+
+
+@njit(cache=True, _nrt=False)
 def current_player(s):
     """The seat that decides now (the payer during a payment), PLAYER_CHANCE or PLAYER_TERMINAL."""
     ph = s[PHASE]
