@@ -18,6 +18,7 @@ from simcore.bethel_woods import GAME
 
 from .. import POLICIES
 from ..plug import Policy, plug_point
+from ..tuned import tuned_theta
 from . import expert as _x
 from . import heuristic as _h
 from . import learned as _l
@@ -29,18 +30,13 @@ RANDOM, HEURISTIC, SEARCH, CLAIRVOYANT, TUNED, LEARNED, EXPERT = (
 THETA_SIZE = max(len(_h.THETA_DEFAULT), _s.THETA_SIZE, _l.THETA_SIZE)   # the widest theta of any Bethel Woods policy
 
 
-def _tuned():
-    from ..tuned import tuned_theta   # reads the registry, which imports this module
-    return tuned_theta(GAME)
-
-
 # the policy table (policies/plug.py), in id order; 120 KB of scratch a seat for the search
 TABLE = (
     Policy("random"),
     Policy("heuristic", _h.heuristic_action, _h.heuristic_reset, _h.WS_SIZE, lambda: _h.THETA_DEFAULT),
     Policy("search", _s.search_action, _s.search_reset, _s.WS_SIZE, _s.default_theta),
     Policy("clairvoyant", _s.clairvoyant_action, _s.search_reset, _s.WS_SIZE, _s.default_theta),
-    Policy("tuned", _h.heuristic_action, _h.heuristic_reset, _h.WS_SIZE, _tuned),
+    Policy("tuned", _h.heuristic_action, _h.heuristic_reset, _h.WS_SIZE, lambda: tuned_theta(GAME)),
     Policy("learned", _l.learned_action, _l.learned_reset, _l.WS_SIZE, _l.learned_theta),
     Policy("expert", _x.expert_action, _x.expert_reset, _x.WS_SIZE, _x.expert_theta),
 )
