@@ -145,9 +145,12 @@ def test_the_plug_point_dispatches_every_policy_to_its_table_entry(dec):
         b = random_action(acts, n, key) if pol.action is None else pol.action(s.copy(), p, theta, q, acts, n, key, ws_b)
         assert a == b and a in legal, pol.name
         assert dec.ws_size(np.array([0, pid], np.int64)) == max(1, pol.ws)
+        if pol.names:   # the names a user may set are the vector's fields, in order
+            assert len(pol.names) == len(pol.theta()) and dec.THETA_NAMES[pid] == pol.names, pol.name
     tuned = table[POLICIES[game.name].index("tuned")]
     assert tuned.action is table[1].action and tuned.reset is table[1].reset
     assert dec.ws_size(np.arange(len(table), dtype=np.int64)) == dec.WS_SIZE
+    assert set(dec.THETA_NAMES) == set(range(len(table))) and dec.THETA_NAMES[1] == dec.TABLE[1].names != ()
 
 
 def test_a_policy_table_the_template_has_no_room_for_is_refused():

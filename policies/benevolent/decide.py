@@ -41,5 +41,5 @@ TABLE = (
 )
 assert tuple(pol.name for pol in TABLE) == POLICIES[GAME.name]
 WS_SIZE = max(pol.ws for pol in TABLE)         # int32 scratch entries per seat (the widest)
-THETA_NAMES = {pid: pol.names for pid, pol in enumerate(TABLE)}   # the parameters `--set` may name
+THETA_NAMES = {pid: pol.names for pid, pol in enumerate(TABLE)}   # each policy's settable parameters
 decide, reset, ws_size, default_theta = plug_point(GAME.name, TABLE, THETA_SIZE)

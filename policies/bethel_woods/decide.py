@@ -33,13 +33,14 @@ THETA_SIZE = max(len(_h.THETA_DEFAULT), _s.THETA_SIZE, _l.THETA_SIZE)   # the wi
 # the policy table (policies/plug.py), in id order; 120 KB of scratch a seat for the search
 TABLE = (
     Policy("random"),
-    Policy("heuristic", _h.heuristic_action, _h.heuristic_reset, _h.WS_SIZE, lambda: _h.THETA_DEFAULT),
-    Policy("search", _s.search_action, _s.search_reset, _s.WS_SIZE, _s.default_theta),
-    Policy("clairvoyant", _s.clairvoyant_action, _s.search_reset, _s.WS_SIZE, _s.default_theta),
-    Policy("tuned", _h.heuristic_action, _h.heuristic_reset, _h.WS_SIZE, lambda: tuned_theta(GAME)),
+    Policy("heuristic", _h.heuristic_action, _h.heuristic_reset, _h.WS_SIZE, lambda: _h.THETA_DEFAULT, _h.THETA_NAMES),
+    Policy("search", _s.search_action, _s.search_reset, _s.WS_SIZE, _s.default_theta, _s.THETA_NAMES),
+    Policy("clairvoyant", _s.clairvoyant_action, _s.search_reset, _s.WS_SIZE, _s.default_theta, _s.THETA_NAMES),
+    Policy("tuned", _h.heuristic_action, _h.heuristic_reset, _h.WS_SIZE, lambda: tuned_theta(GAME), _h.THETA_NAMES),
     Policy("learned", _l.learned_action, _l.learned_reset, _l.WS_SIZE, _l.learned_theta),
     Policy("expert", _x.expert_action, _x.expert_reset, _x.WS_SIZE, _x.expert_theta),
 )
 assert tuple(pol.name for pol in TABLE) == POLICIES[GAME.name]
 WS_SIZE = max(pol.ws for pol in TABLE)          # int32 scratch entries per seat (the widest)
+THETA_NAMES = {pid: pol.names for pid, pol in enumerate(TABLE)}   # each policy's settable parameters
 decide, reset, ws_size, default_theta = plug_point(GAME.name, TABLE, THETA_SIZE)

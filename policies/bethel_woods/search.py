@@ -55,13 +55,14 @@ from simcore.rng import draw
 
 from ..plan import contains, forget_plan, keep_plan, next_step
 from .heuristic import (
-    K_CAND, PATH_MAX, THETA_DEFAULT as H_THETA, W_PLAN, W_PLAN_N, W_TOPK, W_TN, W_TPATH, W_TPL,
+    K_CAND, PATH_MAX, THETA_DEFAULT as H_THETA, THETA_NAMES as H_NAMES, W_PLAN, W_PLAN_N, W_TOPK, W_TN, W_TPATH, W_TPL,
     W_TSC, WS_SIZE as HWS, _pay_rule, _plan, heuristic_action, heuristic_reset,
 )
 
 T_BUDGET = len(H_THETA)        # rollouts per decision (over all candidates)
 T_CANDIDATES = T_BUDGET + 1    # whole-turn plans compared (at most K_CAND)
 THETA_SIZE = T_CANDIDATES + 1
+THETA_NAMES = H_NAMES + ("budget", "candidates")   # theta's fields by name
 BUDGET_DEFAULT = 8
 CANDIDATES_DEFAULT = 4
 
