@@ -5,8 +5,9 @@ A game lists its policies in id order (the order of ``policies.POLICIES[game]``)
 ``Policy``: its compiled action (``action(s, p, theta, seat, acts, n, key, ws)``; None for the
 random player, id 0), its compiled reset (``reset(ws)`` at a game's start; None: nothing to
 forget), the int32 scratch entries a seat needs, and how its default parameter vector is made.
-``plug_point(tag, table)`` returns the game's four functions. Policies that share an action
-(the heuristic and the tuned heuristic) share its branch.
+``plug_point(tag, table, theta_size)`` returns the game's four functions, its widest scratch
+and the settable names. Policies that share an action (the heuristic and the tuned heuristic)
+share its branch.
 
 The compiled three are templates below, specialised per game by `simcore.numbacache.specialise`
 (cached on disk per game; the names each binds are listed there). ``_planner`` has room for
@@ -106,15 +107,15 @@ def _branches(table, attr, room, what):
 
 
 def plug_point(tag: str, table, theta_size: int):
-    """The game's ``(decide, reset, ws_size, default_theta)`` from its policy table (a sequence of
-    ``Policy`` in id order, the random player first); `theta_size`: the length every parameter
-    vector is padded to (the widest policy's)."""
+    """The game's ``(decide, reset, ws_size, default_theta, WS_SIZE, THETA_NAMES)`` from its policy
+    table (a sequence of ``Policy`` in id order, the random player first); `theta_size`: the
+    length every parameter vector is padded to (the widest policy's). WS_SIZE is the widest
+    scratch, THETA_NAMES each id's settable parameter names."""
     table = tuple(table)
     if table[0].action is not None:
         raise ValueError(f"{tag}: policy id 0 is the random player (no action of its own)")
     names: dict[str, Any] = {}
-    plans = _branches(table[1:], "action", PLANNERS, tag)
-    plans = [([i + 1 for i in ids], f) for ids, f in plans]
+    plans = _branches(table, "action", PLANNERS, tag)   # (the random player, id 0, has none)
     # the unused branches go before the last (the fallback) and are reached by no id
     plans = plans[:-1] + [([NO_ID], plans[0][1])] * (PLANNERS - len(plans)) + plans[-1:]
     for k, (ids, f) in enumerate(plans):
@@ -141,4 +142,5 @@ def plug_point(tag: str, table, theta_size: int):
             d = table[pid].theta()
             theta[:len(d)] = d
         return theta
-    return dec, res, wsz, default_theta
+    return (dec, res, wsz, default_theta, max(pol.ws for pol in table),
+            {pid: pol.names for pid, pol in enumerate(table)})

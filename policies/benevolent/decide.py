@@ -40,6 +40,5 @@ TABLE = (
     Policy("expert", _x.expert_action, _x.expert_reset, _x.WS_SIZE, _x.expert_theta),
 )
 assert tuple(pol.name for pol in TABLE) == POLICIES[GAME.name]
-WS_SIZE = max(pol.ws for pol in TABLE)         # int32 scratch entries per seat (the widest)
-THETA_NAMES = {pid: pol.names for pid, pol in enumerate(TABLE)}   # each policy's settable parameters
-decide, reset, ws_size, default_theta = plug_point(GAME.name, TABLE, THETA_SIZE)
+# WS_SIZE: int32 scratch entries per seat (the widest); THETA_NAMES: each policy's settable parameters
+decide, reset, ws_size, default_theta, WS_SIZE, THETA_NAMES = plug_point(GAME.name, TABLE, THETA_SIZE)
