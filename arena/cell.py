@@ -26,8 +26,9 @@ class Cell:
     policy's defaults); ``seat_thetas`` one vector per seat laid over that (None, or a None entry:
     the seat keeps it; Benevolent's tune puts a candidate in one seat); ``budget`` the search
     policies' rollouts per decision (None: their default); ``rules`` a game's Rules object (None:
-    the defaults). ``seat_thetas`` and ``budget`` enter a cell's key only when set, so the keys
-    of cells without them are the keys a results store already holds."""
+    the defaults); ``net`` the network (a packed float array, ``value_model.net_array``) of every
+    seat whose policy reads one (the learned and expert players; None: the installed model's).
+    ``seat_thetas``, ``budget`` and ``net`` enter a cell's key only when set."""
     game: str
     players: int
     spies: int = 0                      # Bethel Woods
@@ -41,24 +42,30 @@ class Cell:
     label: str = field(default="", compare=False)   # a name for reports; not part of the key
     seat_thetas: tuple | None = None    # one vector (a tuple) or None per seat
     budget: int | None = None           # the search policies' rollouts per decision
+    net: tuple | None = None            # the learned and expert players' network; None: the installed model's
 
     def seat_policies(self) -> tuple:
         return self.policies * self.players if len(self.policies) == 1 else tuple(self.policies)
 
 
-def theta_hash(theta) -> str:
+def theta_hash(theta, net=None) -> str:
+    """A parameter vector's hash (None: "default"), the network's numbers after theta's when the
+    policy reads one (`net` not None), so the hash names the model a learned player plays."""
     if theta is None:
         return "default"
-    return hashlib.sha1(np.asarray(theta, dtype=np.float64).tobytes()).hexdigest()[:16]
+    h = hashlib.sha1(np.asarray(theta, dtype=np.float64).tobytes())
+    if net is not None:
+        h.update(np.asarray(net, dtype=np.float64).tobytes())
+    return h.hexdigest()[:16]
 
 
 @functools.lru_cache(maxsize=256)
 def prepared(cell: Cell, cell_setup):
-    """(p, cfg, pols, thetas) of a cell, validated (UserError): the rules array, the setup
-    config, and each seat's policy id and parameter row as the compiled loop takes them (the
-    game's ``cell_setup``, then ``seat_thetas`` laid over the rows). Cached; do not write to the
-    arrays."""
-    p, cfg, pols, thetas = cell_setup(cell)
+    """(p, cfg, pols, thetas, nets) of a cell, validated (UserError): the rules array, the setup
+    config, and each seat's policy id, parameter row and network row as the compiled loop takes
+    them (the game's ``cell_setup``, then ``seat_thetas`` laid over the rows). Cached; do not
+    write to the arrays."""
+    p, cfg, pols, thetas, nets = cell_setup(cell)
     for q, t in enumerate(cell.seat_thetas or ()):
         if t is None:
             continue
@@ -67,7 +74,7 @@ def prepared(cell: Cell, cell_setup):
             raise UserError(f"theta of seat {q + 1}: {len(t)} values; allowed at most {thetas.shape[1]} per seat, "
                             f"{cell.players} seats")
         thetas[q, :len(t)] = t
-    return p, cfg, pols, thetas
+    return p, cfg, pols, thetas, nets
 
 
 def play_records(cell: Cell, start: int, count: int, out: np.ndarray, block: int | None, *,
@@ -84,10 +91,10 @@ def play_records(cell: Cell, start: int, count: int, out: np.ndarray, block: int
     import numba
 
     from .runner import block_size
-    p, cfg, pols, thetas = prepared(cell, cell_setup)
+    p, cfg, pols, thetas, nets = prepared(cell, cell_setup)
     rec = out[:count]
     pseed = cell.seed if cell.policy_seed is None else cell.policy_seed
-    play_chunk(p, cfg, np.uint64(cell.seed), np.uint64(pseed), start, count, pols, thetas,
+    play_chunk(p, cfg, np.uint64(cell.seed), np.uint64(pseed), start, count, pols, thetas, nets,
                block or block_size(count, numba.get_num_threads()), rec)
     return rec
 

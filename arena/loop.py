@@ -31,7 +31,7 @@ GAME_NAMES = (
     "apply_chance",     # apply_chance(s, p, outcome)
     "legal_actions",    # legal_actions(s, p, acts) -> n: the legal actions in acts[:n]
     "apply",            # apply(s, p, action)
-    "decide",           # the policy plug point: decide(policy, s, p, theta, seat, acts, n, key, ws)
+    "decide",           # the policy plug point: decide(policy, s, p, theta, net, seat, acts, n, key, ws)
     "reset",            # reset(policy, theta, seat, ws): a seat's scratch at a game's start
     "ws_size",          # ws_size(pols): int32 scratch entries a seat needs for these policies
     "record",           # record(s, cfg, out, i): the ended game's record into out[i]
@@ -42,11 +42,12 @@ GAME_NAMES = (
 )
 
 
-def play_game(s, p, cfg, seed, pseed, game, pols, thetas, ws, acts, keys, counts, log,
+def play_game(s, p, cfg, seed, pseed, game, pols, thetas, nets, ws, acts, keys, counts, log,
               splice_seed=0, splice_at=-1, peek=-1):
     """Play one game to the end in s; return the number of steps logged (0 unless log has rows).
 
-    pols[q], thetas[q], ws[q]: seat q's policy id, parameters and scratch. With log of shape
+    pols[q], thetas[q], nets[q], ws[q]: seat q's policy id, parameter vector, network (the
+    plug point's ``seat_nets``) and scratch. With log of shape
     (k, 3), the first k steps are written to it (the traces replay them).
 
     The honesty test's splice (tests/test_honesty.py): with splice_at >= 0, the chance steps of
@@ -78,7 +79,7 @@ def play_game(s, p, cfg, seed, pseed, game, pols, thetas, ws, acts, keys, counts
             n = legal_actions(s, p, acts)  # noqa: F821
             # the one policy that may peek (the clairvoyant, a measuring stick) is handed the chance key
             k = ck2 if pols[q] == peek else draw(keys[q], counts[q])
-            a = decide(pols[q], s, p, thetas[q], q, acts, n, k, ws[q])  # noqa: F821
+            a = decide(pols[q], s, p, thetas[q], nets[q], q, acts, n, k, ws[q])  # noqa: F821
             counts[q] += 1
             apply(s, p, a)  # noqa: F821
             kind = LOG_DECISION
@@ -90,7 +91,7 @@ def play_game(s, p, cfg, seed, pseed, game, pols, thetas, ws, acts, keys, counts
     return steps
 
 
-def play_chunk(p, cfg, seed, pseed, start, count, pols, thetas, block, out):
+def play_chunk(p, cfg, seed, pseed, start, count, pols, thetas, nets, block, out):
     """Play games start..start+count-1 in parallel blocks of `block` games; write one record per
     game into out[count, N_REC] (the game's ``record``)."""
     n_blocks = (count + block - 1) // block
@@ -105,7 +106,7 @@ def play_chunk(p, cfg, seed, pseed, start, count, pols, thetas, block, out):
         lo = b * block
         hi = min(count, lo + block)
         for i in range(lo, hi):
-            play_game(s, pb, cfg, seed, pseed, start + i, pols, thetas, ws, acts, keys, counts, log)
+            play_game(s, pb, cfg, seed, pseed, start + i, pols, thetas, nets, ws, acts, keys, counts, log)
             record(s, cfg, out, i)  # noqa: F821
 
 
@@ -118,14 +119,14 @@ def play_loop(tag: str, *, peek: int = -1, **names):
     return game, chunk
 
 
-def label_chunk(p, cfgs, seed, start, count, theta, reps, eps, label_prob, X_out, S_out, Y_out, M_out, G_out):
+def label_chunk(p, cfgs, seed, start, count, theta, net, reps, eps, label_prob, X_out, S_out, Y_out, M_out, G_out):
     """Self-play labelling (``arena/<game>/selfplay.py``, ``experiments.train``): game g (start +
     i) of the chunk, set up from cfgs[g % len(cfgs)], played and labelled by the game's
     ``label_game`` into row i of the outputs, the games in parallel."""
     ncfg = cfgs.shape[0]
     for i in prange(count):
         game = start + i
-        label_game(p, cfgs[game % ncfg], seed, game, i, theta, reps, eps, label_prob,  # noqa: F821
+        label_game(p, cfgs[game % ncfg], seed, game, i, theta, net, reps, eps, label_prob,  # noqa: F821
                    X_out, S_out, Y_out, M_out, G_out)
 
 

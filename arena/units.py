@@ -135,13 +135,15 @@ def _extras(cell: Cell, theta_form) -> dict:
         d["seat_thetas"] = [None if t is None else theta_form(t) for t in cell.seat_thetas]
     if cell.budget is not None:
         d["budget"] = int(cell.budget)
+    if cell.net is not None:
+        d["net"] = theta_form(cell.net)
     return d
 
 
 def cell_recipe(cell: Cell) -> dict:
     """Everything needed to build the cell again, as JSON-able data: its fields with the rules as
     their mapping (None: the game's defaults) and theta as numbers, where ``cell_dict`` keeps only
-    their hashes. ``cell_from_recipe`` inverts it (a results store replays units from it)."""
+    their hashes (and net as numbers). ``cell_from_recipe`` inverts it (a results store replays units from it)."""
     return {"game": cell.game, "players": cell.players, "spies": cell.spies,
             "characters": list(cell.characters) if cell.characters is not None else None,
             "leaves": list(cell.leaves) if cell.leaves is not None else None,
@@ -163,7 +165,7 @@ def cell_from_recipe(d: dict) -> Cell:
                 policies=tuple(d["policies"]), theta=tup(d["theta"]), rules=rules, seed=d["seed"],
                 policy_seed=d["policy_seed"], label=d.get("label", ""),
                 seat_thetas=None if d.get("seat_thetas") is None else tuple(tup(t) for t in d["seat_thetas"]),
-                budget=d.get("budget"))
+                budget=d.get("budget"), net=tup(d.get("net")))
 
 
 def cell_key(cell: Cell) -> str:

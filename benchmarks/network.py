@@ -43,20 +43,20 @@ REPEATS = 7
 
 
 @njit(cache=True, _nrt=False)
-def _loop_value(x, theta, off, h, reps):
+def _loop_value(x, net, off, h, reps):
     t = 0.0
     for r in range(reps):
         x[0] = r * 1e-3          # a new position each time (nothing hoisted out of the loop)
-        t += VM.value(x, theta, off, h)
+        t += VM.value(x, net, off, h)
     return t
 
 
 @njit(cache=True, _nrt=False)
-def _loop_values(X, st, nc, theta, off, out, reps):
+def _loop_values(X, st, nc, net, off, out, reps):
     t = 0.0
     for r in range(reps):
         X[0] = r * 1e-3
-        VM.values(X, st, nc, theta, off, out)
+        VM.values(X, st, nc, net, off, out)
         t += out[0]
     return t
 
@@ -100,28 +100,28 @@ def network_rows(quick=False):
     reps = 20_000 if quick else 100_000
     rng = np.random.default_rng(43)
     for game, L in _games():
-        theta = L.learned_theta()
-        off = L.T_NET
-        nf, nh = int(theta[off]), int(theta[off + 1])
+        net = L.learned_net()   # the installed model's network array, packed from 0
+        off = 0
+        nf, nh = int(net[off]), int(net[off + 1])
         st = VM.stride(nf)
         xs = rng.normal(size=(ROWS, nf)) * (rng.random((ROWS, nf)) < 0.7)
-        W1 = theta[off + 2: off + 2 + nf * nh].reshape(nh, nf).T
-        b1 = theta[off + 2 + nf * nh: off + 2 + nf * nh + nh]
-        W2 = theta[off + 2 + nf * nh + nh: off + 2 + nf * nh + 2 * nh]
-        b2 = theta[off + 2 + nf * nh + 2 * nh]
+        W1 = net[off + 2: off + 2 + nf * nh].reshape(nh, nf).T
+        b1 = net[off + 2 + nf * nh: off + 2 + nf * nh + nh]
+        W2 = net[off + 2 + nf * nh + nh: off + 2 + nf * nh + 2 * nh]
+        b2 = net[off + 2 + nf * nh + 2 * nh]
         plain = b2 + np.maximum(xs @ W1 + b1, 0.0) @ W2
         X = np.zeros((ROWS, st))
         X[:, :nf] = xs
         X = X.ravel()
         out = np.zeros(ROWS)
         h = np.zeros(st)
-        VM.values(X, st, ROWS, theta, off, out)
-        one = np.array([VM.value(xs[c], theta, off, h) for c in range(ROWS)])
+        VM.values(X, st, ROWS, net, off, out)
+        one = np.array([VM.value(xs[c], net, off, h) for c in range(ROWS)])
         if not (np.allclose(out, plain, rtol=1e-9, atol=1e-9) and np.allclose(one, plain, rtol=1e-9, atol=1e-9)):
             raise RuntimeError(f"{game}: the compiled network disagrees with numpy's forward pass")
         x1 = xs[0].copy()
-        one = _median_ns(partial(_loop_value, x1, theta, off, h, reps), reps)
-        bat = _median_ns(partial(_loop_values, X, st, ROWS, theta, off, out, reps // ROWS), (reps // ROWS) * ROWS)
+        one = _median_ns(partial(_loop_value, x1, net, off, h, reps), reps)
+        bat = _median_ns(partial(_loop_values, X, st, ROWS, net, off, out, reps // ROWS), (reps // ROWS) * ROWS)
         floors = {}
         k = 20 if quick else 100
         with _one_blas_thread():

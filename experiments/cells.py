@@ -40,13 +40,13 @@ def cell_unit(cell, start: int, count: int) -> np.ndarray:
 
 
 def with_model(cell, model: dict | None):
-    """The cell with a user's model (``--model``) in place of the installed one: every seat
-    playing a policy of ``model[cell.game]`` ({"learned": vector, "expert": vector}, full-size
-    vectors, ``boardsim.cli.models.model_thetas``) gets that vector; a skill-dial rung (``learned@T``: the
-    installed model's vector at temperature T) gets the user's model at the same T. The cells a
-    study builds from arena cells (LengthsCell, PairedCell, JointCell, StarCell) are mapped arm by
-    arm. A seat that already carries a vector of its own (not the dial's) is a UserError: the
-    model would silently not be played. With no model for the cell's game, the cell itself."""
+    """The cell with a user's model (``--model``) in place of the installed one: a cell with a
+    seat that reads a network (the learned and expert players, a skill-dial rung ``learned@T``
+    too) plays ``model[cell.game]`` (a network array, ``boardsim.cli.models.model_net``) as
+    its ``net``; the seats' parameter vectors are left as they are. The cells a study builds from
+    arena cells (LengthsCell, PairedCell, JointCell, StarCell) are mapped arm by arm. A cell that
+    already carries a network of its own is a UserError: the model would silently not be played.
+    With no model for the cell's game, the cell itself."""
     import dataclasses
 
     from simcore.errors import UserError
@@ -61,27 +61,13 @@ def with_model(cell, model: dict | None):
             elif isinstance(v, tuple) and v and all(hasattr(x, "game") for x in v):
                 changes[f.name] = tuple(with_model(x, model) for x in v)
         return dataclasses.replace(cell, **changes) if changes else cell
-    m = model[cell.game]
-    pols = cell.seat_policies()
-    if not any(p in m for p in pols):
+    from arena.units import arena_module
+    if not set(cell.seat_policies()) & arena_module(cell.game).NET_POLICIES:
         return cell
-    from policies import DIAL_PLAYER, dial_temperature, with_dial_at
-    if cell.theta is not None:
-        t = dial_temperature(cell.game, cell.theta) if set(pols) == {DIAL_PLAYER} else None
-        if t is None:
-            raise UserError(f"--model cannot be played in a cell whose {', '.join(sorted(set(pols)))} seats carry "
-                            "a parameter vector of their own; leave --model out for this study")
-        return dataclasses.replace(cell, theta=with_dial_at(cell.game, m[DIAL_PLAYER], t))
-    if len(set(pols)) == 1 and cell.seat_thetas is None:
-        return dataclasses.replace(cell, theta=tuple(m[pols[0]]))
-    seats = list(cell.seat_thetas or (None,) * cell.players)
-    for q, p in enumerate(pols):
-        if p in m:
-            if seats[q] is not None:
-                raise UserError(f"--model cannot be played in seat {q + 1}, which carries a parameter vector of its "
-                                "own; leave --model out for this study")
-            seats[q] = tuple(m[p])
-    return dataclasses.replace(cell, seat_thetas=tuple(seats))
+    if cell.net is not None:
+        raise UserError("--model cannot be played in a cell that carries a network of its own; leave --model out "
+                        "for this study")
+    return dataclasses.replace(cell, net=tuple(float(x) for x in np.ravel(model[cell.game])))
 
 
 # Bethel Woods: the game's counts and, after them, the length histogram of the won games -----------

@@ -80,12 +80,11 @@ REFERENCE = "search(8)"   # the rung every other is also compared with (the play
 
 
 def ladder_bethel_woods(players=3, spies=0, games=1000, seed=7, threads=None, budgets=BW_BUDGETS,
-                        progress_factory=None, say=None, reference=REFERENCE, thetas=None):
+                        progress_factory=None, say=None, reference=REFERENCE, net=None):
     """One dict per rung (see the module doc). Every rung is also compared with the rung named
     `reference` (when it is on the ladder), paired on the same games, and its speed is given as a
-    ratio to the heuristic's in the same run. thetas: {policy: vector} played instead of the
-    policy's own (`ladder --model`: the learned and expert players with a model file's network)."""
-    thetas = thetas or {}
+    ratio to the heuristic's in the same run. net: the learned and expert players' network instead
+    of the installed model's (`ladder --model`: a model file's)."""
     from arena.bethel_woods.batch import policy_label, simulate
     from arena.units import theta_hash
     from arena.runner import check_run, check_threads
@@ -97,16 +96,16 @@ def ladder_bethel_woods(players=3, spies=0, games=1000, seed=7, threads=None, bu
     rows = []
     wons = {}
     below = None
-    for label, policy, budget in bw_rungs(budgets, model=bool(thetas)):
+    for label, policy, budget in bw_rungs(budgets, model=net is not None):
         if say:
             say(f"rung {label}: {games:,} games")
         t0 = time.perf_counter()
         s = simulate(players, spies, None, policy, games, seed, threads, keep_records=True, budget=budget,
-                     progress=progress_factory() if progress_factory else None, theta=thetas.get(policy))
+                     progress=progress_factory() if progress_factory else None, net=net)
         won = s.records["won"].to_numpy()
         lo, hi = wilson(s.wins, s.games)
         row = {"policy": label, "name": policy, "budget": budget, "label": policy_label(policy, budget),
-               "player": policy not in NOT_PLAYERS[BW.name], "theta_hash": theta_hash(s.theta),
+               "player": policy not in NOT_PLAYERS[BW.name], "theta_hash": theta_hash(s.theta, s.net),
                "games": s.games, "wins": s.wins, "win_rate": s.win_rate, "ci95": [lo, hi],
                "diff_vs_below": None, "diff_ci95": None, "p_value": None, "only_this": None, "only_below": None,
                "games_per_second": s.games_per_second, "seconds": time.perf_counter() - t0,
@@ -147,30 +146,32 @@ def _bv_theta(policy, budget):
     return th
 
 
-def _head_to_head(a, b, players, games, seed, threads, progress_factory=None, theta_a=None, theta_b=None):
+def _head_to_head(a, b, players, games, seed, threads, progress_factory=None, theta_a=None, theta_b=None, net=None):
     """a against b on the same deals, seats swapped: (a's wins by game as seat 0 then 1, b's wins
     the same way, seconds, games played)."""
     from arena.benevolent.batch import rotate_seats
     assert players == 2
     w, secs = rotate_seats(a, b, 2, games, seed, threads, theta_a=theta_a, theta_b=theta_b,   # row k: a in seat k
-                           progress_factory=progress_factory)
+                           progress_factory=progress_factory, net=net)
     a_won = np.concatenate([w[0] == 0, w[1] == 1])  # a in seat 0 of deal d, then in seat 1
     b_won = np.concatenate([w[1] == 0, w[0] == 1])  # b in seat 0 of deal d, then in seat 1
     return a_won, b_won, secs, 2 * games  # the runs' own times (no compile)
 
 
-def _selfplay_speed(policy, theta, games, seed, threads):
+def _selfplay_speed(policy, theta, games, seed, threads, net=None):
     """Games/s of `policy` in both seats (2 players) on `games` deals (compile excluded)."""
     from arena.benevolent.batch import simulate
-    s = simulate(2, None, games=games, seed=seed, threads=threads, policies=[policy, policy], thetas=[theta, theta])
+    s = simulate(2, None, games=games, seed=seed, threads=threads, policies=[policy, policy], thetas=[theta, theta],
+                 net=net)
     return s.games / s.seconds if s.seconds > 0 else float("nan")
 
 
 def ladder_benevolent(players=2, games=1000, seed=7, threads=None, budgets=BV_BUDGETS, say=None,
-                      progress_factory=None, reference=REFERENCE, speed_games=200, thetas=None):
+                      progress_factory=None, reference=REFERENCE, speed_games=200, net=None):
     """One dict per rung (see the module doc), in the order of bv_rungs(budgets). Each rung plays
     the rung below and `reference` (when it is on the ladder); its speed is its self-play games/s
-    on `speed_games` deals, also as a ratio to the heuristic's."""
+    on `speed_games` deals, also as a ratio to the heuristic's. net: the learned and expert
+    players' network instead of the installed model's (`ladder --model`)."""
     from simcore.errors import UserError
     if players != 2:
         raise UserError(f"players {players}: the Benevolent ladder is for 2 players (seats rotated); allowed: 2")
@@ -178,12 +179,16 @@ def ladder_benevolent(players=2, games=1000, seed=7, threads=None, budgets=BV_BU
     from arena.units import theta_hash
     check_run(games, seed)
     nthreads = check_threads(threads)
-    thetas = thetas or {}   # {policy: vector} instead of its own (`ladder --model`)
-    rungs = bv_rungs(budgets, model=bool(thetas))
+    from arena.benevolent.batch import NET_POLICIES, seat_nets
+    from policies import policy_id
+    rungs = bv_rungs(budgets, model=net is not None)
     labels = [r[0] for r in rungs]
     pol = {r[0]: r[1] for r in rungs}
     bud = {r[0]: r[2] for r in rungs}
-    th = {r[0]: thetas[r[1]].copy() if r[1] in thetas else _bv_theta(r[1], r[2]) for r in rungs}
+    th = {r[0]: _bv_theta(r[1], r[2]) for r in rungs}
+    # the network each rung plays (None: it reads none), for its theta hash
+    nets = {r[0]: seat_nets(np.array([policy_id(r[1], BV.name)]), net)[0] if r[1] in NET_POLICIES else None
+            for r in rungs}
     ref = reference if reference in labels else None
     pair = {}
 
@@ -193,7 +198,7 @@ def ladder_benevolent(players=2, games=1000, seed=7, threads=None, budgets=BV_BU
         if say:
             say(f"{a} against {b}: {games:,} deals, seats swapped")
         a_won, b_won, sec, n = _head_to_head(pol[a], pol[b], players, games, seed, threads, progress_factory,
-                                             th[a], th[b])
+                                             th[a], th[b], net)
         pair[(a, b)] = (a_won, b_won, sec, n)
         pair[(b, a)] = (b_won, a_won, sec, n)
 
@@ -205,7 +210,7 @@ def ladder_benevolent(players=2, games=1000, seed=7, threads=None, budgets=BV_BU
             play(a, ref)
         if say:
             say(f"{a}: self-play speed on {min(games, speed_games):,} deals")
-        speed[a] = _selfplay_speed(pol[a], th[a], min(games, speed_games), seed, threads)
+        speed[a] = _selfplay_speed(pol[a], th[a], min(games, speed_games), seed, threads, net)
     base = speed.get("heuristic")
     rows = []
     for i, a in enumerate(labels):
@@ -216,7 +221,7 @@ def ladder_benevolent(players=2, games=1000, seed=7, threads=None, budgets=BV_BU
                 n = pair[(a, b)][3]
                 vs[b] = {"games": n, "wins": w, "win_rate": w / n, "ci95": list(wilson(w, n))}
         opp = labels[i - 1] if i > 0 else (ref if ref is not None and a != ref else None)
-        row = {"policy": a, "name": pol[a], "budget": bud[a], "label": a, "theta_hash": theta_hash(th[a]),
+        row = {"policy": a, "name": pol[a], "budget": bud[a], "label": a, "theta_hash": theta_hash(th[a], nets[a]),
                "against": opp, "games": 0, "wins": 0, "win_rate": None, "ci95": None,
                "diff_vs_below": None, "diff_ci95": None, "p_value": None, "only_this": None, "only_below": None,
                "games_per_second": float("nan"), "vs": vs, "players": players, "seed": seed, "threads": nthreads,

@@ -85,7 +85,7 @@ def _popcount(bits, reps):
     return w
 
 
-def bw_selfplay(configs, theta, games, seed, reps, eps, label_prob, threads=None, progress=None, rules=None) -> tuple:
+def bw_selfplay(configs, theta, net, games, seed, reps, eps, label_prob, threads=None, progress=None, rules=None) -> tuple:
     """Bethel Woods self-play with labels: games 0..games-1 of `seed`, game g set up as
     configs[g % len(configs)] ((players, spies) pairs). Returns (Rows of the turns with at least
     two kept plans, per-game array (labelled turns, won, turns), seconds)."""
@@ -99,11 +99,11 @@ def bw_selfplay(configs, theta, games, seed, reps, eps, label_prob, threads=None
         from simcore.errors import UserError
         raise UserError(f"reps {reps}: allowed 1 to {SP.MAX_REPS} rollouts per plan")
     cfgs = np.stack([setup_config(pl, sp) for pl, sp in configs])
-    return _selfplay(SP, (rules or Rules()).params, cfgs, SP.MAX_TURNS, K_CAND, NF, 3, theta, games, seed, reps, eps,
+    return _selfplay(SP, (rules or Rules()).params, cfgs, SP.MAX_TURNS, K_CAND, NF, 3, theta, net, games, seed, reps, eps,
                      label_prob, threads, progress)
 
 
-def _selfplay(SP, p, cfgs, T, K, NF, nm, theta, games, seed, reps, eps, label_prob, threads, progress):
+def _selfplay(SP, p, cfgs, T, K, NF, nm, theta, net, games, seed, reps, eps, label_prob, threads, progress):
     """Run SP.label_chunk over games 0..games-1 in chunks (T labelled turns a game at most, K plans
     a turn, NF features, nm fields per labelled turn) and gather the rows of the turns with at least
     two kept plans."""
@@ -117,7 +117,7 @@ def _selfplay(SP, p, cfgs, T, K, NF, nm, theta, games, seed, reps, eps, label_pr
         Yo = np.zeros((count, T, K), dtype=np.int32)
         Mo = np.zeros((count, T, nm), dtype=np.int32)
         Go = np.zeros((count, 3), dtype=np.int32)
-        SP.label_chunk(p, cfgs, np.uint64(seed), start, count, theta, reps, eps, label_prob, Xo, So, Yo, Mo, Go)
+        SP.label_chunk(p, cfgs, np.uint64(seed), start, count, theta, net, reps, eps, label_prob, Xo, So, Yo, Mo, Go)
         return Xo, So, Yo, Mo, Go
 
     def collect(start, count, res):
@@ -163,14 +163,14 @@ def fit_value(X, y, hidden=32, alpha=1e-3, seed=0, max_iter=300) -> tuple:
     return net, info
 
 
-def bw_paired(theta_a, configs, games, seed, threads=None, policy_b="heuristic", theta_b=None):
-    """Per setup: the learned player with theta_a against policy_b on the same games (paired).
-    Returns a list of dicts and the pooled paired difference."""
+def bw_paired(net_a, configs, games, seed, threads=None, policy_b="heuristic", theta_b=None):
+    """Per setup: the learned player with the network net_a against policy_b on the same games
+    (paired). Returns a list of dicts and the pooled paired difference."""
     from arena.bethel_woods.batch import simulate
     rows = []
     won_a, won_b = [], []
     for pl, sp in configs:
-        a = simulate(pl, sp, policy="learned", games=games, seed=seed, threads=threads, theta=theta_a,
+        a = simulate(pl, sp, policy="learned", games=games, seed=seed, threads=threads, net=net_a,
                      keep_records=True)
         b = simulate(pl, sp, policy=policy_b, games=games, seed=seed, threads=threads, theta=theta_b,
                      keep_records=True)
@@ -192,9 +192,10 @@ def _versions():
     return {"numpy": numpy.__version__, "scikit-learn": sklearn.__version__}
 
 
-def _bw_validate(theta, configs, games, seed, threads):
-    """A round's validation: the learned player against the heuristic on the same games."""
-    vrows, vpool = bw_paired(theta, configs, games, seed, threads)
+def _bw_validate(net, configs, games, seed, threads):
+    """A round's validation: the learned player (with the network `net`) against the heuristic on
+    the same games."""
+    vrows, vpool = bw_paired(net, configs, games, seed, threads)
     text = (f"  validation (seed {seed}, {games:,} games a setup): learned "
             f"{signed(vpool.diff * 100)} pp against the heuristic (95% CI {signed(vpool.ci_low * 100)} to "
             f"{signed(vpool.ci_high * 100)})")
@@ -202,9 +203,9 @@ def _bw_validate(theta, configs, games, seed, threads):
             "p_value": vpool.pvalue}, text
 
 
-def _bw_confirm(theta, configs, games, seed, threads, say):
+def _bw_confirm(net, configs, games, seed, threads, say):
     """The confirmation on fresh games: (its record, confirmed) with the pooled paired interval."""
-    crows, cpool = bw_paired(theta, configs, games, seed, threads)
+    crows, cpool = bw_paired(net, configs, games, seed, threads)
     confirmed = bool(cpool.ci_low > 0)
     for r in crows:
         ratio = r["learned_games_per_second"] / r["heuristic_games_per_second"]
@@ -224,8 +225,8 @@ def _bw_trainer():
     from policies.bethel_woods import learned as L
     from policies.bethel_woods.features import FEATURE_NAMES
     return Trainer(
-        game=BW, first_player="the planner's own choice", start_theta=L.planner_theta,
-        play_theta=L.learned_theta, check_theta=L.learned_theta, selfplay=bw_selfplay,
+        game=BW, first_player="the planner's own choice", selfplay_theta=L.learned_theta,
+        net_array=L.learned_net, net_size=L.NET_SIZE, selfplay=bw_selfplay,
         selfplay_text=lambda pg, games: f"self-play won {int(pg[:, 1].sum()):,}/{games:,}",
         selfplay_field=lambda pg: ("selfplay_wins", int(pg[:, 1].sum())),
         validate=_bw_validate, confirm_line="confirming on fresh games (seed {seed}, {games:,} a setup): learned "
@@ -253,7 +254,7 @@ def bv_label_theta(theta):
     return t
 
 
-def bv_selfplay(players_list, theta, games, seed, reps, eps, label_prob, threads=None, progress=None) -> tuple:
+def bv_selfplay(players_list, theta, net, games, seed, reps, eps, label_prob, threads=None, progress=None) -> tuple:
     """Benevolent self-play with labels: games 0..games-1 of `seed`, game g with
     players_list[g % len]. Returns (Rows of the labelled turns, per-game array (labelled turns,
     winner, turns), seconds)."""
@@ -261,19 +262,19 @@ def bv_selfplay(players_list, theta, games, seed, reps, eps, label_prob, threads
     from policies.benevolent.features import NF
     from policies.benevolent.heuristic import K_MAX
     from simcore.benevolent.rules import Rules
-    return _selfplay(SP, Rules().params, bv_setups(players_list), SP.MAX_LABELLED, K_MAX, NF, 4, theta, games, seed,
+    return _selfplay(SP, Rules().params, bv_setups(players_list), SP.MAX_LABELLED, K_MAX, NF, 4, theta, net, games, seed,
                      reps, eps, label_prob, threads, progress)
 
 
-def bv_paired(theta_a, players_list, games, seed, threads=None):
-    """Per player count: the learned player (theta_a) in each seat in turn, the heuristic in the
+def bv_paired(net_a, players_list, games, seed, threads=None):
+    """Per player count: the learned player (network net_a) in each seat in turn, the heuristic in the
     others, on the same deals. Its share of the games with a Wilson interval against the fair
     share, timeouts, and for 2 players the difference from the heuristic by deal."""
     from arena.benevolent.batch import rotate_seats
     from .stats import paired_difference_by_deal
     rows = []
     for pl in players_list:
-        w, secs = rotate_seats("learned", "heuristic", pl, games, seed, threads, theta_a=theta_a)
+        w, secs = rotate_seats("learned", "heuristic", pl, games, seed, threads, net=net_a)
         won = np.stack([w[k] == k for k in range(pl)], axis=1)        # deal x seat: learned won
         n = pl * games
         wins = int(won.sum())
@@ -289,9 +290,9 @@ def bv_paired(theta_a, players_list, games, seed, threads=None):
     return rows
 
 
-def _bv_validate(theta, players_list, games, seed, threads):
-    """A round's validation: the learned player in each seat in turn against the heuristic."""
-    vrows = bv_paired(theta, players_list, games, seed, threads)
+def _bv_validate(net, players_list, games, seed, threads):
+    """A round's validation: the learned player (network `net`) in each seat in turn against the heuristic."""
+    vrows = bv_paired(net, players_list, games, seed, threads)
     text = ("  validation (seed {}, {:,} deals a player count): ".format(seed, games)
             + "; ".join(f"{r['players']} players: learned wins {pct(r['share'])} of its games "
                         f"({pct(r['share_ci95'][0])} to {pct(r['share_ci95'][1])}; fair share {pct(r['fair_share'])})"
@@ -299,10 +300,10 @@ def _bv_validate(theta, players_list, games, seed, threads):
     return {"seed": seed, "per_players": vrows}, text
 
 
-def _bv_confirm(theta, players_list, games, seed, threads, say):
+def _bv_confirm(net, players_list, games, seed, threads, say):
     """The confirmation on fresh deals: (its record, confirmed): the learned player's share above
     the fair share at every player count."""
-    crows = bv_paired(theta, players_list, games, seed, threads)
+    crows = bv_paired(net, players_list, games, seed, threads)
     confirmed = all(r["share_ci95"][0] > r["fair_share"] for r in crows)
     for r in crows:
         say(f"  {r['players']} players: learned {r['learned_wins']:,}/{r['games']:,} ({pct(r['share'])}, "
@@ -319,8 +320,7 @@ def _bv_trainer():
     from policies.benevolent.features import FEATURE_NAMES
     return Trainer(
         game=BV, first_player="the heuristic's choice less the repetition term",
-        start_theta=lambda: bv_label_theta(L.planner_theta()),
-        play_theta=lambda net: bv_label_theta(L.learned_theta(net)), check_theta=L.learned_theta,
+        selfplay_theta=lambda: bv_label_theta(L.learned_theta()), net_array=L.learned_net, net_size=L.NET_SIZE,
         selfplay=bv_selfplay,
         selfplay_text=lambda pg, games: f"{int((pg[:, 1] < 0).sum()):,} of {games:,} self-play games timed out",
         selfplay_field=lambda pg: ("selfplay_timeouts", int((pg[:, 1] < 0).sum())),
@@ -351,15 +351,15 @@ class Trainer:
     game, made when first asked for (``trainer``)."""
     game: Any
     first_player: str                 # who plays round 1's self-play, in words
-    start_theta: Callable             # () -> round 1's self-play vector (the planner's own choice)
-    play_theta: Callable              # net -> the next round's self-play vector
-    check_theta: Callable             # net -> the learned player's vector (validation, confirmation)
-    selfplay: Callable                # (setups, theta, games, seed, reps, eps, label_prob, threads, progress) -> (Rows, per_game, s)
+    selfplay_theta: Callable          # () -> the self-play's vector (every round's; the network is apart)
+    net_array: Callable               # a fitted model (dict) -> its network array (validation, confirmation, self-play)
+    net_size: int                     # a network array's floats (round 1 plays all zeros: the planner's own choice)
+    selfplay: Callable                # (setups, theta, net, games, seed, reps, eps, label_prob, threads, progress) -> (Rows, per_game, s)
     selfplay_text: Callable           # (per_game, games) -> what the self-play's games did, in words
     selfplay_field: Callable          # per_game -> (the round record's field, its value)
-    validate: Callable                # (theta, setups, games, seed, threads) -> (record, line)
+    validate: Callable                # (net, setups, games, seed, threads) -> (record, line)
     confirm_line: str                 # the confirmation's first line ({seed}, {games})
-    confirm: Callable                 # (theta, setups, games, seed, threads, say) -> (record, confirmed)
+    confirm: Callable                 # (net, setups, games, seed, threads, say) -> (record, confirmed)
     setup_fields: Callable            # setups -> the record's fields naming them
     player_fields: Callable           # theta -> the planner's settings in the record
     rollout_fields: Callable          # theta -> the labels' rollout settings in the record
@@ -387,8 +387,10 @@ def train(game, setups, games, iterations=2, reps=4, seed=1, threads=None, hidde
           label_prob=1.0, validate_games=1000, confirm_games=4000, say=print, progress_factory=None):
     """Expert iteration for a game's learned player over `setups` (Bethel Woods: (players, spies)
     pairs; Benevolent: player counts). Returns (net, record)."""
+    from policies.value_model import no_net
     tr = trainer(game)
-    theta = tr.start_theta()
+    theta = tr.selfplay_theta()
+    play_net = no_net(tr.net_size)   # round 1: no network, the planner's own choice
     data, rounds = [], []
     net = None
     t0 = time.perf_counter()
@@ -397,15 +399,15 @@ def train(game, setups, games, iterations=2, reps=4, seed=1, threads=None, hidde
         who = tr.first_player if net is None else f"round {it}'s model"
         say(f"round {it + 1}/{iterations}: self-play of {games:,} games (seed {dseed}, {who}), "
             f"{reps} rollouts per kept plan")
-        rows, per_game, secs = tr.selfplay(setups, theta, games, dseed, reps, eps, label_prob, threads,
+        rows, per_game, secs = tr.selfplay(setups, theta, play_net, games, dseed, reps, eps, label_prob, threads,
                                            progress_factory() if progress_factory else None)
         data.append(rows)
         allrows = concat(data)
         say(f"  {len(rows):,} labelled plans of {len(np.unique(rows.turn_id)):,} turns in {secs:.0f} s; "
             f"{tr.selfplay_text(per_game, games)}; fitting on {len(allrows):,} plans")
         net, info = fit_value(allrows.X, allrows.y, hidden, alpha, seed)
-        theta = tr.play_theta(net)
-        validation, line = tr.validate(tr.check_theta(net), setups, validate_games, seed * 1000 + 900, threads)
+        play_net = tr.net_array(net)
+        validation, line = tr.validate(play_net, setups, validate_games, seed * 1000 + 900, threads)
         say(line)
         field, value = tr.selfplay_field(per_game)
         rounds.append({"round": it, "seed": dseed, "games": games, "player": who, "labelled_plans": len(rows),
@@ -413,7 +415,7 @@ def train(game, setups, games, iterations=2, reps=4, seed=1, threads=None, hidde
                        "selfplay_seconds": secs, "fit": info, "validation": validation})
     cseed = seed * 1000 + 999
     say(tr.confirm_line.format(seed=cseed, games=confirm_games))
-    confirmation, confirmed = tr.confirm(tr.check_theta(net), setups, confirm_games, cseed, threads, say)
+    confirmation, confirmed = tr.confirm(play_net, setups, confirm_games, cseed, threads, say)
     record = {
         "game": tr.game.name, "policy": "learned", **tr.setup_fields(setups),
         "seed": seed, "iterations": iterations, "games_per_round": games, "reps": reps,

@@ -74,21 +74,13 @@ def dial_theta(game, temperature: float):
 
 def dial_temperature(game, theta) -> float | None:
     """The skill dial's temperature of a learned player's vector (``dial_theta``), or None when
-    the vector is not the installed model's at some temperature (then it is someone else's vector)."""
+    the vector is not the learned player's own at some temperature (then it is someone else's
+    vector). The network is not in the vector: a dial rung plays the cell's ``net``."""
     T_TEMP = modules(game).learned.T_TEMP
     if theta is None or len(theta) <= T_TEMP:
         return None
     t = float(theta[T_TEMP])
     return t if tuple(float(x) for x in theta) == dial_theta(game, t) else None
-
-
-def with_dial_at(game, theta, temperature: float) -> tuple:
-    """A learned player's vector `theta` (e.g. a user's model, ``--model``) with the skill dial at
-    `temperature`."""
-    T_TEMP = modules(game).learned.T_TEMP
-    t = [float(x) for x in theta]
-    t[T_TEMP] = float(temperature)
-    return tuple(t)
 
 
 def parse_rung(name: str, game) -> tuple[str, float | None]:

@@ -1,13 +1,17 @@
-"""The policy plug point, written once for every game: ``decide``, ``reset``, ``ws_size`` and
-``default_theta`` from a game's table of policies (``policies/<game>/decide.py``).
+"""The policy plug point, written once for every game: ``decide``, ``reset``, ``ws_size``,
+``default_theta`` and ``default_net`` from a game's table of policies (``policies/<game>/decide.py``).
 
 A game lists its policies in id order (the order of ``policies.POLICIES[game]``), each a
-``Policy``: its compiled action (``action(s, p, theta, seat, acts, n, key, ws)``; None for the
-random player, id 0), its compiled reset (``reset(ws)`` at a game's start; None: nothing to
-forget), the int32 scratch entries a seat needs, and how its default parameter vector is made.
-``plug_point(tag, table, theta_size)`` returns the game's four functions, its widest scratch
-and the settable names. Policies that share an action (the heuristic and the tuned heuristic)
-share its branch.
+``Policy``: its compiled action (None for the random player, id 0), its compiled reset
+(``reset(ws)`` at a game's start; None: nothing to forget), the int32 scratch entries a seat
+needs, how its default parameter vector is made and, for a player that reads a learned value,
+how its default network is made. A seat's parameters are two float arrays: ``theta`` (weights,
+budgets, settings) and ``net`` (a network packed by ``value_model.pack``; all zeros: none). A
+player with a network has the action ``action(s, p, theta, net, seat, acts, n, key, ws)``; one
+without, ``action(s, p, theta, seat, acts, n, key, ws)``, which the plug point calls through a
+small adapter (``_netless``) that drops ``net``. ``plug_point(tag, table, theta_size, net_size)``
+returns the game's ``PlugPoint``. Policies that share an action (the heuristic and the tuned
+heuristic) share its branch.
 
 The compiled three are templates below, specialised per game by `simcore.numbacache.specialise`
 (cached on disk per game; the names each binds are listed there). ``_planner`` has room for
@@ -26,6 +30,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
+from simcore.errors import UserError
 from simcore.numbacache import specialise
 
 from .random import random_action
@@ -42,25 +47,45 @@ class Policy(NamedTuple):
     ws: int = 1                                       # int32 scratch entries a seat needs
     theta: Callable[[], np.ndarray] | None = None     # its default parameter vector; None: none
     names: tuple = ()                                 # the names of its parameters that a user may set
+    net: Callable[[], np.ndarray] | None = None       # its default network (the installed model's); None: reads none
 
 
-def _planner(policy_id, s, p, theta, seat, acts, n, key, ws):
+class PlugPoint(NamedTuple):
+    """A game's plug point (``plug_point``): the compiled three, the default arrays and sizes."""
+    decide: Any           # decide(policy_id, s, p, theta, net, seat, acts, n, key, ws) -> action
+    reset: Any            # reset(policy_id, theta, seat, ws)
+    ws_size: Any          # ws_size(pols) -> the int32 scratch entries a seat needs
+    default_theta: Callable[[int], np.ndarray]    # a policy's default vector, THETA_SIZE floats
+    seat_nets: Callable[..., np.ndarray]          # seat_nets(pols, net=None): each seat's network row
+    WS_SIZE: int          # the widest scratch
+    NET_SIZE: int         # the floats of a network array
+    THETA_NAMES: dict     # each id's settable parameter names
+    NET_POLICIES: frozenset   # the names of the policies that read a network
+
+
+def _netless(s, p, theta, net, seat, acts, n, key, ws):
+    """A policy that reads no network, called as one that does: F without ``net``."""
+    return F(s, p, theta, seat, acts, n, key, ws)  # noqa: F821 (F: the wrapped action)
+
+
+def _planner(policy_id, s, p, theta, net, seat, acts, n, key, ws):
     if policy_id == A0 or policy_id == B0:  # noqa: F821 (A*, B*: the ids of planner k; ACT*: its action)
-        return ACT0(s, p, theta, seat, acts, n, key, ws)  # noqa: F821
+        return ACT0(s, p, theta, net, seat, acts, n, key, ws)  # noqa: F821
     if policy_id == A1 or policy_id == B1:  # noqa: F821
-        return ACT1(s, p, theta, seat, acts, n, key, ws)  # noqa: F821
+        return ACT1(s, p, theta, net, seat, acts, n, key, ws)  # noqa: F821
     if policy_id == A2 or policy_id == B2:  # noqa: F821
-        return ACT2(s, p, theta, seat, acts, n, key, ws)  # noqa: F821
+        return ACT2(s, p, theta, net, seat, acts, n, key, ws)  # noqa: F821
     if policy_id == A3 or policy_id == B3:  # noqa: F821
-        return ACT3(s, p, theta, seat, acts, n, key, ws)  # noqa: F821
-    return ACT4(s, p, theta, seat, acts, n, key, ws)  # noqa: F821
+        return ACT3(s, p, theta, net, seat, acts, n, key, ws)  # noqa: F821
+    return ACT4(s, p, theta, net, seat, acts, n, key, ws)  # noqa: F821
 
 
-def decide(policy_id, s, p, theta, seat, acts, n, key, ws):
-    """The action of policy `policy_id` for `seat` among acts[:n]."""
+def decide(policy_id, s, p, theta, net, seat, acts, n, key, ws):
+    """The action of policy `policy_id` for `seat` among acts[:n] (theta, net: the seat's
+    parameter vector and network)."""
     if policy_id == 0:
         return random_action(acts, n, key)
-    return planner(policy_id, s, p, theta, seat, acts, n, key, ws)  # noqa: F821
+    return planner(policy_id, s, p, theta, net, seat, acts, n, key, ws)  # noqa: F821
 
 
 def reset(policy_id, theta, seat, ws):
@@ -106,16 +131,19 @@ def _branches(table, attr, room, what):
     return out
 
 
-def plug_point(tag: str, table, theta_size: int):
-    """The game's ``(decide, reset, ws_size, default_theta, WS_SIZE, THETA_NAMES)`` from its policy
-    table (a sequence of ``Policy`` in id order, the random player first); `theta_size`: the
-    length every parameter vector is padded to (the widest policy's). WS_SIZE is the widest
-    scratch, THETA_NAMES each id's settable parameter names."""
+def plug_point(tag: str, table, theta_size: int, net_size: int) -> PlugPoint:
+    """The game's ``PlugPoint`` from its policy table (a sequence of ``Policy`` in id order, the
+    random player first); `theta_size`: the length every parameter vector is padded to (the widest
+    policy's); `net_size`: the floats of a network array (the game's learned player's)."""
     table = tuple(table)
     if table[0].action is not None:
         raise ValueError(f"{tag}: policy id 0 is the random player (no action of its own)")
     names: dict[str, Any] = {}
     plans = _branches(table, "action", PLANNERS, tag)   # (the random player, id 0, has none)
+    # an action that reads no network is called through its adapter (one per action)
+    reads_net = {id(pol.action) for pol in table if pol.net is not None}
+    plans = [(ids, f if id(f) in reads_net else
+              specialise(_netless, f"{tag}_{table[ids[0]].name}", {"F": f}, _nrt=False)) for ids, f in plans]
     # the unused branches go before the last (the fallback) and are reached by no id
     plans = plans[:-1] + [([NO_ID], plans[0][1])] * (PLANNERS - len(plans)) + plans[-1:]
     for k, (ids, f) in enumerate(plans):
@@ -142,5 +170,22 @@ def plug_point(tag: str, table, theta_size: int):
             d = table[pid].theta()
             theta[:len(d)] = d
         return theta
-    return (dec, res, wsz, default_theta, max(pol.ws for pol in table),
-            {pid: pol.names for pid, pol in enumerate(table)})
+
+    def seat_nets(pols, net=None) -> np.ndarray:
+        """The network row of each seat (MAX_PLAYERS rows as pols): `net` (a network array; None:
+        the policy's default, the installed model's) where the seat's policy reads one, zeros
+        elsewhere; one column of zeros when no seat reads one (no model file is read)."""
+        with_net = [q for q, pid in enumerate(pols) if 0 <= int(pid) < len(table) and table[int(pid)].net is not None]
+        out = np.zeros((len(pols), net_size if with_net else 1), dtype=np.float64)
+        for q in with_net:
+            if net is None:
+                out[q] = table[int(pols[q])].net()
+            else:
+                v = np.asarray(net, dtype=np.float64).ravel()
+                if len(v) > net_size:
+                    raise UserError(f"a network of {len(v)} floats; allowed at most {net_size} ({tag})")
+                out[q, :len(v)] = v
+        return out
+    return PlugPoint(dec, res, wsz, default_theta, seat_nets, max(pol.ws for pol in table), int(net_size),
+                     {pid: pol.names for pid, pol in enumerate(table)},
+                     frozenset(pol.name for pol in table if pol.net is not None))

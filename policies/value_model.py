@@ -7,12 +7,15 @@ the probability of winning that rollouts from such positions estimated (fit by l
 
     v(x) = b2 + sum_j W2[j] * max(0, b1[j] + sum_i W1[i, j] * (x[i] - mean[i]) / scale[i])
 
-Inside a policy's parameter vector theta the network is *packed* at an offset (``pack``): ``nf``,
-``nh``, then W1 with the standardisation folded in (W1[i, j] / scale[i]), unit by unit (the nf
-weights of hidden unit j together), b1 (less the folded means), W2, b2. ``value(x, theta, off, h)`` evaluates it with ``h`` as scratch
-(at least nh floats); no allocation, so it runs inside the planners' hot loops (Stockfish's NNUE
-keeps its weights as plain arrays in the same way). Because the weights are part of theta, a
-policy's ``theta_hash`` (every ``--json``, the results store's cell keys, traces) names the model.
+The network is a float array of its own, the play loop's ``nets[seat]`` beside the seat's
+parameter vector theta (``net_array``): *packed* (``pack``) as ``nf``, ``nh``, then W1 with the
+standardisation folded in (W1[i, j] / scale[i]), unit by unit (the nf weights of hidden unit j
+together), b1 (less the folded means), W2, b2, then zeros to the game's NET_SIZE; all zeros is no
+network (``no_net``; a player then falls back on its planner's score). ``value(x, net, off, h)``
+evaluates the network packed at net[off:] with ``h`` as scratch (at least nh floats); no
+allocation, so it runs inside the planners' hot loops (Stockfish's NNUE keeps its weights as plain
+arrays in the same way). A cell's key in a results store names its network by a hash
+(``arena.cell.Cell.net``; None: the installed model, whose file the engine hash covers).
 
 The model file (``policies/<game>/learned.json``, written by ``boardsim train``): JSON with
 
@@ -25,7 +28,7 @@ The model file (``policies/<game>/learned.json``, written by ``boardsim train``)
     sha256    of the network's numbers (a file edited by hand or cut short is refused)
     training  the record of how it was trained and what it scored on seeds it never saw
 
-``values(X, st, nc, theta, off, out)`` evaluates it at a decision's kept plans together (rows of
+``values(X, st, nc, net, off, out)`` evaluates it at a decision's kept plans together (rows of
 ``stride(nf)`` floats, four at a time), 3-8x faster per position than ``value`` (benchmarks/network.py), to the
 last few bits; ``values_sparse`` does the same from a copy of the first layer feature by feature
 (``transposed``), summing row 0 over its non-zero features and each other row over the features
@@ -56,7 +59,7 @@ MAX_MODEL_BYTES = 16 << 20   # a model file is read whole: 75-90 kB shipped, a 1
 
 
 def packed_size(nf: int, nh: int) -> int:
-    """The floats a packed network of nf features and nh hidden units takes in theta."""
+    """The floats a packed network of nf features and nh hidden units takes."""
     return 2 + nf * nh + nh + nh + 1
 
 
@@ -164,8 +167,8 @@ def near_top(vals, nc, X, st, keys, match):
 
 
 @njit(cache=True, _nrt=False, fastmath=True)
-def values(X, st, nc, theta, off, out):
-    """out[c] = the network packed at theta[off:] at the features X[c * st: c * st + nf], for c <
+def values(X, st, nc, net, off, out):
+    """out[c] = the network packed at net[off:] at the features X[c * st: c * st + nf], for c <
     nc rounded up to a multiple of 4 (X holds that many rows of st = ``stride(nf)`` floats, each
     zero from nf to st; rows past nc may hold anything finite, their values are not used).
 
@@ -175,8 +178,8 @@ def values(X, st, nc, theta, off, out):
     its row or on the other rows (the four sums are the same loop's). The sums are taken in
     another order than ``value``'s, so the two differ in the last bits (|difference| below 1e-12
     on the shipped models' positions, far below MARGIN: tests/test_network.py)."""
-    nf = int(theta[off])
-    nh = int(theta[off + 1])
+    nf = int(net[off])
+    nh = int(net[off + 1])
     w1 = off + 2
     b1 = w1 + nf * nh
     w2 = b1 + nh
@@ -186,12 +189,12 @@ def values(X, st, nc, theta, off, out):
         x1 = X[(c + 1) * st: (c + 1) * st + n]
         x2 = X[(c + 2) * st: (c + 2) * st + n]
         x3 = X[(c + 3) * st: (c + 3) * st + n]
-        v0 = theta[w2 + nh]
+        v0 = net[w2 + nh]
         v1 = v0
         v2 = v0
         v3 = v0
         for j in range(nh):
-            wr = theta[w1 + j * nf: w1 + j * nf + n]
+            wr = net[w1 + j * nf: w1 + j * nf + n]
             a0 = 0.0
             a1 = 0.0
             a2 = 0.0
@@ -202,8 +205,8 @@ def values(X, st, nc, theta, off, out):
                 a1 += w * x1[i]
                 a2 += w * x2[i]
                 a3 += w * x3[i]
-            b = theta[b1 + j]
-            u = theta[w2 + j]
+            b = net[b1 + j]
+            u = net[w2 + j]
             a0 += b
             a1 += b
             a2 += b
@@ -222,7 +225,7 @@ def values(X, st, nc, theta, off, out):
         out[c + 3] = v3
 
 
-NSAMPLE = 32   # weights ``transposed`` compares to tell whether its copy is of the network in theta
+NSAMPLE = 32   # weights ``transposed`` compares to tell whether its copy is of the network in net
 
 
 def meta_size() -> int:
@@ -231,59 +234,59 @@ def meta_size() -> int:
 
 
 @njit(cache=True, _nrt=False)
-def transposed(theta, off, WT, meta):
+def transposed(net, off, WT, meta):
     """WT[i * nh + j] = the first-layer weight of feature i into hidden unit j of the network
-    packed at theta[off:] (``values_sparse`` reads a feature's weights together). meta records
+    packed at net[off:] (``values_sparse`` reads a feature's weights together). meta records
     which network WT holds (nf, nh, NSAMPLE weights spread over W1, b1[0], W2[0], b2): the copy is
-    made again only when theta holds another one (a zeroed meta holds none)."""
-    nf = int(theta[off])
-    nh = int(theta[off + 1])
+    made again only when net holds another one (a zeroed meta holds none)."""
+    nf = int(net[off])
+    nh = int(net[off + 1])
     n = nf * nh
     w1 = off + 2
     w2 = w1 + n + nh
     ok = meta[0] == nf and meta[1] == nh
     if ok:
         for k in range(NSAMPLE):
-            if meta[2 + k] != theta[w1 + (k * n) // NSAMPLE]:
+            if meta[2 + k] != net[w1 + (k * n) // NSAMPLE]:
                 ok = False
                 break
     if ok:
-        ok = (meta[2 + NSAMPLE] == theta[w1 + n] and meta[3 + NSAMPLE] == theta[w2]
-              and meta[4 + NSAMPLE] == theta[w2 + nh])
+        ok = (meta[2 + NSAMPLE] == net[w1 + n] and meta[3 + NSAMPLE] == net[w2]
+              and meta[4 + NSAMPLE] == net[w2 + nh])
     if ok:
         return
     for j in range(nh):
         for i in range(nf):
-            WT[i * nh + j] = theta[w1 + j * nf + i]
+            WT[i * nh + j] = net[w1 + j * nf + i]
     meta[0] = nf
     meta[1] = nh
     for k in range(NSAMPLE):
-        meta[2 + k] = theta[w1 + (k * n) // NSAMPLE]
-    meta[2 + NSAMPLE] = theta[w1 + n]
-    meta[3 + NSAMPLE] = theta[w2]
-    meta[4 + NSAMPLE] = theta[w2 + nh]
+        meta[2 + k] = net[w1 + (k * n) // NSAMPLE]
+    meta[2 + NSAMPLE] = net[w1 + n]
+    meta[3 + NSAMPLE] = net[w2]
+    meta[4 + NSAMPLE] = net[w2 + nh]
 
 
 @njit(cache=True, _nrt=False, fastmath=True)
-def _head(a, theta, w2, nh):
-    v = theta[w2 + nh]
+def _head(a, net, w2, nh):
+    v = net[w2 + nh]
     for j in range(nh):
         if a[j] > 0.0:
-            v += a[j] * theta[w2 + j]
+            v += a[j] * net[w2 + j]
     return v
 
 
 @njit(cache=True, _nrt=False, fastmath=True)
-def values_sparse(X, st, nc, theta, off, WT, acc, out):
-    """out[c] = the network packed at theta[off:] at the features X[c * st: c * st + nf] for c <
+def values_sparse(X, st, nc, net, off, WT, acc, out):
+    """out[c] = the network packed at net[off:] at the features X[c * st: c * st + nf] for c <
     nc, to the last few bits as ``values`` (the same screen; WT: ``transposed``'s copy of the first
     layer, acc: scratch of 2 nh + 2 nf floats). A decision's ends have few features that are not zero (a
     third in Benevolent) and differ from one end to the next in fewer still (7 of 120 on average):
     row 0's hidden units are summed over its non-zero features only, each other row's from row 0's
     over the features where the two differ (x_c - x_0). The sums are taken in another order than
     ``value``'s: |difference| far below MARGIN, as for ``values`` (tests/test_network.py)."""
-    nf = int(theta[off])
-    nh = int(theta[off + 1])
+    nf = int(net[off])
+    nh = int(net[off + 1])
     b1 = off + 2 + nf * nh
     w2 = b1 + nh
     a0 = acc[0:nh]
@@ -292,7 +295,7 @@ def values_sparse(X, st, nc, theta, off, WT, acc, out):
     ix = acc[2 * nh + nf:2 * nh + 2 * nf].view(np.int64)   # and their features
     x0 = X[0:nf]
     for j in range(nh):
-        a0[j] = theta[b1 + j]
+        a0[j] = net[b1 + j]
     k = 0
     for i in range(nf):                               # listed without a branch
         dv[k] = x0[i]
@@ -304,7 +307,7 @@ def values_sparse(X, st, nc, theta, off, WT, acc, out):
         wt = WT[i * nh:(i + 1) * nh]
         for j in range(nh):
             a0[j] += wt[j] * xi
-    out[0] = _head(a0, theta, w2, nh)
+    out[0] = _head(a0, net, w2, nh)
     for c in range(1, nc):
         xc = X[c * st:c * st + nf]
         for j in range(nh):
@@ -321,27 +324,27 @@ def values_sparse(X, st, nc, theta, off, WT, acc, out):
             wt = WT[i * nh:(i + 1) * nh]
             for j in range(nh):
                 a[j] += wt[j] * d
-        out[c] = _head(a, theta, w2, nh)
+        out[c] = _head(a, net, w2, nh)
 
 
 @njit(cache=True, _nrt=False, fastmath=True)
-def value(x, theta, off, h):
-    """The network packed at theta[off:] evaluated at features x (h: unused scratch, kept for the
+def value(x, net, off, h):
+    """The network packed at net[off:] evaluated at features x (h: unused scratch, kept for the
     callers' layout). Each hidden unit is one dot product over the features (its weights are
     contiguous: W1 is packed unit by unit), which the compiler vectorises."""
-    nf = int(theta[off])
-    nh = int(theta[off + 1])
+    nf = int(net[off])
+    nh = int(net[off + 1])
     w1 = off + 2
     b1 = w1 + nf * nh
     w2 = b1 + nh
-    v = theta[w2 + nh]
+    v = net[w2 + nh]
     for j in range(nh):
         r = w1 + j * nf
-        a = theta[b1 + j]
+        a = net[b1 + j]
         for i in range(nf):
-            a += theta[r + i] * x[i]
+            a += net[r + i] * x[i]
         if a > 0.0:
-            v += a * theta[w2 + j]
+            v += a * net[w2 + j]
     return v
 
 
@@ -452,13 +455,21 @@ def packed(net: dict) -> np.ndarray:
     return pack(net["mean"], net["scale"], net["W1"], net["b1"], net["W2"], net["b2"])
 
 
-def put_net(theta: np.ndarray, off: int, net: dict, max_hidden: int) -> np.ndarray:
-    """theta with the network packed at theta[off:] (ValueError beyond max_hidden units)."""
+def net_array(net: dict, size: int, max_hidden: int) -> np.ndarray:
+    """The network array of a model (as ``read_model`` reads it): packed, then zeros to `size`
+    floats (ValueError beyond max_hidden units)."""
     if net["hidden"] > max_hidden:
         raise ValueError(f"a model of {net['hidden']} hidden units; at most {max_hidden}")
     p = packed(net)
-    theta[off:off + len(p)] = p
-    return theta
+    out = np.zeros(size, dtype=np.float64)
+    out[:len(p)] = p
+    return out
+
+
+def no_net(size: int) -> np.ndarray:
+    """A network array of `size` zeros: no network (net[0] = 0 features), so a player plays its
+    planner's own choice (the first round of training)."""
+    return np.zeros(size, dtype=np.float64)
 
 
 def model_label(path: Path) -> str:

@@ -107,6 +107,7 @@ def test_no_peeking(game, policy):
     pid = policy_id(policy, game)
     p = face.State(3).params if game == "benevolent" else face.State(3, 2).params
     theta = dec.default_theta(pid)
+    net = dec.seat_nets(np.array([pid]))[0]   # the installed model's where the policy reads one
     key = np.uint64(12345)
     acts = np.zeros(256, np.int32)
     n_checked = 0
@@ -117,8 +118,8 @@ def test_no_peeking(game, policy):
             if game == "bethel_woods":  # (Benevolent's Footstep slots may come back in another order)
                 assert (view == s).all(), "the state holds something its public view does not show"
             acts[:len(legal)] = legal
-            a = dec.decide(pid, s, p, theta, q, acts, len(legal), key, np.zeros(dec.WS_SIZE, np.int32))
-            b = dec.decide(pid, view, p, theta, q, acts, len(legal), key, np.zeros(dec.WS_SIZE, np.int32))
+            a = dec.decide(pid, s, p, theta, net, q, acts, len(legal), key, np.zeros(dec.WS_SIZE, np.int32))
+            b = dec.decide(pid, view, p, theta, net, q, acts, len(legal), key, np.zeros(dec.WS_SIZE, np.int32))
             assert a == b and a in legal
             n_checked += 1
     assert n_checked > 20

@@ -49,7 +49,7 @@ def _play_turn(pid, s, p, seat, key=7):
     played = []
     while s[E.PHASE] != PH_TERMINAL and s[E.TURN] == turn:
         n = E.legal_actions(s, p, acts)
-        a = D.decide(pid, s, p, theta, seat, acts, n, np.uint64(key + len(played)), ws)
+        a = D.decide(pid, s, p, theta, D.seat_nets(np.array([pid]))[0], seat, acts, n, np.uint64(key + len(played)), ws)
         assert a in acts[:n]
         played.append(int(a))
         E.apply(s, p, a)

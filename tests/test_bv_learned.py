@@ -6,8 +6,9 @@ import json
 import numpy as np
 import pytest
 
-from arena.benevolent.batch import parse_policies, rotate_seats, simulate
+from arena.benevolent.batch import parse_policies, rotate_seats, seat_nets, simulate
 from experiments.stats import wilson
+from policies import value_model as VM
 from policies.benevolent import expert as X
 from policies.benevolent import heuristic as H
 from policies.benevolent import learned as L
@@ -114,6 +115,8 @@ def test_the_learned_player_plays_the_plan_of_highest_value_less_its_repetitions
     net = L.model_record()
     p = Rules().params
     names, pols, thetas = parse_policies(None, ["learned", "heuristic"], 2)
+    nets = seat_nets(pols)   # seat 0's: the installed model's, as read into `net` above
+    assert np.array_equal(nets[0][:VM.packed_size(NF, net["hidden"])], VM.packed(net))
     theta = thetas[0]
     lam = theta[L.T_LAM]
     seen_turns = 0
@@ -147,7 +150,7 @@ def test_the_learned_player_plays_the_plan_of_highest_value_less_its_repetitions
                         continue
                     features(st, p, theta, 0, fv)
                     vals.append(_net_value(net, fv) - lam * seen.get(int(E.position_hash(st)), 0))
-                a = decide(LEARNED, s, p, theta, 0, acts, n, np.uint64(0), ws[0])
+                a = decide(LEARNED, s, p, theta, nets[0], 0, acts, n, np.uint64(0), ws[0])
                 plan = ws[0][H.W_PLAN: H.W_PLAN + ws[0][H.W_PLAN_N]]
                 played = [c for c in range(nc) if len(paths[c]) == len(plan) and (paths[c] == plan).all()]
                 assert played and a == plan[0]
@@ -158,7 +161,7 @@ def test_the_learned_player_plays_the_plan_of_highest_value_less_its_repetitions
                     seen[he] = seen.get(he, 0) + 1
                 seen_turns += 1
             else:
-                a = decide(pols[q], s, p, thetas[q], q, acts, n, np.uint64(0), ws[q])
+                a = decide(pols[q], s, p, thetas[q], nets[q], q, acts, n, np.uint64(0), ws[q])
             E.apply(s, p, a)
     assert seen_turns > 40
 

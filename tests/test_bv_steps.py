@@ -25,6 +25,7 @@ from simcore.rng import STREAM_CHANCE, STREAM_POLICY, stream_key
 RULES = Rules()
 ALL_SWITCHED = rules_from_mapping({"switches": {k: v[1] for k, v in SWITCHES.items()}})
 SEEN = collections.Counter()   # what the checks met (asserted at the end of each test)
+NO_NET = np.zeros(1)   # the heuristic reads no network
 
 
 def _positions(games, players, rules, mode, seed=41):
@@ -52,7 +53,7 @@ def _positions(games, players, rules, mode, seed=41):
             yield s, ref, p
             if mode == "heuristic":
                 q = s[E.CUR]
-                a = int(D.decide(D.HEURISTIC, s, p, theta, q, acts, k, np.uint64(step), ws[q]))
+                a = int(D.decide(D.HEURISTIC, s, p, theta, NO_NET, q, acts, k, np.uint64(step), ws[q]))
             else:
                 a = BH.pick(acts, k, pk, step, weights)
             E.apply(s, p, a)

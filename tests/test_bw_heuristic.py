@@ -49,7 +49,7 @@ def test_the_turn_plan_is_replayed_not_remade():
     for g in range(10):
         s = np.zeros(E.S_SIZE, np.int32)
         ws = np.zeros((4, WS_SIZE), np.int32)
-        play_game(s, P, cfg, np.uint64(4), np.uint64(4), g, pols, thetas, ws, np.zeros(N_ACTIONS, np.int32),
+        play_game(s, P, cfg, np.uint64(4), np.uint64(4), g, pols, thetas, np.zeros((4, 1)), ws, np.zeros(N_ACTIONS, np.int32),
                   np.zeros(4, np.uint64), np.zeros(4, np.int64), np.zeros((0, 3), np.int32))
         plans += int(ws[:, W_NPLAN].sum())
         turns += int(s[E.TURN]) + 1

@@ -13,6 +13,8 @@ from simcore.bethel_woods.actions import N_ACTIONS
 from simcore.bethel_woods.face import State
 from simcore.errors import UserError
 
+NO_NET = np.zeros(1)   # the search reads no network
+
 
 def test_budget_zero_is_the_heuristic():
     """With no rollouts the search plays the heuristic's own plan: the very same games."""
@@ -59,9 +61,9 @@ def test_search_decision_depends_on_its_own_key_only():
     for k in range(12):
         ws = np.zeros(WS_SIZE, np.int32)
         reset(SEARCH, theta, q, ws)
-        a1 = decide(SEARCH, s.copy(), p, theta, q, acts, n, np.uint64(1000 + k), ws)
+        a1 = decide(SEARCH, s.copy(), p, theta, NO_NET, q, acts, n, np.uint64(1000 + k), ws)
         ws2 = np.zeros(WS_SIZE, np.int32)
-        a2 = decide(SEARCH, s.copy(), p, theta, q, acts, n, np.uint64(1000 + k), ws2)
+        a2 = decide(SEARCH, s.copy(), p, theta, NO_NET, q, acts, n, np.uint64(1000 + k), ws2)
         assert a1 == a2 and a1 in acts[:n]
         assert ws[S.X_NROLL] == (theta[S.T_BUDGET] // theta[S.T_CANDIDATES]) * ws[H.W_TN], "budget // candidates each"
         out.append(a1)

@@ -190,7 +190,7 @@ def test_benevolent_fairness_is_the_seats_studys_over_the_decided_games():
     from experiments.stats import SEATS_ALIKE, SEATS_DIFFER, pct
 
     def text(wins):
-        s = SimpleNamespace(games=1000, players=2, leaves=(1, 3), policies=["heuristic"] * 2, thetas=[None] * 2,
+        s = SimpleNamespace(games=1000, players=2, leaves=(1, 3), policies=["heuristic"] * 2, thetas=[None] * 2, nets=[None] * 2,
                             seat_wins=wins, timeouts=1000 - sum(wins), mean_rounds=30.0, games_per_second=1.0,
                             decisions_per_second=1.0, seconds=1.0, threads=1, seed=1)
         return summary_text(COMMANDS, summary_dict(COMMANDS, s, SimpleNamespace(source="rulebook"), {}))

@@ -58,7 +58,8 @@ def bw_log(policy, game, splice_at=-1, peek=None, pols=None, thetas=None):
     s = np.zeros(BWE.S_SIZE, np.int32)
     ws = np.zeros((4, WS_SIZE), np.int32)
     log = np.zeros((LOG_ROWS, 3), np.int32)
-    n = BWB.play_game(s, BWRules().params, bw_setup(3, 0), np.uint64(SEED), np.uint64(SEED), game, pols, thetas, ws,
+    n = BWB.play_game(s, BWRules().params, bw_setup(3, 0), np.uint64(SEED), np.uint64(SEED), game, pols, thetas,
+                      BWB.seat_nets(pols), ws,
                       np.zeros(BW_ACTIONS, np.int32), np.zeros(4, np.uint64), np.zeros(4, np.int64), log,
                       np.uint64(OTHER), splice_at, CLAIRVOYANT if peek is None else peek)
     assert n < LOG_ROWS
@@ -123,6 +124,7 @@ def test_a_critical_tile_stays_unknown_until_its_machine_goes_critical():
     checked = 0
     for policy in ("random", "heuristic", "learned"):
         pols, thetas = _bw_seats(policy)
+        nets = BWB.seat_nets(pols)
         for g in range(3):
             s = np.zeros(BWE.S_SIZE, np.int32)
             ws = np.zeros((4, WS_SIZE), np.int32)
@@ -147,7 +149,7 @@ def test_a_critical_tile_stays_unknown_until_its_machine_goes_critical():
                 n = BWE.legal_actions(s, p, acts)
                 key = np.uint64(draw(np.uint64(stream_key(SEED, g, STREAM_POLICY + q)), count[q]))
                 count[q] += 1
-                BWE.apply(s, p, decide(pols[q], s, p, thetas[q], q, acts, n, key, ws[q]))
+                BWE.apply(s, p, decide(pols[q], s, p, thetas[q], nets[q], q, acts, n, key, ws[q]))
     assert checked > 1000
 
 
@@ -158,7 +160,7 @@ def bv_log(policies, game, splice_at=-1, peek=-1):
     ws = np.zeros((4, WS_SIZE), np.int32)
     log = np.zeros((LOG_ROWS, 3), np.int32)
     n = BVB.play_game(s, BVRules().params, bv_setup(2, (1, 3)), np.uint64(SEED), np.uint64(SEED), game, pols, thetas,
-                      ws, np.zeros(BV_ACTIONS, np.int32), np.zeros(4, np.uint64), np.zeros(4, np.int64), log,
+                      BVB.seat_nets(pols), ws, np.zeros(BV_ACTIONS, np.int32), np.zeros(4, np.uint64), np.zeros(4, np.int64), log,
                       np.uint64(OTHER), splice_at, peek)
     return log[:n]
 

@@ -51,7 +51,7 @@ def test_the_first_features_are_the_heuristics_evaluation():
     """features[:24] are heuristic.evaluate's features: with the default weights their dot
     product (and the four-critical penalty) is evaluate's score, on every kept plan's end of
     positions from 2 to 4 players and 0 to 5 spies. (A planted error in a shared feature fails.)"""
-    theta = L.planner_theta()
+    theta = L.learned_theta()
     ws = np.zeros(L.WS_SIZE, np.int32)
     fv = np.zeros(NF)
     compared = 0
@@ -103,8 +103,11 @@ def test_a_model_file_reads_back_as_written(model_file):
     for k in ("mean", "scale", "W1", "b1", "W2"):
         assert np.array_equal(got[k], net[k])
     assert got["b2"] == net["b2"] and got["hidden"] == 8 and got["training"] == {"seed": 1}
-    t = L.learned_theta(got)
-    assert t[L.T_K] == L.K_DEFAULT and len(t) <= L.THETA_SIZE
+    a = L.learned_net(got)   # the network array: packed (nf, nh, the weights), zeros after
+    assert len(a) == L.NET_SIZE and a[0] == NF and a[1] == 8 and not a[VM.packed_size(NF, 8):].any()
+    assert np.array_equal(a[:VM.packed_size(NF, 8)], VM.packed(got))
+    t = L.learned_theta()
+    assert t[L.T_K] == L.K_DEFAULT and len(t) == L.THETA_SIZE
 
 
 def _edit(path, fn):
@@ -145,7 +148,7 @@ def test_the_learned_player_plays_the_kept_plan_of_highest_value():
     """Its plan is the kept plan whose end the network values most (recomputed here in numpy from
     the model file), a win first; and a plan leaving four machines critical only if all do."""
     net = L.model_record()
-    theta = L.learned_theta(net)
+    theta, netv = L.learned_theta(), L.learned_net(net)
     ws = np.zeros(L.WS_SIZE, np.int32)
     fv = np.zeros(NF)
     checked = 0
@@ -165,7 +168,7 @@ def test_the_learned_player_plays_the_kept_plan_of_highest_value():
                 v = net["b2"] + np.maximum(0, ((fv - net["mean"]) / net["scale"]) @ net["W1"] + net["b1"]) @ net["W2"]
                 vals.append(v - (1e6 if ncrit >= 4 else 0))
             ws2 = np.zeros(L.WS_SIZE, np.int32)
-            L.choose(s, p, theta, ws2)
+            L.choose(s, p, theta, netv, ws2)
             want = int(np.argmax(vals))
             plan = list(ws2[H.W_PLAN: H.W_PLAN + ws2[H.W_PLAN_N] - 1])
             kept = list(ws[H.W_TPATH + want * H.PATH_MAX: H.W_TPATH + want * H.PATH_MAX + ws[H.W_TPL + want]])
@@ -209,13 +212,13 @@ def test_expert_rollouts_cut_short_by_the_learned_value():
     assert d > 0 and not np.array_equal(counts(d), full)
     # the score at a position where a seat is about to plan: the value of its best kept plan, clipped
     p, positions = turn_starts(3, 1, 3)
-    theta = X.expert_theta()
+    theta, net = X.expert_theta(), L.learned_net()
     ws = np.zeros(X.WS_SIZE, np.int32)
     seen = []
     for s in positions:
-        v = X._end_value(s.copy(), p, theta, ws[X.LWS:2 * X.LWS])
+        v = X._end_value(s.copy(), p, theta, net, ws[X.LWS:2 * X.LWS])
         nc = L.plan_candidates(s.copy(), p, theta, ws[0:X.LWS])
-        best = max(L.plan_value(p, theta, ws[0:X.LWS], c) for c in range(nc))
+        best = max(L.plan_value(p, net, ws[0:X.LWS], c) for c in range(nc))
         assert 0.0 <= v <= 1.0 and v == pytest.approx(min(1.0, max(0.0, best)))
         seen.append(v)
     assert len(set(seen)) > 3   # a value, not a constant

@@ -104,7 +104,7 @@ def test_bethel_woods_choices_are_the_plan_by_plan_ones():
     (``best_plan``: the screen, then the exact values near the top) is the first kept plan of the
     highest ``plan_value``, every time; the screen is within 1e-12 of plan_value and
     ``exact_value`` is plan_value bit for bit."""
-    theta = BL.learned_theta()
+    theta, net = BL.learned_theta(), BL.learned_net()
     ws = np.zeros(BL.WS_SIZE, np.int32)
     vals = np.zeros(BH.K_CAND)
     checked = ties = 0
@@ -114,14 +114,14 @@ def test_bethel_woods_choices_are_the_plan_by_plan_ones():
             nc = BL.plan_candidates(s, p, theta, ws)
             if nc < 2:
                 continue
-            old = [BL.plan_value(p, theta, ws, c) for c in range(nc)]
-            BL.screen_values(p, theta, ws, nc, vals)
+            old = [BL.plan_value(p, net, ws, c) for c in range(nc)]
+            BL.screen_values(p, net, ws, nc, vals)
             assert vals[:nc] == pytest.approx(old, rel=1e-12, abs=1e-12)
-            assert [BL.exact_value(p, theta, ws, c) for c in range(nc)] == old
+            assert [BL.exact_value(p, net, ws, c) for c in range(nc)] == old
             want = int(np.argmax(old))            # the first of the highest, as the plan-by-plan loop took it
-            assert BL.best_plan(p, theta, ws, nc) == want
+            assert BL.best_plan(p, net, ws, nc) == want
             ws2 = np.zeros(BL.WS_SIZE, np.int32)
-            BL.choose(s, p, theta, ws2)
+            BL.choose(s, p, theta, net, ws2)
             n = ws[BH.W_TPL + want]
             assert list(ws2[BH.W_PLAN: BH.W_PLAN + n]) == list(ws[BH.W_TPATH + want * BH.PATH_MAX:][:n])
             top2 = sorted(old)[-2:]
@@ -131,12 +131,12 @@ def test_bethel_woods_choices_are_the_plan_by_plan_ones():
     assert ties > 50        # positions where two kept plans share the best value: the first is played
 
 
-def _bv_plan_by_plan(s, p, theta, me, ws, nc):
+def _bv_plan_by_plan(s, p, theta, net, me, ws, nc):
     """The Benevolent learned player's choice valuing every kept plan with plan_value (its loop
     before issue 43): the first win at once, else the first of the highest."""
     best, bv = 0, -1.0e300
     for c in range(nc):
-        v = VL.plan_value(s, p, theta, me, ws, c)
+        v = VL.plan_value(s, p, theta, net, me, ws, c)
         if v >= 1.0e6:
             return c
         if v > bv:
@@ -148,7 +148,7 @@ def test_benevolent_choices_are_the_plan_by_plan_ones():
     """On the turn starts of 2-4 player heuristic games, with positions already seen in the
     repetition table, the learned player keeps the plan that valuing every kept plan with
     plan_value finds, every time, and leaves the chosen end's hash for it."""
-    theta = VL.learned_theta()
+    theta, net = VL.learned_theta(), VL.learned_net()
     k = int(theta[VL.T_K])
     vals = np.zeros(VH.K_MAX)
     checked = 0
@@ -163,12 +163,12 @@ def test_benevolent_choices_are_the_plan_by_plan_ones():
             nc = VL.plan_candidates(s, p, theta, me, ws, k)
             if nc < 2:
                 continue
-            want = _bv_plan_by_plan(s, p, theta, me, ws, nc)
-            w = VL.screen_values(s, p, theta, me, ws, nc, vals)
+            want = _bv_plan_by_plan(s, p, theta, net, me, ws, nc)
+            w = VL.screen_values(s, p, theta, net, me, ws, nc, vals)
             if w < 0:
-                old = [VL.plan_value(s, p, theta, me, ws, c) for c in range(nc)]
+                old = [VL.plan_value(s, p, theta, net, me, ws, c) for c in range(nc)]
                 assert vals[:nc] == pytest.approx(old, rel=1e-12, abs=1e-12)
-            got = VL.choose(s, p, theta, me, ws2, k)
+            got = VL.choose(s, p, theta, net, me, ws2, k)
             assert got == want
             VL.plan_end(s, p, ws, want)
             assert list(ws2[VL.L_CT:VL.L_CH + 2]) == list(ws[VL.L_CT:VL.L_CH + 2])

@@ -1062,24 +1062,29 @@ def test_model_on_a_study_or_report_is_checked_before_anything_plays(capsys, tmp
 
 
 def test_with_model_maps_every_arm_and_seat():
+    """--model in a study: every cell (every arm of a star) with a seat that reads a network plays
+    the model's network as its own array (``Cell.net``); the seats' vectors, the skill dial's
+    included, stay as they are; a cell of no such seat is itself; a cell that already carries a
+    network is the one-line error."""
     from arena.units import Cell
-    from boardsim.cli.models import model_thetas
+    from boardsim.cli.models import model_net
     from experiments.cells import StarCell, with_model
     from policies import dial_temperature, dial_theta
     from simcore.errors import UserError
-    m, _ = model_thetas("benevolent", _installed("benevolent"), ["learned", "expert"])
+    m, label = model_net("benevolent", _installed("benevolent"), ["learned", "expert"])
+    from policies.benevolent.learned import NET_SIZE, learned_net
+    assert np.array_equal(m, learned_net()) and len(m) == NET_SIZE and label.startswith("model ")
     model = {"benevolent": m}
     mixed = Cell("benevolent", 3, policies=("expert", "learned", "heuristic"), seed=1)
     dial = Cell("benevolent", 2, policies=("learned",), theta=dial_theta("benevolent", 0.04), seed=1)
     star = StarCell(Cell("benevolent", 2, policies=("learned",), seed=1), (mixed, dial), 5)
     got = with_model(star, model)
-    assert got.base.theta == tuple(m["learned"]) and got.base.policies == ("learned",)
-    assert got.arms[0].seat_thetas == (tuple(m["expert"]), tuple(m["learned"]), None)
-    assert dial_temperature("benevolent", dial.theta) == 0.04
-    from policies.benevolent.learned import T_TEMP
-    assert got.arms[1].theta[T_TEMP] == 0.04 and len(got.arms[1].theta) == len(m["learned"])
+    assert got.base.net == tuple(m) and got.base.theta is None and got.base.policies == ("learned",)
+    assert got.arms[0].net == tuple(m) and got.arms[0].seat_thetas is None
+    assert got.arms[1].net == tuple(m) and got.arms[1].theta == dial.theta
+    assert dial_temperature("benevolent", got.arms[1].theta) == 0.04
     heur = Cell("bethel_woods", 2, policies=("heuristic",), seed=1)
-    assert with_model(heur, {"bethel_woods": {"learned": (0.0,)}}) is heur and with_model(mixed, {}) is mixed
-    own = Cell("benevolent", 2, policies=("learned",), theta=(1.0, 2.0), seed=1)
-    with pytest.raises(UserError, match="a parameter vector of their own"):
+    assert with_model(heur, {"bethel_woods": (0.0,)}) is heur and with_model(mixed, {}) is mixed
+    own = Cell("benevolent", 2, policies=("learned",), net=(1.0, 2.0), seed=1)
+    with pytest.raises(UserError, match="carries a network of its own"):
         with_model(own, model)

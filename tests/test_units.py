@@ -1,4 +1,6 @@
 """Work units: counts add, do not depend on the split, and agree with simulate."""
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -70,6 +72,33 @@ def test_budget_and_seat_thetas_enter_the_key_only_when_set():
         check_cell(Cell("bethel_woods", 2, budget=3))
     with pytest.raises(UserError, match="theta of seat 3"):
         check_cell(Cell("benevolent", 2, seat_thetas=(None, None, (1.0,))))
+
+
+def test_a_network_is_the_cells_own_array_entering_the_key_only_when_set():
+    """Cell.net: the network array every learned and expert seat reads (None: the installed
+    model's), apart from theta. The installed model's array given explicitly plays the same games
+    under another key; no network (zeros) plays the planner's own choice, other games; a seat
+    that reads no network gets a row of zeros, and a heuristic cell plays the same games with or
+    without one; an array longer than the game's is the one-line error."""
+    from arena.units import cell_dict, cell_from_recipe, cell_recipe
+    from policies.benevolent.decide import NET_SIZE as BV_NET, seat_nets as bv_seat_nets
+    from policies.bethel_woods.decide import NET_SIZE, seat_nets
+    from policies.bethel_woods.learned import learned_net
+    from policies.value_model import no_net
+    base = Cell("bethel_woods", 2, spies=1, seed=5, policies=("learned",))
+    installed = Cell("bethel_woods", 2, spies=1, seed=5, policies=("learned",), net=tuple(learned_net()))
+    none = Cell("bethel_woods", 2, spies=1, seed=5, policies=("learned",), net=tuple(no_net(NET_SIZE)))
+    assert "net" not in cell_dict(base) and cell_key(installed) != cell_key(base) != cell_key(none)
+    assert cell_from_recipe(cell_recipe(installed)) == installed
+    assert np.array_equal(_records(installed, 12), _records(base, 12))
+    assert not np.array_equal(_records(none, 12), _records(base, 12))
+    nets = seat_nets(np.array([5, 1, 5, 0]), no_net(NET_SIZE) + 1.0)   # learned, heuristic, learned, random
+    assert nets.shape == (4, NET_SIZE) and nets[[0, 2]].all() and not nets[[1, 3]].any()
+    assert bv_seat_nets(np.array([1, 1, 0, 0])).shape == (4, 1)      # no seat reads one: no model read
+    heur = Cell("benevolent", 2, policies=("heuristic",), seed=5)
+    assert np.array_equal(_records(heur, 6), _records(dataclasses.replace(heur, net=(1.0,) * BV_NET), 6))
+    with pytest.raises(UserError, match=f"a network of {NET_SIZE + 1} floats; allowed at most {NET_SIZE}"):
+        check_cell(dataclasses.replace(base, net=(0.0,) * (NET_SIZE + 1)))
 
 
 def _records(cell, games):

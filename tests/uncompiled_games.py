@@ -34,7 +34,7 @@ def _policy(name):
 
 
 def bethel_woods(name, players, spies, seed, game_index):
-    from arena.bethel_woods.batch import WS_SIZE, play_game, seat_policies
+    from arena.bethel_woods.batch import WS_SIZE, play_game, seat_nets, seat_policies
     from simcore.bethel_woods import engine as E
     from simcore.bethel_woods.actions import N_ACTIONS
     from simcore.bethel_woods.face import setup_config
@@ -45,7 +45,7 @@ def bethel_woods(name, players, spies, seed, game_index):
     s = np.zeros(E.S_SIZE, dtype=np.int32)
     log = np.zeros((1 << 16, 3), dtype=np.int32)
     n = play_game(s, Rules().params, setup_config(players, spies, None), np.uint64(seed), np.uint64(seed),
-                  game_index, pols, thetas, np.zeros((MAX_PLAYERS, WS_SIZE), np.int32), np.zeros(N_ACTIONS, np.int32),
+                  game_index, pols, thetas, seat_nets(pols), np.zeros((MAX_PLAYERS, WS_SIZE), np.int32), np.zeros(N_ACTIONS, np.int32),
                   np.zeros(MAX_PLAYERS, np.uint64), np.zeros(MAX_PLAYERS, np.int64), log)
     return log[:n].tolist(), s.tolist()
 

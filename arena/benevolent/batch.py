@@ -11,7 +11,8 @@ import pandas as pd
 from numba import njit
 
 from policies import policy_id as _policy_id
-from policies.benevolent.decide import THETA_SIZE, WS_SIZE, decide, default_theta, reset, ws_size  # noqa: F401 (WS_SIZE: re-exported to trace.py)
+from policies.benevolent.decide import (NET_POLICIES, NET_SIZE, THETA_SIZE, WS_SIZE, decide,  # noqa: F401 (WS_SIZE, NET_SIZE: re-exported)
+                                        default_theta, reset, seat_nets, ws_size)
 from simcore.benevolent import GAME, engine as E
 from simcore.benevolent.actions import N_ACTIONS, OUT_WIN
 from simcore.benevolent.face import check_players, setup_config
@@ -74,6 +75,7 @@ class Summary(Rates):
     seconds: float = 0.0
     records: pd.DataFrame | None = None
     thetas: np.ndarray | None = None   # the seats' parameter vectors (padded to THETA_SIZE), one row a seat
+    nets: list | None = None           # each seat's network (None: its policy reads none)
 
     def add(self, rec):
         self.games += len(rec)
@@ -120,9 +122,10 @@ def parse_policies(policy, policies, n):
 
 def simulate(players=4, leaves=None, policy="random", games=1000, seed=0, threads=None, rules=None,
              policies=None, keep_records=False, chunk=None, progress=None, policy_seed=None,
-             thetas=None) -> Summary:
+             thetas=None, net=None) -> Summary:
     """Play `games` games (games 0..games-1 of `seed`). `thetas`: one parameter vector per seat
-    (None: the seat's policy's own), e.g. a candidate's weights for the heuristic in one seat.
+    (None: the seat's policy's own), e.g. a candidate's weights for the heuristic in one seat;
+    `net`: the network of every learned and expert seat (None: the installed model's).
     The games are the cell's (arena.cell.Cell) and are played by arena.cell.play_records, as a
     unit's are: this adds the time-sized chunks, the progress, the Summary and the records."""
     check_players(players)
@@ -131,12 +134,14 @@ def simulate(players=4, leaves=None, policy="random", games=1000, seed=0, thread
     seat_thetas = None if thetas is None else tuple(
         None if t is None else tuple(float(x) for x in np.ravel(t)) for t in thetas)
     cell = Cell(GAME.name, players, leaves=tuple(lv), policies=tuple(names), seat_thetas=seat_thetas,
-                rules=rules, seed=seed, policy_seed=policy_seed)
-    _, _, _, played = prepared(cell, cell_setup)   # the policies and the seats' vectors, checked
+                rules=rules, seed=seed, policy_seed=policy_seed,
+                net=None if net is None else tuple(float(x) for x in np.ravel(net)))
+    _, _, _, played, nets = prepared(cell, cell_setup)   # the policies and the seats' vectors, checked
     threads = check_threads(threads)
     check_run(games, seed)
     check_run(1, seed if policy_seed is None else policy_seed)
-    summary = Summary(players, lv, names, seed, threads, thetas=played[:players].copy())
+    summary = Summary(players, lv, names, seed, threads, thetas=played[:players].copy(),
+                      nets=[nets[q].copy() if n in NET_POLICIES else None for q, n in enumerate(names)])
     frame = (lambda rec, start: records_frame(rec, start, players)) if keep_records else None
     return run_cell(cell, games, summary, cell_setup=cell_setup, play_chunk=play_chunk, n_rec=N_REC,
                     frame=frame, chunk=chunk, threads=threads, progress=progress)
@@ -162,7 +167,7 @@ def count_problem(d) -> str | None:
 
 
 def cell_setup(cell):
-    """(p, cfg, pols, thetas) of a cell (arena.cell.Cell), validated (UserError)."""
+    """(p, cfg, pols, thetas, nets) of a cell (arena.cell.Cell), validated (UserError)."""
     check_players(cell.players)
     if cell.budget is not None:
         raise UserError(f"budget {cell.budget}: Benevolent's policies take no budget; leave it out")
@@ -171,7 +176,7 @@ def cell_setup(cell):
     if cell.theta is not None:
         for q in range(cell.players):
             thetas[q, :len(cell.theta)] = cell.theta
-    return (cell.rules or Rules()).params, setup_config(cell.players, lv), pols, thetas
+    return (cell.rules or Rules()).params, setup_config(cell.players, lv), pols, thetas, seat_nets(pols, cell.net)
 
 
 def outcome_codes(rec, levels: int = 2) -> np.ndarray:
@@ -202,10 +207,11 @@ def add_counts(rec, players, out):
 
 
 def rotate_seats(a, b, players, games, seed, threads=None, theta_a=None, theta_b=None, leaves=None, rules=None,
-                 progress_factory=None):
+                 progress_factory=None, net=None):
     """Policy `a` in each seat in turn, `b` in all the others, over the same deals (games
     0..games-1 of `seed`: the same forest, Secret tiles and seat keys; common random numbers).
-    `theta_a`/`theta_b` override the policies' own parameter vectors. Returns the winners, an
+    `theta_a`/`theta_b` override the policies' own parameter vectors, `net` the learned and expert
+    seats' network (None: the installed model's). Returns the winners, an
     int array (players, games): row k is the rotation with `a` in seat k, entry the winning seat
     (-1 a timeout); and the seconds the runs took (compile excluded). `progress_factory`: makes
     each rotation's progress callback (simulate's `progress`), e.g. a bar."""
@@ -217,7 +223,7 @@ def rotate_seats(a, b, players, games, seed, threads=None, theta_a=None, theta_b
         seat_thetas = [theta_b] * players
         seat_thetas[k] = theta_a
         s = simulate(players, leaves, games=games, seed=seed, threads=threads, rules=rules, policies=names,
-                     keep_records=True, thetas=seat_thetas,
+                     keep_records=True, thetas=seat_thetas, net=net,
                      progress=progress_factory() if progress_factory else None)
         winners[k] = s.records["winner"].to_numpy()
         secs += s.seconds

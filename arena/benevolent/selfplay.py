@@ -2,8 +2,8 @@
 data (``experiments.train``).
 
 ``label_chunk`` plays games start..start+count-1 (set up as ``batch.play_game`` does, with the
-printed leaves) with the learned player in every seat (its network in theta; with none,
-theta[T_NET] = 0, it plays the heuristic's best plan less the repetition term), each seat with its
+printed leaves) with the learned player in every seat (theta its vector, net its network;
+with none, net all zeros, it plays the heuristic's best plan less the repetition term), each seat with its
 own repetition table as in the arena. At a turn start (with probability ``label_prob``, from the
 labelling stream) it records, for each of the kept plans (``learned.plan_candidates``, theta[T_K]
 of them): the features of its end position for the seat to move, the heuristic's score, and
@@ -39,7 +39,7 @@ M_PLANS, M_CHOSEN, M_TURN, M_SEAT = range(4)     # per labelled turn
 
 
 @njit(cache=True)
-def label_game(p, cfg, seed, game, i, theta, reps, eps, label_prob, X_out, S_out, Y_out, M_out, G_out):
+def label_game(p, cfg, seed, game, i, theta, net, reps, eps, label_prob, X_out, S_out, Y_out, M_out, G_out):
     """Play game `game` (the chunk's i-th), set up from cfg. Writes, for its t-th labelled turn and
     kept plan c: X_out[i, t, c] the features, S_out[i, t, c] the heuristic's score, Y_out[i, t, c]
     the rollouts the seat to move won, as bits (rollout r is bit r); M_out[i, t] and G_out[i] as
@@ -73,7 +73,7 @@ def label_game(p, cfg, seed, game, i, theta, reps, eps, label_prob, X_out, S_out
             best = 0
             bv = -1.0e300
             for c in range(nc):
-                v = L.plan_value(s, p, theta, q, lws, np.int64(c))
+                v = L.plan_value(s, p, theta, net, q, lws, np.int64(c))
                 if v > bv:
                     bv = v
                     best = c
@@ -94,7 +94,7 @@ def label_game(p, cfg, seed, game, i, theta, reps, eps, label_prob, X_out, S_out
                         L.hist_copy(rws, lws)
                         if st[E.PHASE] != PH_TERMINAL:
                             L.hist_add(rws, E.position_hash(st))
-                        bits |= int(X.rollout(st, p, theta, q, xws, draw(lk, 1000 * nturn + r))) << r   # theta[T_DEPTH] is 0 here: a win or a loss
+                        bits |= int(X.rollout(st, p, theta, net, q, xws, draw(lk, 1000 * nturn + r))) << r   # theta[T_DEPTH] is 0 here: a win or a loss
                     Y_out[i, t, c] = bits
                 M_out[i, t, M_PLANS] = nc
                 M_out[i, t, M_TURN] = turn

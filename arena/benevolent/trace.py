@@ -20,17 +20,20 @@ from simcore.errors import UserError
 from ..cell import theta_hash
 from ..trace import (check_decision, check_end, check_policy_decision, check_position, check_weights,
                                   first_difference, replayed_steps, trace_lines)
-from .batch import MAX_PLAYERS, WS_SIZE, parse_policies, play_game
+from .batch import MAX_PLAYERS, NET_POLICIES, WS_SIZE, parse_policies, play_game, seat_nets
 
 MAX_LOG = 1 << 16  # steps a trace can hold (a 200-round timeout takes far fewer)
 
 
-def _play_logged(g, seed, game_index, pols, thetas):
-    """Play the game set up in `g` through the arena's loop; return (its steps (k, 3), final state)."""
+def _play_logged(g, seed, game_index, pols, thetas, nets=None):
+    """Play the game set up in `g` through the arena's loop; return (its steps (k, 3), final state)
+    (nets: each seat's network row; None: ``seat_nets(pols)``, the installed model's)."""
+    if nets is None:
+        nets = seat_nets(pols)
     s = np.zeros(E.S_SIZE, dtype=np.int32)
     log = np.zeros((MAX_LOG, 3), dtype=np.int32)
     n = play_game(s, g.params, setup_config(len(g.leaves), g.leaves), np.uint64(seed), np.uint64(seed), game_index,
-                  pols, thetas, np.zeros((MAX_PLAYERS, WS_SIZE), np.int32), np.zeros(N_ACTIONS, np.int32),
+                  pols, thetas, nets, np.zeros((MAX_PLAYERS, WS_SIZE), np.int32), np.zeros(N_ACTIONS, np.int32),
                   np.zeros(MAX_PLAYERS, np.uint64), np.zeros(MAX_PLAYERS, np.int64), log)
     if n >= MAX_LOG:
         raise RuntimeError("the game is longer than a trace can hold")
@@ -38,18 +41,18 @@ def _play_logged(g, seed, game_index, pols, thetas):
 
 
 def record_game(players=4, leaves=None, policy="random", seed=0, game_index=0, rules=None, policies=None,
-                model_thetas=None, model=None):
-    """Play one game; return its trace as a list of dicts (model_thetas: {policy: vector} played
-    instead of the policy's own, and `model` the model file they came from, which the setup line
-    names)."""
+                model_net=None, model=None):
+    """Play one game; return its trace as a list of dicts (model_net: the network the learned and
+    expert seats play instead of the installed model's, and `model` the model file it came from,
+    which the setup line names)."""
     g = State(players, leaves, seed, game_index, rules)
     names, pols, thetas = parse_policies(policy, policies, players)
-    _lay_over(names, thetas, model_thetas)
-    log, s = _play_logged(g, seed, game_index, pols, thetas)
+    nets = seat_nets(pols, model_net)
+    log, s = _play_logged(g, seed, game_index, pols, thetas, nets)
     n = len(log)
     lines = [{"type": "setup", "game": GAME.name, "seed": seed, "game_index": game_index, "players": players,
               "leaves": list(g.leaves), "policies": names,
-              "theta_hashes": [theta_hash(thetas[q]) for q in range(players)],
+              "theta_hashes": _hashes(names, thetas, nets),
               "rules": g.rules.to_dict(), "position": g.to_dict()}]
     if model is not None:
         lines[0]["model"] = model
@@ -63,14 +66,12 @@ def _gifts(pd):
     return ", ".join(f"{n} {g}" for g, n in pd["gifts"].items() if n) or "no gifts"
 
 
-def _lay_over(names, thetas, model_thetas):
-    """Each seat whose policy has a vector in model_thetas plays it (in place)."""
-    for q, name in enumerate(names):
-        if model_thetas and name in model_thetas:
-            thetas[q] = model_thetas[name]
+def _hashes(names, thetas, nets):
+    """Each seat's theta hash (its network's numbers included where its policy reads one)."""
+    return [theta_hash(thetas[q], nets[q] if name in NET_POLICIES else None) for q, name in enumerate(names)]
 
 
-def replay_lines(lines, source="trace", numbers=None, legal_only=False, model_thetas=None):
+def replay_lines(lines, source="trace", numbers=None, legal_only=False, model_net=None):
     """Re-play a trace on the engine, checking every line against the replayed game, and yield its story.
 
     ``lines``: the trace's JSON objects (``read_trace``); ``numbers``: their line numbers in the
@@ -79,16 +80,18 @@ def replay_lines(lines, source="trace", numbers=None, legal_only=False, model_th
     one the seed sets up; every decision's turn, seat, legality and name, and that it is the one
     the seat's policy makes there (``legal_only`` skips this and accepts any legal decision); a
     position line after every turn, equal to the replayed position; and the end line's fields against the replayed
-    result. Anything else is a UserError naming the file, the line and what is wrong."""
+    result. Anything else is a UserError naming the file, the line and what is wrong. ``model_net``:
+    the network the learned and expert seats play instead of the installed model's (``replay
+    --model``)."""
     tl = trace_lines(lines, source, numbers)
     g, head = _replay_setup(tl[0])
     pos = head["position"]
     moves = None
     if not legal_only:  # the decisions the seats' policies make in this game, played again from the seed
         names, pols, thetas = parse_policies(None, head["policies"], head["players"])
-        _lay_over(names, thetas, model_thetas)      # replay --model
-        _check_theta_hashes(tl[0], thetas)
-        log, _ = _play_logged(g, head["seed"], head["game_index"], pols, thetas)
+        nets = seat_nets(pols, model_net)      # replay --model
+        _check_theta_hashes(tl[0], _hashes(names, thetas, nets))
+        log, _ = _play_logged(g, head["seed"], head["game_index"], pols, thetas, nets)
         moves = [a for _, _, a in log.tolist()]
     k = 0  # decisions checked so far
     yield (f"Benevolent, {head['players']} players, starting leaves {head['leaves']}, policies "
@@ -144,14 +147,14 @@ def replay_lines(lines, source="trace", numbers=None, legal_only=False, model_th
     raise tl[-1].error("the trace ends before the game does (no end line)")
 
 
-def _check_theta_hashes(line, thetas):
+def _check_theta_hashes(line, ours):
     """The setup's theta_hashes (one per seat; traces before 2026-11-30 have none) against this
-    package's weights for the same policies."""
+    package's, `ours`, for the same policies."""
     if "theta_hashes" not in line.obj:
         return
     theirs = line.get("theta_hashes", list)
     for q, (name, h) in enumerate(zip(line.obj["policies"], theirs)):
-        check_weights(line, f"seat {q + 1}'s theta hash is", h, name, theta_hash(thetas[q]))
+        check_weights(line, f"seat {q + 1}'s theta hash is", h, name, ours[q])
     if len(theirs) != len(line.obj["policies"]):
         raise line.error(f"setup: {len(theirs)} theta_hashes for {len(line.obj['policies'])} seats")
 

@@ -19,7 +19,8 @@ import pandas as pd
 from numba import njit
 
 from policies import policy_id as _policy_id
-from policies.bethel_woods.decide import CLAIRVOYANT, THETA_SIZE, WS_SIZE, decide, default_theta, reset, ws_size  # noqa: F401 (WS_SIZE: re-exported to trace.py)
+from policies.bethel_woods.decide import (CLAIRVOYANT, NET_POLICIES, NET_SIZE, THETA_SIZE, WS_SIZE, decide,  # noqa: F401 (WS_SIZE, NET_SIZE: re-exported)
+                                          default_theta, reset, seat_nets, ws_size)
 from simcore.bethel_woods import GAME, engine as E
 from simcore.bethel_woods.actions import N_ACTIONS, OUTCOMES, OUT_WIN
 from simcore.bethel_woods.face import check_setup_args, parse_characters, setup_config
@@ -90,7 +91,7 @@ def count_problem(d) -> str | None:
 
 
 def cell_setup(cell):
-    """(p, cfg, pols, thetas) of a cell (arena.cell.Cell), validated (UserError)."""
+    """(p, cfg, pols, thetas, nets) of a cell (arena.cell.Cell), validated (UserError)."""
     check_setup_args(cell.players, cell.spies)
     chars = parse_characters(list(cell.characters) if cell.characters else None, cell.players)
     names = cell.seat_policies()
@@ -99,7 +100,8 @@ def cell_setup(cell):
         # needs them yet, and one name keeps the key simple
         raise UserError(f"policies {','.join(names)}: Bethel Woods cells play one policy at every seat")
     pols, thetas = seat_policies(names[0], cell.players, cell.theta, cell.budget)
-    return (cell.rules or Rules()).params, setup_config(cell.players, cell.spies, chars), pols, thetas
+    return (cell.rules or Rules()).params, setup_config(cell.players, cell.spies, chars), pols, thetas, \
+        seat_nets(pols, cell.net)
 
 
 def outcome_codes(rec, levels: int = 2) -> np.ndarray:
@@ -192,6 +194,7 @@ class Summary(Rates):
     seconds: float = 0.0
     records: pd.DataFrame | None = None
     theta: np.ndarray | None = None   # the seats' parameter vector (padded to THETA_SIZE)
+    net: np.ndarray | None = None     # the seats' network (the learned and expert players; None: reads none)
 
     def add(self, rec):
         out = rec[:, R_OUTCOME]
@@ -235,25 +238,28 @@ def records_frame(rec, start, n_players):
 
 def simulate(players=3, spies=0, characters=None, policy="random", games=1000, seed=0, threads=None,
              rules: Rules | None = None, keep_records=False, chunk=None, progress=None,
-             policy_seed=None, theta=None, budget=None) -> Summary:
+             policy_seed=None, theta=None, budget=None, net=None) -> Summary:
     """Play `games` games and aggregate them. Raises UserError naming a bad argument.
 
     policy_seed (default: seed) keys the policies' streams apart from the chance stream, so two
     runs can face the same chance with differently seeded policies; theta (default: the policy's
-    own) sets the policy's parameters; budget (search policies only) the rollouts per decision.
+    own) sets the policy's parameters; budget (search policies only) the rollouts per decision;
+    net (the learned and expert players; default: the installed model's) their network array.
     The games are the cell's (arena.cell.Cell) and are played by arena.cell.play_records, as a
     unit's are: this adds the time-sized chunks, the progress, the Summary and the records."""
     check_setup_args(players, spies)
     chars = parse_characters(characters, players)
     cell = Cell(GAME.name, players, spies, characters=chars and tuple(CHARACTERS[c] for c in chars),
                 policies=(policy,), theta=None if theta is None else tuple(float(x) for x in np.ravel(theta)),
-                rules=rules, seed=seed, policy_seed=policy_seed, budget=budget)
-    _, _, _, thetas = prepared(cell, cell_setup)   # the policy and the budget, checked
+                rules=rules, seed=seed, policy_seed=policy_seed, budget=budget,
+                net=None if net is None else tuple(float(x) for x in np.ravel(net)))
+    _, _, _, thetas, nets = prepared(cell, cell_setup)   # the policy and the budget, checked
     threads = check_threads(threads)
     check_run(games, seed)
     check_run(1, seed if policy_seed is None else policy_seed)
     summary = Summary(players, spies, chars and [CHARACTERS[c] for c in chars], policy, seed, threads)
     summary.theta = thetas[0].copy()
+    summary.net = nets[0].copy() if policy in NET_POLICIES else None
     frame = (lambda rec, start: records_frame(rec, start, players)) if keep_records else None
     return run_cell(cell, games, summary, cell_setup=cell_setup, play_chunk=play_chunk, n_rec=N_REC,
                     frame=frame, chunk=chunk, threads=threads, progress=progress)

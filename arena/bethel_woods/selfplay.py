@@ -1,8 +1,8 @@
 """Bethel Woods: self-play games that label the planner's candidate plans, the learned value's
 training data (``experiments.train``).
 
-``label_chunk`` plays games start..start+count-1 with the learned player in every seat (its
-network in theta; with none, theta[T_NET] = 0, it plays the heuristic's best kept plan), each
+``label_chunk`` plays games start..start+count-1 with the learned player in every seat (theta
+its vector, net its network; with none, net all zeros, it plays the heuristic's best kept plan), each
 game's chance from the game's chance key as in ``batch.play_game``. At a turn start (with
 probability ``label_prob``, from the labelling stream) it records, for each of the planner's
 kept plans (``learned.plan_candidates``): the features of its end position, the planner's score,
@@ -40,7 +40,7 @@ M_PLANS, M_CHOSEN, M_TURN = range(3)
 
 
 @njit(cache=True)
-def label_game(p, cfg, seed, game, i, theta, reps, eps, label_prob, X_out, S_out, Y_out, M_out, G_out):
+def label_game(p, cfg, seed, game, i, theta, net, reps, eps, label_prob, X_out, S_out, Y_out, M_out, G_out):
     """Play game `game` (the chunk's i-th), set up from cfg. Writes, for its t-th labelled turn and
     kept plan c: X_out[i, t, c] the features, S_out[i, t, c] the planner's score, Y_out[i, t, c] the
     rollouts won as bits (rollout r is bit r); M_out[i, t] and G_out[i] as named above."""
@@ -77,7 +77,7 @@ def label_game(p, cfg, seed, game, i, theta, reps, eps, label_prob, X_out, S_out
                 for z in range(NF):
                     X_out[i, t, c, z] = fv[z]
                 S_out[i, t, c] = lws[H.W_TSC + c] / H.SCORE_SCALE
-                v = L.plan_value(p, theta, lws, c)
+                v = L.plan_value(p, net, lws, c)
                 if v > bv:
                     bv = v
                     best = c
@@ -86,7 +86,7 @@ def label_game(p, cfg, seed, game, i, theta, reps, eps, label_prob, X_out, S_out
                 for r in range(reps):
                     for z in range(E.S_SIZE):
                         st[z] = lws[H.W_TST + c * H.S_SIZE + z]
-                    bits |= int(X.rollout(st, p, theta, xws, draw(lk, 1000 * turn + r))) << r   # theta[T_DEPTH] is 0 here: a win or a loss
+                    bits |= int(X.rollout(st, p, theta, net, xws, draw(lk, 1000 * turn + r))) << r   # theta[T_DEPTH] is 0 here: a win or a loss
                 Y_out[i, t, c] = bits
             chosen = best
             if nc >= 2 and below(lk, 3 * turn + 1, 1_000_000) < eps * 1_000_000:
@@ -98,7 +98,7 @@ def label_game(p, cfg, seed, game, i, theta, reps, eps, label_prob, X_out, S_out
                 L.store_candidate(s, lws, chosen)
             t += 1
         n = E.legal_actions(s, p, acts)
-        E.apply(s, p, np.int64(L.learned_action(s, p, theta, q, acts, n, np.uint64(0), lws)))
+        E.apply(s, p, np.int64(L.learned_action(s, p, theta, net, q, acts, n, np.uint64(0), lws)))
     G_out[i, G_TURNS] = t
     G_out[i, G_WON] = 1 if s[E.OUTCOME] == OUT_WIN else 0
     G_out[i, G_TURN_COUNT] = s[E.TURN] + 1

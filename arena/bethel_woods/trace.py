@@ -37,19 +37,21 @@ from simcore.errors import UserError
 from ..cell import theta_hash
 from ..trace import (check_decision, check_end, check_policy_decision, check_position, check_weights,
                      first_difference, replayed_steps, trace_lines)
-from .batch import LOG_CHANCE, WS_SIZE, play_game, played_budget, policy_label, seat_policies
+from .batch import LOG_CHANCE, NET_POLICIES, WS_SIZE, play_game, played_budget, policy_label, seat_nets, seat_policies
 
 MAX_LOG = 1 << 16  # steps a trace can hold (a game ends within 79 turns, far fewer steps)
 
 
-def play_logged(players, spies, chars, policy, seed, game_index, rules, policy_seed=None, budget=None, theta=None):
+def play_logged(players, spies, chars, policy, seed, game_index, rules, policy_seed=None, budget=None, theta=None,
+                net=None):
     """Play one game through the arena's loop; return (its steps as an int array (k, 3), final state)
-    (theta: the policy's vector instead of its own, e.g. the learned player with a model file's network)."""
+    (theta: the policy's vector instead of its own; net: the learned and expert players' network
+    instead of the installed model's, e.g. a model file's)."""
     pols, thetas = seat_policies(policy, players, theta, budget=budget)
     s = np.zeros(E.S_SIZE, dtype=np.int32)
     log = np.zeros((MAX_LOG, 3), dtype=np.int32)
     n = play_game(s, rules.params, setup_config(players, spies, chars), np.uint64(seed),
-                  np.uint64(seed if policy_seed is None else policy_seed), game_index, pols, thetas,
+                  np.uint64(seed if policy_seed is None else policy_seed), game_index, pols, thetas, seat_nets(pols, net),
                   np.zeros((MAX_PLAYERS, WS_SIZE), np.int32), np.zeros(N_ACTIONS, np.int32),
                   np.zeros(MAX_PLAYERS, np.uint64), np.zeros(MAX_PLAYERS, np.int64), log)
     if n >= MAX_LOG:
@@ -58,18 +60,19 @@ def play_logged(players, spies, chars, policy, seed, game_index, rules, policy_s
 
 
 def record_game(players=3, spies=0, characters=None, policy="random", seed=0, game_index=0, rules=None,
-                budget=None, theta=None, model=None):
+                budget=None, theta=None, net=None, model=None):
     """Play one game; return its trace as a list of dicts (budget: the search's rollouts per decision;
-    theta: the policy's vector instead of its own, and `model` the model file it came from, which
-    the setup line names)."""
+    theta: the policy's vector instead of its own; net: the learned and expert players' network
+    instead of the installed model's, and `model` the model file it came from, which the setup line
+    names)."""
     g = State(players, spies, characters, seed, game_index, rules)
     chars = [int(c) for c in g.state[E.CHAR:E.CHAR + players]] if characters is not None else None
-    steps, final = play_logged(players, spies, chars, policy, seed, game_index, g.rules, budget=budget, theta=theta)
-    _, thetas = seat_policies(policy, players, theta, budget=budget)
+    steps, final = play_logged(players, spies, chars, policy, seed, game_index, g.rules, budget=budget, theta=theta,
+                               net=net)
     lines = [{"type": "setup", "game": GAME.name, "seed": seed, "game_index": game_index,
               "players": players, "spies": spies, "policy": policy,
               "policy_label": policy_label(policy, budget), "budget": played_budget(policy, budget),
-              "theta_hash": theta_hash(thetas[0]), "rules": g.rules.to_dict(), "position": g.to_dict()}]
+              "theta_hash": _hash(policy, players, theta, budget, net), "rules": g.rules.to_dict(), "position": g.to_dict()}]
     if model is not None:
         lines[0]["model"] = model
     lines += replayed_steps(g, steps, final, E.TURN, ACTION_NAMES, LOG_CHANCE)
@@ -113,7 +116,13 @@ def describe_decision(before, after, a):
     return words.get(ACTION_NAMES[a], "uses " + ACTION_NAMES[a])
 
 
-def replay_lines(lines, source="trace", numbers=None, legal_only=False, model_thetas=None):
+def _hash(policy, players, theta, budget, net):
+    """The theta hash of the policy as it plays (its network's numbers included where it reads one)."""
+    pols, thetas = seat_policies(policy, players, theta, budget=budget)
+    return theta_hash(thetas[0], seat_nets(pols, net)[0] if policy in NET_POLICIES else None)
+
+
+def replay_lines(lines, source="trace", numbers=None, legal_only=False, model_net=None):
     """Re-play a trace on the engine, checking every line against the replayed game, and yield its story.
 
     ``lines``: the trace's JSON objects (``read_trace``); ``numbers``: their line numbers in the
@@ -124,12 +133,12 @@ def replay_lines(lines, source="trace", numbers=None, legal_only=False, model_th
     ``legal_only`` skips these two checks and accepts any legal decision); every chance outcome
     against the one the seed draws; a position line after every turn, equal to the replayed
     position; and the end line's fields against the replayed result. Anything else is a UserError
-    naming the file, the line and what is wrong. ``model_thetas``: {policy: vector} played instead
-    of the policy's own (``replay --model``)."""
+    naming the file, the line and what is wrong. ``model_net``: the network the learned and expert
+    players play instead of the installed model's (``replay --model``)."""
     tl = trace_lines(lines, source, numbers)
     g, head = _replay_setup(tl[0])
     pos = head["position"]
-    policy_moves = None if legal_only else _policy_decisions(tl[0], g, (model_thetas or {}).get(head["policy"]))
+    policy_moves = None if legal_only else _policy_decisions(tl[0], g, model_net)
     k = 0  # decisions checked so far
     yield (f"Bethel Woods, {head['players']} players ({', '.join(pos['characters'])}), {head['spies']} {'spy' if head['spies'] == 1 else 'spies'} "
            f"at setup, policy {head.get('policy_label', head['policy'])}, seed {head['seed']}, game {head['game_index']}.")
@@ -243,17 +252,18 @@ def _replay_setup(line):
     return g, line.obj
 
 
-def _policy_decisions(line, g, theta=None):
+def _policy_decisions(line, g, net=None):
     """The decisions the setup line's policy makes in its game (the arena plays it again from the
-    seed), as a list of actions; a UserError when the trace's theta_hash is not this package's."""
+    seed; net: the network instead of the installed model's), as a list of actions; a UserError
+    when the trace's theta_hash is not this package's."""
     head = line.obj
     players, policy, budget = head["players"], head["policy"], head.get("budget")
-    _, thetas = seat_policies(policy, players, theta, budget=budget)
     if "theta_hash" in head:
-        check_weights(line, "theta_hash", head["theta_hash"], policy_label(policy, budget), theta_hash(thetas[0]))
+        check_weights(line, "theta_hash", head["theta_hash"], policy_label(policy, budget),
+                      _hash(policy, players, None, budget, net))
     chars = [int(c) for c in g.state[E.CHAR:E.CHAR + players]]
     steps, _ = play_logged(players, head["spies"], chars, policy, head["seed"], head["game_index"], g.rules,
-                           budget=budget, theta=theta)
+                           budget=budget, net=net)
     return [a for kind, _, a in steps.tolist() if kind != LOG_CHANCE]
 
 

@@ -47,15 +47,14 @@ def setup(o):
     return {**o, "policy": policy, "policies": policies}, names
 
 
-def simulate(o, names, games, seed, threads, rules, thetas, keep_records, progress):
+def simulate(o, names, games, seed, threads, rules, net, keep_records, progress):
     return run_simulation(o["players"], o["leaves"], o["policy"], games, seed, threads, rules, policies=o["policies"],
-                          keep_records=keep_records, progress=progress,
-                          thetas=[thetas.get(n) for n in names] if thetas else None)
+                          keep_records=keep_records, progress=progress, net=net)
 
 
-def record(o, seed, game_index, rules, thetas, model):
+def record(o, seed, game_index, rules, net, model):
     return record_game(o["players"], o["leaves"], o["policy"], seed, game_index, rules, o["policies"],
-                       model_thetas=thetas, model=model)
+                       model_net=net, model=model)
 
 
 def _finite(x):
@@ -71,7 +70,7 @@ def summary_fields(s, o):
     fair = seat_fairness(s.seat_wins[: s.players])
     return {
         "leaves": list(s.leaves),
-        "policies": s.policies, "theta_hashes": [theta_hash(t) for t in s.thetas], "seat_wins": s.seat_wins[: s.players], "seat_win_rates": rates,
+        "policies": s.policies, "theta_hashes": [theta_hash(t, n) for t, n in zip(s.thetas, s.nets)], "seat_wins": s.seat_wins[: s.players], "seat_win_rates": rates,
         "decided": fair.decided, "seat_shares": [_finite(x) for x in fair.shares],
         "seat_ci95": [[_finite(lo), _finite(hi)] for lo, hi in fair.ci],
         "chi2": _finite(fair.chi2.statistic), "chi2_p": _finite(fair.chi2.pvalue), "seats": fair.verdict,

@@ -40,22 +40,21 @@ def setup(o):
     return o, [o["policy"]]
 
 
-def simulate(o, names, games, seed, threads, rules, thetas, keep_records, progress):
+def simulate(o, names, games, seed, threads, rules, net, keep_records, progress):
     return run_simulation(o["players"], o["spies"], o["characters"], o["policy"], games, seed, threads, rules,
-                          keep_records=keep_records, progress=progress, budget=o["budget"],
-                          theta=thetas.get(o["policy"]))
+                          keep_records=keep_records, progress=progress, budget=o["budget"], net=net)
 
 
-def record(o, seed, game_index, rules, thetas, model):
+def record(o, seed, game_index, rules, net, model):
     return record_game(o["players"], o["spies"], o["characters"], o["policy"], seed, game_index, rules,
-                       budget=o["budget"], theta=thetas.get(o["policy"]), model=model)
+                       budget=o["budget"], net=net, model=model)
 
 
 def summary_fields(s, o):
     lo, hi = wilson(s.wins, s.games)
     return {
         "spies": s.spies, "characters": s.characters or "random", "policy": s.policy,
-        "policy_label": policy_label(s.policy, o["budget"]), "theta_hash": theta_hash(s.theta),
+        "policy_label": policy_label(s.policy, o["budget"]), "theta_hash": theta_hash(s.theta, s.net),
         "budget": (int(s.theta[BUDGETS[s.policy][0]]) if s.policy in SEARCH_POLICIES else None),
         "wins": s.wins, "win_rate": s.win_rate, "ci95": [lo, hi],
         "losses": dict(s.losses),

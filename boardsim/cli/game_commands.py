@@ -29,7 +29,7 @@ from experiments.progress import ProgressBar
 from simcore.game import Game
 
 from .errors import user_errors
-from .models import ModelFile, model_thetas
+from .models import ModelFile, model_net
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,8 @@ class GameCommands:
     game: Game
     options: Sequence[inspect.Parameter]    # the game's own setup options, first in --help
     setup: Callable[[dict], tuple[dict, list[str]]]   # options -> (canonical options, the seats' policy names)
-    simulate: Callable[..., Any]   # (opts, names, games, seed, threads, rules, thetas, keep_records, progress) -> the run
-    record: Callable[..., list]    # (opts, seed, game_index, rules, thetas, model) -> the trace lines
+    simulate: Callable[..., Any]   # (opts, names, games, seed, threads, rules, net, keep_records, progress) -> the run
+    record: Callable[..., list]    # (opts, seed, game_index, rules, net, model) -> the trace lines
     fields: Callable[[Any, dict], dict]     # (the run, opts) -> the game's summary fields, after game/games/players
     lines: Callable[[dict], list[str]]      # the summary dict -> the table's lines above the speed line
     ended: Callable[[dict], str]    # a trace's end line -> how the game ended, for play's one line
@@ -82,12 +82,12 @@ def _model_text(label, model) -> str | None:
 def run_simulate(c: GameCommands, opts: dict, games: int, seed: int, threads: Optional[int], rules: Optional[str],
                  json_out: bool, records: Optional[Path], model: Optional[Path]) -> None:
     opts, names = c.setup(opts)
-    thetas, label = model_thetas(c.game.name, model, names)
+    net, label = model_net(c.game.name, model, names)
     r = c.game.load_rules(rules)
     if records is not None:
         check_not_input({"the records": records}, {"the rules file": rules, "the model file": model})
         check_writable(records, "the records")
-    s = c.simulate(opts, names, games, seed, threads, r, thetas, keep_records=records is not None,
+    s = c.simulate(opts, names, games, seed, threads, r, net, keep_records=records is not None,
                    progress=ProgressBar())
     d = summary_dict(c, s, r, opts)
     d["model"] = _model_text(label, model)
@@ -100,11 +100,11 @@ def run_play(c: GameCommands, opts: dict, seed: int, game_index: int, rules: Opt
              model: Optional[Path]) -> None:
     check_game_index(game_index, seed)
     opts, names = c.setup(opts)
-    thetas, label = model_thetas(c.game.name, model, names)
+    net, label = model_net(c.game.name, model, names)
     r = c.game.load_rules(rules)
     check_not_input({"the trace": trace}, {"the rules file": rules, "the model file": model})
     check_writable(trace, "the trace")
-    lines = c.record(opts, seed, game_index, r, thetas, _model_text(label, model))
+    lines = c.record(opts, seed, game_index, r, net, _model_text(label, model))
     write_trace(lines, trace)
     typer.echo(f"{c.ended(lines[-1])}; {len(lines)} trace lines written to {trace}")
 

@@ -13,7 +13,7 @@ from experiments.progress import ProgressBar
 from simcore.errors import UserError
 
 from .errors import fail
-from .models import MODEL_POLICIES, ModelFile, model_thetas
+from .models import MODEL_POLICIES, ModelFile, model_net
 
 LADDER_GAMES = ("bethel-woods", "benevolent")
 MIN_LADDER_GAMES = 2   # a paired difference (each rung against the one below) needs two games
@@ -55,16 +55,16 @@ def ladder(
         gname = game.replace("-", "_")
         if game == "bethel-woods":
             bl = _parse_budgets(budgets, BW_BUDGETS)
-            thetas, label = model_thetas(gname, model, MODEL_POLICIES)
+            net, label = model_net(gname, model, MODEL_POLICIES)
             rows = ladder_bethel_woods(3 if players is None else players, spies, games, seed, threads, bl,
-                                       progress_factory=ProgressBar, say=say, thetas=thetas)
+                                       progress_factory=ProgressBar, say=say, net=net)
         else:
             if spies:
                 raise UserError(f"--spies {spies}: Benevolent has no spies; allowed: 0 (leave --spies out)")
             bl = _parse_budgets(budgets, BV_BUDGETS)
-            thetas, label = model_thetas(gname, model, MODEL_POLICIES)
+            net, label = model_net(gname, model, MODEL_POLICIES)
             rows = ladder_benevolent(2 if players is None else players, games, seed, threads, bl, say=say,
-                                     progress_factory=ProgressBar, thetas=thetas)
+                                     progress_factory=ProgressBar, net=net)
     except UserError as e:
         raise fail(str(e).splitlines()[0]) from None
     if label is not None:

@@ -22,35 +22,26 @@ ModelFile = Annotated[Optional[Path], typer.Option(
                     "expert players instead of the installed one; its sha256 is printed with the results.")]
 
 
-def model_thetas(game: str, path: Optional[Path], names) -> tuple[dict, str | None]:
-    """({policy: its full parameter vector with the model's network} for the learned and expert
-    players among `names`, the model's label: "model <first 8 digits of its sha256>, trained
-    <date>"); ({}, None) without --model. The file is read and checked first: a damaged one is a
-    one-line UserError naming it; --model with no learned or expert player is refused."""
+def model_net(game: str, path: Optional[Path], names) -> tuple[np.ndarray | None, str | None]:
+    """(the model's network array, which the learned and expert players among `names` play; the
+    model's label: "model <first 8 digits of its sha256>, trained <date>"); (None, None) without
+    --model. The file is read and checked first: a damaged one is a one-line UserError naming it;
+    --model with no learned or expert player is refused."""
     if path is None:
-        return {}, None
+        return None, None
     used = [n for n in dict.fromkeys(names) if n in MODEL_POLICIES]
     if not used:
         raise UserError(f"--model {str(path)!r} is for the learned and expert players only; this run plays "
                         f"{', '.join(dict.fromkeys(names))}: leave --model out")
-    from arena.units import arena_module
     from policies.registry import modules
     from policies.value_model import model_label
-    learned, expert = modules(game).learned, modules(game).expert
-    theta_size = arena_module(game).THETA_SIZE   # the game's plug point's widest vector (policies/<game>/decide.py)
-    net = learned.model_record(path)
-    out = {}
-    for n in used:
-        t = learned.learned_theta(net) if n == "learned" else expert.expert_theta(net)
-        full = np.zeros(theta_size)   # padded to the widest vector: the installed model is not read
-        full[:len(t)] = t
-        out[n] = full
-    return out, model_label(path)
+    learned = modules(game).learned
+    return learned.learned_net(learned.model_record(path)), model_label(path)
 
 
 def _file_game(path: Path) -> str | None:
     """The game a model file says it is for, or None when it cannot be read as one (then
-    ``model_thetas`` names what is wrong with it)."""
+    ``model_net`` names what is wrong with it)."""
     import json
 
     from policies.value_model import MAX_MODEL_BYTES
@@ -66,7 +57,7 @@ def _file_game(path: Path) -> str | None:
 
 
 def run_models(paths, plays: dict) -> tuple[dict, dict]:
-    """`experiment run --model` and `report --model`: ({game: {policy: vector}}, {game: label}) for
+    """`experiment run --model` and `report --model`: ({game: network array}, {game: label}) for
     the model files `paths` (one per game, each file saying its game), `plays` {game: the players
     the run's studies play}. One-line UserErrors: a model of a game the run does not play, two
     for one game, a run without a learned or expert player, or a file that is not a sound model."""
@@ -79,5 +70,5 @@ def run_models(paths, plays: dict) -> tuple[dict, dict]:
                             f"{' and '.join(GAME_NAMES[g] for g in plays)}: leave it out")
         if game in model:
             raise UserError(f"--model {str(path)!r}: a second {GAME_NAMES[game]} model; give one model per game")
-        model[game], labels[game] = model_thetas(game, Path(path), plays[game])
+        model[game], labels[game] = model_net(game, Path(path), plays[game])
     return model, labels

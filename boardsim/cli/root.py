@@ -17,7 +17,7 @@ except ImportError:  # pragma: no cover
 from . import bench, benevolent, bethel_woods, calibrate, ladder, study, target, train, tune
 
 from .errors import user_errors
-from .models import MODEL_POLICIES, ModelFile, model_thetas
+from .models import MODEL_POLICIES, ModelFile, model_net
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False,
                   help="boardsim: Monte Carlo balance analysis for Bethel Woods and Benevolent.")
@@ -54,9 +54,9 @@ def replay(trace: Annotated[Path, typer.Argument(help="A trace written by `play 
     head = lines[0] if isinstance(lines[0], dict) else {}
     names = head.get("policies") if game == "benevolent" else [head.get("policy")]
     names = names if isinstance(names, list) and all(isinstance(n, str) for n in names) else list(MODEL_POLICIES)
-    thetas, _ = model_thetas(game, model, names)   # the trace played with --model: replayed with it
+    net, _ = model_net(game, model, names)   # the trace played with --model: replayed with it
     # the whole trace is checked before the story is printed: a rejected trace prints only its error
-    story = list(replay_lines(lines, source=str(trace), numbers=numbers, legal_only=legal_only, model_thetas=thetas))
+    story = list(replay_lines(lines, source=str(trace), numbers=numbers, legal_only=legal_only, model_net=net))
     for line in story:
         typer.echo(line)
 

@@ -117,7 +117,7 @@ def execute(work: Sequence[tuple], threads: int | None = None, progress=None,
     workers=N (a new LocalCluster), scheduler="tcp://HOST:PORT" or an open Dask client: where
     units are played; `threads` is then numba's threads per unit on a worker. A study opens one
     client for all its execute calls (``experiments.run.cluster.dask_client``) and passes client=.
-    model: {game: {"learned": vector, "expert": vector}}, a user's model (``--model``) played
+    model: {game: network array}, a user's model (``--model``) played
     in place of the installed one in every cell (``experiments.cells.with_model``); the cells
     played, recorded and keyed are the mapped ones, so a store keeps such units apart.
     """

@@ -17,7 +17,7 @@ Benevolent hides nothing and has no chance after setup, so the only randomness i
 own, from the seat's policy stream. Each rollout starts from the repetition table the seat has
 seen (``learned.hist_copy``), so its players avoid the loops the seat would.
 
-theta: the learned player's vector with T_K = 16. Workspace (int32): [0, LWS) the learned
+theta: the learned player's vector with T_K = 16; net: the learned player's network. Workspace (int32): [0, LWS) the learned
 player's, [LWS, 2 LWS) the rollouts' learned player's, then the rollout position and the plans'
 order and scores.
 """
@@ -53,8 +53,10 @@ globals().update(WS.offsets)   # X_LEARNED = 0, X_S = 2 LWS, ...
 WS_SIZE = WS.size
 
 
-def expert_theta(net=None, m: int = M_DEFAULT, reps: int = REPS_DEFAULT, depth: int = DEPTH_DEFAULT) -> np.ndarray:
-    t = L.learned_theta(net, k=K_DEFAULT)
+def expert_theta(m: int = M_DEFAULT, reps: int = REPS_DEFAULT, depth: int = DEPTH_DEFAULT) -> np.ndarray:
+    """The expert's parameter vector: the learned player's with k = 16 and the rollouts' settings
+    (its network is the learned player's, ``learned.learned_net``)."""
+    t = L.learned_theta(k=K_DEFAULT)
     t[L.T_DEPTH] = depth
     t[L.T_M] = m
     t[L.T_REPS] = reps
@@ -70,19 +72,19 @@ def expert_reset(ws):
 
 
 @njit(cache=True, _nrt=False)
-def _end_value(st, p, theta, me, rws, k):
+def _end_value(st, p, theta, net, me, rws, k):
     """What a truncated rollout scores at st (`me` about to plan): the learned value of the plan the
     learned player would play there (``learned.choose``: the highest value of its k kept plans, its
     repetition term included), as a chance of winning in [0, 1] (a plan that wins at once: 1).
     -1 when `me` has no plan."""
-    c = L.choose(st, p, theta, me, rws, k)
+    c = L.choose(st, p, theta, net, me, rws, k)
     if c < 0:
         return -1.0
-    return min(1.0, max(0.0, L.plan_value(st, p, theta, me, rws, c)))
+    return min(1.0, max(0.0, L.plan_value(st, p, theta, net, me, rws, c)))
 
 
 @njit(cache=True, _nrt=False)
-def rollout(st, p, theta, me, ws, rk):
+def rollout(st, p, theta, net, me, ws, rk):
     """Play the game at st (the end of a plan) on with the learned player in every seat (keeping
     theta[T_RK] plans, the second plan with probability theta[T_RNOISE] / 10 drawn from rk) for at
     most theta[T_HMAX] turns; 1.0 if `me` wins, else 0.0. With theta[T_DEPTH] = d > 0 it stops at
@@ -96,10 +98,10 @@ def rollout(st, p, theta, me, ws, rk):
     while st[E.PHASE] != PH_TERMINAL and st[E.TURN] - t0 < hmax:
         x = st[E.CUR]
         if depth > 0 and x == me and st[E.TURN] - t0 >= depth:
-            v = _end_value(st, p, theta, me, rws, k)
+            v = _end_value(st, p, theta, net, me, rws, k)
             if v >= 0.0:
                 return v
-        c = L.choose(st, p, theta, np.int64(x), rws, k)
+        c = L.choose(st, p, theta, net, np.int64(x), rws, k)
         if c < 0:
             break
         if noise > 0.0 and rws[H.W_CN] > 1 and below(rk, st[E.TURN], 1000) < noise * 100.0:
@@ -117,7 +119,7 @@ def rollout(st, p, theta, me, ws, rk):
 
 
 @njit(cache=True, _nrt=False)
-def choose(s, p, theta, me, ws, key):
+def choose(s, p, theta, net, me, ws, key):
     """The index of the kept plan to play from s (-1: none), the learned workspace's L_CH and L_CT
     set for it."""
     lws = ws[0:LWS]
@@ -129,7 +131,7 @@ def choose(s, p, theta, me, ws, key):
     idx = ws[X_IDX:X_IDX + H.K_MAX]
     val = ws[X_VAL:X_VAL + 2 * H.K_MAX].view(np.float64)
     for c in range(nc):
-        val[c] = L.plan_value(s, p, theta, me, lws, np.int64(c))
+        val[c] = L.plan_value(s, p, theta, net, me, lws, np.int64(c))
         idx[c] = c
         if val[c] >= 1.0e6:
             return c
@@ -155,7 +157,7 @@ def choose(s, p, theta, me, ws, key):
                 L.hist_copy(rws, lws)
                 if st[E.PHASE] != PH_TERMINAL:
                     L.hist_add(rws, E.position_hash(st))
-                tot += rollout(st, p, theta, me, ws, draw(key, r))
+                tot += rollout(st, p, theta, net, me, ws, draw(key, r))
             if tot > bsc:
                 bsc = tot
                 best = c
@@ -164,14 +166,14 @@ def choose(s, p, theta, me, ws, key):
 
 
 @njit(cache=True, _nrt=False)
-def expert_action(s, p, theta, seat, acts, n, key, ws):
+def expert_action(s, p, theta, net, seat, acts, n, key, ws):
     """The decision of `seat` at s (acts[:n] legal, ascending); randomness only from `key`."""
     lws = ws[0:LWS]
     a = H.planned_action(s, seat, acts, n, lws)
     if a >= 0:
         return a
     L.note_turn(s, lws)
-    c = choose(s, p, theta, seat, ws, key)
+    c = choose(s, p, theta, net, seat, ws, key)
     if c >= 0:
         a = L.play_chosen(s, lws, c, acts, n)
         if a >= 0:

@@ -21,10 +21,11 @@ note it: the position at the start of each of its turns and the end of each plan
 addressing table of HT slots. Every choice is deterministic (the key is not used).
 
 theta: the heuristic's weights (THETA_NAMES of heuristic.py), T_K, T_LAM, the expert's fields
-(T_M, T_REPS, T_RK, T_RNOISE, T_HMAX; policies/benevolent/expert.py), then the network packed at
-T_NET (``value_model.pack``). The default vector reads the model file ``learned.json`` beside
-this module; a missing, truncated or foreign file is a one-line error naming the command that
-trains one.
+(T_M, T_REPS, T_RK, T_RNOISE, T_HMAX; policies/benevolent/expert.py), the skill dial (T_TEMP)
+and the expert's rollout depth (T_DEPTH). The network is an array of its own, ``net``
+(``value_model.pack``; all zeros: no network); its default (``learned_net``) reads the model
+file ``learned.json`` beside this module; a missing, truncated or foreign file is a one-line error
+naming the command that trains one.
 
 Workspace (int32): [0, HWS) the heuristic's (candidates, the plan), an end position, float64
 scratch viewed over int32 pairs (features, hidden units), then the repetition table (uint64
@@ -54,7 +55,6 @@ T_REPS = T_K + 3         # expert: rollouts per compared plan
 T_RK = T_K + 4           # expert: plans kept by the rollouts' learned players
 T_RNOISE = T_K + 5       # expert: the rollouts' players play their second plan with probability T_RNOISE / 10
 T_HMAX = T_K + 6         # expert: turns a rollout may last (then it counts as not won)
-T_NET = T_K + 7          # the packed network
 K_DEFAULT = 8
 LAM_DEFAULT = 10.0
 MAX_HIDDEN = 128
@@ -62,9 +62,10 @@ MAX_HIDDEN = 128
 # probability proportional to exp((value_c - best value) / T), in the value's units (an estimate of
 # the chance of winning, less the repetition penalty), drawn from the decision's key (the policy's
 # own stream); docs/studies.md, "The skill dial"
-T_TEMP = T_NET + VM.packed_size(NF, MAX_HIDDEN)
+T_TEMP = T_K + 7
 T_DEPTH = T_TEMP + 1     # expert: turns a rollout plays before the learned value scores it (0: to the end)
 THETA_SIZE = T_TEMP + 2
+NET_SIZE = VM.packed_size(NF, MAX_HIDDEN)   # the network's array (value_model.pack), any model up to MAX_HIDDEN
 HT = 2048                # repetition table slots (power of two; a game has at most 800 turns)
 
 MODEL_PATH = Path(__file__).with_name("learned.json")
@@ -103,9 +104,10 @@ MODEL = VM.ModelFile(MODEL_PATH, GAME.name, FEATURE_NAMES, COMMAND, MAX_HIDDEN)
 model_record, model_label, learned_available = MODEL.record, MODEL.label, MODEL.available
 
 
-def planner_theta(k: int = K_DEFAULT, lam: float = LAM_DEFAULT, theta_h=None) -> np.ndarray:
-    """The learned player's vector without a network (theta[T_NET] = 0: it plays the heuristic's
-    best plan, less the repetition term)."""
+def learned_theta(k: int = K_DEFAULT, lam: float = LAM_DEFAULT, theta_h=None) -> np.ndarray:
+    """The learned player's parameter vector: the heuristic's weights (default: its defaults), k
+    and lam. With a network of zeros (``value_model.no_net``) it plays the heuristic's best plan,
+    less the repetition term."""
     t = np.zeros(THETA_SIZE, dtype=np.float64)
     t[:T_K] = H.THETA_DEFAULT if theta_h is None else theta_h
     t[T_K] = k
@@ -113,11 +115,10 @@ def planner_theta(k: int = K_DEFAULT, lam: float = LAM_DEFAULT, theta_h=None) ->
     return t
 
 
-def learned_theta(net: dict | None = None, k: int = K_DEFAULT, lam: float = LAM_DEFAULT) -> np.ndarray:
-    """The learned player's parameter vector: the heuristic's default weights, k, lam and the
-    network (default: the installed model file's)."""
-    net = model_record() if net is None else net
-    return VM.put_net(planner_theta(k, lam), T_NET, net, MAX_HIDDEN)
+def learned_net(net: dict | None = None) -> np.ndarray:
+    """The learned player's network array (NET_SIZE): `net` (a model as ``model_record`` reads
+    it; default: the installed model file's) packed."""
+    return VM.net_array(model_record() if net is None else net, NET_SIZE, MAX_HIDDEN)
 
 
 @njit(cache=True, _nrt=False)
@@ -198,7 +199,7 @@ def plan_end(s, p, ws, c):
 
 
 @njit(cache=True, _nrt=False)
-def plan_value(s, p, theta, me, ws, c):
+def plan_value(s, p, theta, net, me, ws, c):
     """The value of kept plan c from s for `me`: a win for `me` 1e6; otherwise the network's value
     of its end (no network: the heuristic's score), less theta[T_LAM] per earlier occurrence of the
     end. Leaves what ``plan_end`` leaves."""
@@ -206,12 +207,12 @@ def plan_value(s, p, theta, me, ws, c):
     st = ws[L_ST:L_ST + E.S_SIZE]
     if st[E.PHASE] == PH_TERMINAL and st[E.OUTCOME] == OUT_WIN:
         return 1.0e6 if st[E.WINNER] == me else -1.0e6
-    if theta[T_NET] == 0.0:
+    if net[0] == 0.0:
         v = ws[H.W_CSC + c] / H.SCORE_SCALE
     else:
         fv = ws[L_FV:L_FV + 2 * NF].view(np.float64)
         features(st, p, theta, me, fv)
-        v = VM.value(fv, theta, T_NET, ws[L_H:L_H + 2 * MAX_HIDDEN].view(np.float64))
+        v = VM.value(fv, net, 0, ws[L_H:L_H + 2 * MAX_HIDDEN].view(np.float64))
     lam = theta[T_LAM]
     if lam > 0.0:
         v -= lam * hist_count(ws, hc)
@@ -219,7 +220,7 @@ def plan_value(s, p, theta, me, ws, c):
 
 
 @njit(cache=True, _nrt=False)
-def screen_values(s, p, theta, me, ws, nc, vals):
+def screen_values(s, p, theta, net, me, ws, nc, vals):
     """vals[c] for c < nc: ``plan_value`` of kept plan c to the last few bits, the network
     evaluated at all kept ends together (``value_model.values_sparse``: row 0 over its non-zero
     features, the others from it over the features where they differ); a theta with a network
@@ -243,8 +244,8 @@ def screen_values(s, p, theta, me, ws, nc, vals):
         for i in range(NF, NFS):
             row[i] = 0.0
     WT = ws[L_WT:L_WT + 2 * NF * MAX_HIDDEN].view(np.float64)
-    VM.transposed(theta, T_NET, WT, ws[L_WM:L_WT].view(np.float64))
-    VM.values_sparse(ws[L_X:L_X + 2 * NFS * H.K_MAX].view(np.float64), NFS, nc, theta, T_NET, WT,
+    VM.transposed(net, 0, WT, ws[L_WM:L_WT].view(np.float64))
+    VM.values_sparse(ws[L_X:L_X + 2 * NFS * H.K_MAX].view(np.float64), NFS, nc, net, 0, WT,
                      ws[L_ACC:WS_SIZE].view(np.float64), vals)
     for c in range(nc):
         if ws[L_REP + c] < 0:
@@ -255,13 +256,13 @@ def screen_values(s, p, theta, me, ws, nc, vals):
 
 
 @njit(cache=True, _nrt=False)
-def exact_value(theta, ws, c):
+def exact_value(theta, net, ws, c):
     """``plan_value`` of kept plan c (not won by `me` at once), bit for bit, from what
     ``screen_values`` kept (``value_model.value`` at its features, less the repetition term)."""
     if ws[L_REP + c] < 0:
         return -1.0e6
     fv = ws[L_X + 2 * NFS * c: L_X + 2 * NFS * (c + 1)].view(np.float64)
-    v = VM.value(fv, theta, T_NET, ws[L_H:L_H + 2 * MAX_HIDDEN].view(np.float64))
+    v = VM.value(fv, net, 0, ws[L_H:L_H + 2 * MAX_HIDDEN].view(np.float64))
     lam = theta[T_LAM]
     if lam > 0.0:
         v -= lam * ws[L_REP + c]
@@ -269,7 +270,7 @@ def exact_value(theta, ws, c):
 
 
 @njit(cache=True, _nrt=False)
-def choose(s, p, theta, me, ws, k):
+def choose(s, p, theta, net, me, ws, k):
     """The index of the kept plan to play from s (-1: none); its end's hash at ws[L_CH] and
     whether the game ends there at ws[L_CT]. The plan of the highest ``plan_value`` (a win at once
     first; ties: the heuristic's order), as valuing every plan with it would find it: with a
@@ -284,9 +285,9 @@ def choose(s, p, theta, me, ws, k):
         return nc - 1
     best = 0
     bv = -1.0e300
-    if theta[T_NET] == 0.0:
+    if net[0] == 0.0:
         for c in range(nc):
-            v = plan_value(s, p, theta, me, ws, np.int64(c))
+            v = plan_value(s, p, theta, net, me, ws, np.int64(c))
             if v >= 1.0e6:
                 return c
             if v > bv:
@@ -294,7 +295,7 @@ def choose(s, p, theta, me, ws, k):
                 best = c
     else:
         vals = ws[L_V:L_V + 2 * H.K_MAX].view(np.float64)
-        w = screen_values(s, p, theta, me, ws, nc, vals)
+        w = screen_values(s, p, theta, net, me, ws, nc, vals)
         if w >= 0:
             return w
         X = ws[L_X:L_X + 2 * NFS * H.K_MAX].view(np.float64)
@@ -305,7 +306,7 @@ def choose(s, p, theta, me, ws, k):
         if m > 1:
             for c in range(nc):
                 if (live >> c) & 1:
-                    v = exact_value(theta, ws, c)
+                    v = exact_value(theta, net, ws, c)
                     if v >= 1.0e6:
                         if c != nc - 1:
                             plan_end(s, p, ws, np.int64(c))
@@ -338,13 +339,13 @@ def play_chosen(s, ws, c, acts, n):
 
 
 def dial_theta(temperature: float, theta: np.ndarray | None = None) -> np.ndarray:
-    """The learned player's vector (default: the installed model's) with the skill dial at
+    """The learned player's vector (default: ``learned_theta()``) with the skill dial at
     `temperature` (``value_model.with_dial``)."""
     return VM.with_dial(learned_theta() if theta is None else theta, T_TEMP, temperature)
 
 
 @njit(cache=True, _nrt=False)
-def choose_soft(s, p, theta, me, ws, k, key):
+def choose_soft(s, p, theta, net, me, ws, k, key):
     """``choose`` with the skill dial (theta[T_TEMP] > 0): kept plan c drawn with probability
     proportional to exp((value_c - the best value) / T), one number of the decision's key. A plan
     that wins for `me` at once is still taken at once."""
@@ -356,7 +357,7 @@ def choose_soft(s, p, theta, me, ws, k, key):
     vals = ws[L_V:L_V + 2 * H.K_MAX].view(np.float64)
     bv = -1.0e300
     for c in range(nc):
-        v = plan_value(s, p, theta, me, ws, np.int64(c))
+        v = plan_value(s, p, theta, net, me, ws, np.int64(c))
         if v >= 1.0e6:
             return c
         vals[c] = v
@@ -369,7 +370,7 @@ def choose_soft(s, p, theta, me, ws, k, key):
 
 
 @njit(cache=True, _nrt=False)
-def learned_action(s, p, theta, seat, acts, n, key, ws):
+def learned_action(s, p, theta, net, seat, acts, n, key, ws):
     """The decision of `seat` at s (acts[:n] legal, ascending); `key` is used only by the skill
     dial (theta[T_TEMP] > 0)."""
     a = H.planned_action(s, seat, acts, n, ws)
@@ -377,9 +378,9 @@ def learned_action(s, p, theta, seat, acts, n, key, ws):
         return a
     note_turn(s, ws)
     if theta[T_TEMP] > 0.0:
-        c = choose_soft(s, p, theta, seat, ws, int(theta[T_K]), key)
+        c = choose_soft(s, p, theta, net, seat, ws, int(theta[T_K]), key)
     else:
-        c = choose(s, p, theta, seat, ws, int(theta[T_K]))
+        c = choose(s, p, theta, net, seat, ws, int(theta[T_K]))
     if c >= 0:
         a = play_chosen(s, ws, c, acts, n)
         if a >= 0:

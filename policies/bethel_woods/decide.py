@@ -37,9 +37,11 @@ TABLE = (
     Policy("search", _s.search_action, _s.search_reset, _s.WS_SIZE, _s.default_theta, _s.THETA_NAMES),
     Policy("clairvoyant", _s.clairvoyant_action, _s.search_reset, _s.WS_SIZE, _s.default_theta, _s.THETA_NAMES),
     Policy("tuned", _h.heuristic_action, _h.heuristic_reset, _h.WS_SIZE, lambda: tuned_theta(GAME), _h.THETA_NAMES),
-    Policy("learned", _l.learned_action, _l.learned_reset, _l.WS_SIZE, _l.learned_theta),
-    Policy("expert", _x.expert_action, _x.expert_reset, _x.WS_SIZE, _x.expert_theta),
+    Policy("learned", _l.learned_action, _l.learned_reset, _l.WS_SIZE, _l.learned_theta, net=_l.learned_net),
+    Policy("expert", _x.expert_action, _x.expert_reset, _x.WS_SIZE, _x.expert_theta, net=_l.learned_net),
 )
 assert tuple(pol.name for pol in TABLE) == POLICIES[GAME.name]
-# WS_SIZE: int32 scratch entries per seat (the widest); THETA_NAMES: each policy's settable parameters
-decide, reset, ws_size, default_theta, WS_SIZE, THETA_NAMES = plug_point(GAME.name, TABLE, THETA_SIZE)
+# WS_SIZE: int32 scratch entries per seat (the widest); NET_SIZE: a network array's floats; THETA_NAMES:
+# each policy's settable parameters; NET_POLICIES: the policies that read a network (policies/plug.py)
+PLUG = plug_point(GAME.name, TABLE, THETA_SIZE, _l.NET_SIZE)
+decide, reset, ws_size, default_theta, seat_nets, WS_SIZE, NET_SIZE, THETA_NAMES, NET_POLICIES = PLUG

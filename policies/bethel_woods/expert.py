@@ -17,7 +17,8 @@ Once per turn (the plan is replayed like the heuristic's) it
 4. plays the survivor (with no budget, or a single plan: the learned player's own choice).
 
 It never sees the game's chance key: its keys are this decision's key, from the seat's policy
-stream. theta is the learned player's vector (``learned.T_M`` and ``learned.T_BUDGET`` set).
+stream. theta is the learned player's vector (``learned.T_M`` and ``learned.T_BUDGET`` set), net
+the learned player's network.
 
 Workspace (int32): [0, LWS) the learned player's (the candidates), [LWS, 2 LWS) the rollouts'
 (every seat of a rollout plans with it afresh), then the search's own fields (below).
@@ -59,8 +60,10 @@ WS_SIZE = WS.size
 FLOAT_FIELDS = ("X_WINS", "X_VAL")
 
 
-def expert_theta(net=None, m: int = M_DEFAULT, budget: int = BUDGET_DEFAULT, depth: int = DEPTH_DEFAULT) -> np.ndarray:
-    t = L.learned_theta(net)
+def expert_theta(m: int = M_DEFAULT, budget: int = BUDGET_DEFAULT, depth: int = DEPTH_DEFAULT) -> np.ndarray:
+    """The expert's parameter vector: the learned player's with m, budget and depth set (its
+    network is the learned player's, ``learned.learned_net``)."""
+    t = L.learned_theta()
     t[L.T_M] = m
     t[L.T_BUDGET] = budget
     t[L.T_DEPTH] = depth
@@ -74,7 +77,7 @@ def expert_reset(ws):
 
 
 @njit(cache=True, _nrt=False)
-def _end_value(s, p, theta, rws):
+def _end_value(s, p, theta, net, rws):
     """What a truncated rollout scores at s (a seat about to plan its turn): the learned value of
     the plan the learned player would play there (``learned.best_plan``: the highest value of the
     planner's kept plans), as a chance of winning in [0, 1]: a plan that wins at once 1, a
@@ -82,11 +85,11 @@ def _end_value(s, p, theta, rws):
     nc = L.plan_candidates(s, p, theta, rws)
     if nc == 0:
         return -1.0
-    return min(1.0, max(0.0, L.plan_value(p, theta, rws, L.best_plan(p, theta, rws, nc))))
+    return min(1.0, max(0.0, L.plan_value(p, net, rws, L.best_plan(p, net, rws, nc))))
 
 
 @njit(cache=True, _nrt=False)
-def rollout(s, p, theta, ws, rk):
+def rollout(s, p, theta, net, ws, rk):
     """Play the game at s (the end of a plan) out with the learned player for every seat, chance
     drawn from rk; 1.0 if the players win, 0.0 if they lose. With theta[T_DEPTH] = d > 0 the
     rollout stops when a seat is about to plan the d-th turn after this one and scores the
@@ -107,18 +110,18 @@ def rollout(s, p, theta, ws, rk):
             E.apply_chance_inlined(s, p, E.chance_outcome_inlined(s, p, rk))
         else:
             if depth > 0 and s[E.TURN] >= stop and H.planning_turn(s, q):
-                v = _end_value(s, p, theta, rws)
+                v = _end_value(s, p, theta, net, rws)
                 if v >= 0.0:
                     ws[X_NROLL] = (ws[X_NROLL] + 1) & 0x3FFFFFFF
                     return v
             n = E.legal_actions(s, p, acts)
-            E.apply(s, p, np.int64(L.learned_action(s, p, theta, q, acts, n, rk, rws)))
+            E.apply(s, p, np.int64(L.learned_action(s, p, theta, net, q, acts, n, rk, rws)))
     ws[X_NROLL] = (ws[X_NROLL] + 1) & 0x3FFFFFFF
     return 1.0 if s[E.OUTCOME] == OUT_WIN else 0.0
 
 
 @njit(cache=True, _nrt=False)
-def _choose(s, p, theta, ws, key):
+def _choose(s, p, theta, net, ws, key):
     """Store the plan to play from s (L.store_candidate) in the learned workspace."""
     lws = ws[0:LWS]
     nc = L.plan_candidates(s, p, theta, lws)
@@ -128,7 +131,7 @@ def _choose(s, p, theta, ws, key):
     wins = ws[X_WINS:X_WINS + 2 * H.K_CAND].view(np.float64)
     val = ws[X_VAL:X_VAL + 2 * H.K_CAND].view(np.float64)
     for c in range(nc):
-        val[c] = L.plan_value(p, theta, lws, c)
+        val[c] = L.plan_value(p, net, lws, c)
         idx[c] = c
     for i in range(1, nc):  # by value, best first (ties keep the kept order)
         j = i
@@ -160,7 +163,7 @@ def _choose(s, p, theta, ws, key):
                     c = idx[i]
                     for z in range(E.S_SIZE):
                         st[z] = lws[H.W_TST + c * H.S_SIZE + z]
-                    wins[i] += rollout(st, p, theta, ws, rk)
+                    wins[i] += rollout(st, p, theta, net, ws, rk)
             left -= per * live
             r0 += per
             for i in range(1, live):  # by rollouts won, best first (ties keep the value's order)
@@ -178,7 +181,7 @@ def _choose(s, p, theta, ws, key):
 
 
 @njit(cache=True, _nrt=False)
-def expert_action(s, p, theta, seat, acts, n, key, ws):
+def expert_action(s, p, theta, net, seat, acts, n, key, ws):
     """The decision of `seat` at s (acts[:n] legal, ascending); `key`: this decision's key from the
     seat's policy stream (the rollouts' futures are drawn from it)."""
     lws = ws[0:LWS]
@@ -189,7 +192,7 @@ def expert_action(s, p, theta, seat, acts, n, key, ws):
         a = H._pay_rule(s, p, lws)
         return a if contains(acts, n, a) else acts[0]
     if H.planning_turn(s, seat):
-        _choose(s, p, theta, ws, key)
+        _choose(s, p, theta, net, ws, key)
         a = lws[H.W_PLAN]
         if lws[H.W_PLAN_N] > 0 and contains(acts, n, a):
             lws[H.W_PLAN_I] = 1

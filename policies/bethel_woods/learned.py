@@ -19,9 +19,11 @@ choice is deterministic (the key is not used), unless the skill dial is turned (
 
 theta: the heuristic's 24 weights (for the planner), T_K (plans kept, default 16), T_KTOP (the
 planner's ability search after this many stage-1 positions, default 3 where the heuristic takes 6:
-measured below), two fields the expert reads (T_M, T_BUDGET), then the network packed at T_NET (``value_model.pack``). The default vector
-(``default_theta``) reads the model file ``learned.json`` beside this module; a missing, truncated
-or foreign file is a one-line error naming the command that trains one.
+measured below), two fields the expert reads (T_M, T_BUDGET), the skill dial (T_TEMP) and the
+expert's rollout depth (T_DEPTH). The network is an array of its own, ``net`` (``value_model.pack``;
+all zeros: no network); its default (``learned_net``) reads the model file ``learned.json`` beside
+this module; a missing, truncated or foreign file is a one-line error naming the command that
+trains one.
 
 Workspace (int32): [0, HWS) the heuristic's (candidates, their end positions, the plan), then
 float64 scratch viewed over int32 pairs: the features and the hidden units, the kept plans'
@@ -48,7 +50,6 @@ T_K = len(H.THETA_DEFAULT)   # plans the planner keeps for the value to choose f
 T_KTOP = T_K + 1             # stage-1 positions the planner's ability search starts from (heuristic: 6)
 T_M = T_K + 2                # expert: plans compared by rollouts
 T_BUDGET = T_K + 3           # expert: rollouts per decision
-T_NET = T_K + 4              # the packed network
 K_DEFAULT = 16
 KTOP_DEFAULT = 3
 MAX_HIDDEN = 128             # hidden units a model may have (the scratch below is sized for it)
@@ -56,9 +57,10 @@ MAX_HIDDEN = 128             # hidden units a model may have (the scratch below 
 # probability proportional to exp((value_c - best value) / T), the values being win-probability
 # estimates, so T is in units of a chance of winning (docs/studies.md, "The skill dial"); drawn
 # from the decision's key (the policy's own stream, never the game's chance)
-T_TEMP = T_NET + VM.packed_size(NF, MAX_HIDDEN)
+T_TEMP = T_K + 4
 T_DEPTH = T_TEMP + 1         # expert: turns a rollout plays before the learned value scores it (0: to the end)
 THETA_SIZE = T_TEMP + 2
+NET_SIZE = VM.packed_size(NF, MAX_HIDDEN)   # the network's array (value_model.pack), any model up to MAX_HIDDEN
 LOSS_VALUE = -1.0e6          # a plan that leaves four machines critical at `end turn`
 WIN_VALUE = 1.0e6
 
@@ -89,16 +91,16 @@ MODEL = VM.ModelFile(MODEL_PATH, GAME.name, FEATURE_NAMES, COMMAND, MAX_HIDDEN)
 model_record, model_label, learned_available = MODEL.record, MODEL.label, MODEL.available
 
 
-def learned_theta(net: dict | None = None, k: int = K_DEFAULT, ktop: int = KTOP_DEFAULT) -> np.ndarray:
-    """The learned player's parameter vector: the heuristic's default weights, k, ktop and the
-    network (default: the installed model file's)."""
-    net = model_record() if net is None else net
-    return VM.put_net(planner_theta(k, ktop), T_NET, net, MAX_HIDDEN)
+def learned_net(net: dict | None = None) -> np.ndarray:
+    """The learned player's network array (NET_SIZE): `net` (a model as ``model_record`` reads
+    it; default: the installed model file's) packed."""
+    return VM.net_array(model_record() if net is None else net, NET_SIZE, MAX_HIDDEN)
 
 
-def planner_theta(k: int = K_DEFAULT, ktop: int = KTOP_DEFAULT) -> np.ndarray:
-    """The learned player's vector without a network (theta[T_NET] = 0): it then plays the
-    planner's best kept plan, the heuristic's choice but for ties (the first round of training)."""
+def learned_theta(k: int = K_DEFAULT, ktop: int = KTOP_DEFAULT) -> np.ndarray:
+    """The learned player's parameter vector: the heuristic's default weights (its planner's), k
+    and ktop. With a network of zeros (``value_model.no_net``) it plays the planner's best kept
+    plan, the heuristic's choice but for ties (the first round of training)."""
     t = np.zeros(THETA_SIZE, dtype=np.float64)
     t[:T_K] = H.THETA_DEFAULT
     t[T_K] = k
@@ -112,7 +114,7 @@ def learned_reset(ws):
 
 
 @njit(cache=True, _nrt=False)
-def candidate_value(st, p, theta, ws):
+def candidate_value(st, p, net, ws):
     """The learned value of the end position st of a plan (ws: the planner's workspace of that
     plan, whose tables the features read). A win is WIN_VALUE; four machines critical (lost at
     `end turn`) add LOSS_VALUE."""
@@ -121,23 +123,23 @@ def candidate_value(st, p, theta, ws):
     fv = ws[L_FV: L_FV + 2 * NF].view(np.float64)
     hb = ws[L_H: L_H + 2 * MAX_HIDDEN].view(np.float64)
     ncrit = features(st, p, ws, fv)
-    v = VM.value(fv, theta, T_NET, hb)
+    v = VM.value(fv, net, 0, hb)
     if ncrit >= E.CRITICAL_LOSS_AT:
         v += LOSS_VALUE
     return v
 
 
 @njit(cache=True, _nrt=False)
-def plan_value(p, theta, ws, c):
-    """The value of kept plan c (``candidate_value`` of its end); with no network in theta, the
-    planner's own score."""
-    if theta[T_NET] == 0.0:
+def plan_value(p, net, ws, c):
+    """The value of kept plan c (``candidate_value`` of its end); with no network (net[0] = 0),
+    the planner's own score."""
+    if net[0] == 0.0:
         return ws[H.W_TSC + c] / H.SCORE_SCALE
-    return candidate_value(ws[H.W_TST + c * H.S_SIZE: H.W_TST + (c + 1) * H.S_SIZE], p, theta, ws)
+    return candidate_value(ws[H.W_TST + c * H.S_SIZE: H.W_TST + (c + 1) * H.S_SIZE], p, net, ws)
 
 
 @njit(cache=True, _nrt=False)
-def screen_values(p, theta, ws, nc, vals):
+def screen_values(p, net, ws, nc, vals):
     """vals[c] for c < nc: kept plan c's value (``plan_value``'s rules) to the last few bits, the
     network evaluated at all kept ends together (``value_model.values``, four at a time; vals
     needs room for nc rounded up to 4). Keeps each end's features (row c of L_X, padded with
@@ -151,7 +153,7 @@ def screen_values(p, theta, ws, nc, vals):
         ws[L_NCRIT + c] = features(st, p, ws, row)
         for i in range(NF, NFS):
             row[i] = 0.0
-    VM.values(ws[L_X: L_X + 2 * NFS * H.K_CAND].view(np.float64), NFS, nc, theta, T_NET, vals)
+    VM.values(ws[L_X: L_X + 2 * NFS * H.K_CAND].view(np.float64), NFS, nc, net, 0, vals)
     for c in range(nc):
         k = ws[L_NCRIT + c]
         if k < 0:
@@ -162,7 +164,7 @@ def screen_values(p, theta, ws, nc, vals):
 
 
 @njit(cache=True, _nrt=False)
-def exact_value(p, theta, ws, c):
+def exact_value(p, net, ws, c):
     """``plan_value`` of kept plan c, bit for bit, from the features ``screen_values`` kept
     (``value_model.value`` at them, as ``candidate_value`` computes it)."""
     k = ws[L_NCRIT + c]
@@ -171,20 +173,20 @@ def exact_value(p, theta, ws, c):
         return WIN_VALUE if st[E.OUTCOME] == OUT_WIN else -WIN_VALUE
     fv = ws[L_X + 2 * NFS * c: L_X + 2 * NFS * (c + 1)].view(np.float64)
     hb = ws[L_H: L_H + 2 * MAX_HIDDEN].view(np.float64)
-    v = VM.value(fv, theta, T_NET, hb)
+    v = VM.value(fv, net, 0, hb)
     if k >= E.CRITICAL_LOSS_AT:
         v += LOSS_VALUE
     return v
 
 
 @njit(cache=True, _nrt=False)
-def best_plan(p, theta, ws, nc):
+def best_plan(p, net, ws, nc):
     """The kept plan of the highest ``plan_value`` (ties: the first kept), as valuing every plan
     with it would find it: the kept plans are screened together (``screen_values``); a plan more
     than MARGIN below the screen's best cannot be the best (value_model.MARGIN), a plan whose
     features are those of an earlier one near the top has its value (and comes later), and the
     rest are valued exactly, unless only one is left."""
-    if theta[T_NET] == 0.0:
+    if net[0] == 0.0:
         best = 0
         bv = -1.0e300
         for c in range(nc):
@@ -194,7 +196,7 @@ def best_plan(p, theta, ws, nc):
                 best = c
         return best
     vals = ws[L_V: L_V + 2 * H.K_CAND].view(np.float64)
-    screen_values(p, theta, ws, nc, vals)
+    screen_values(p, net, ws, nc, vals)
     X = ws[L_X: L_X + 2 * NFS * H.K_CAND].view(np.float64)
     # bit c of live: plan c may be the best (near the top, not a copy of an earlier one; an end
     # where the game is over, L_NCRIT -1, is never taken for a copy)
@@ -205,7 +207,7 @@ def best_plan(p, theta, ws, nc):
     bv = -1.0e300
     for c in range(nc):
         if (live >> c) & 1:
-            v = exact_value(p, theta, ws, c)
+            v = exact_value(p, net, ws, c)
             if v > bv:
                 bv = v
                 best = c
@@ -241,23 +243,23 @@ def store_candidate(s, ws, c):
 
 
 @njit(cache=True, _nrt=False)
-def choose(s, p, theta, ws):
+def choose(s, p, theta, net, ws):
     """Plan the turn and store the kept plan of the highest value (ties: the first kept;
     ``best_plan``)."""
     nc = plan_candidates(s, p, theta, ws)
     if nc == 0:
         return  # the heuristic's own plan (_plan stored it) stays
-    store_candidate(s, ws, best_plan(p, theta, ws, nc))
+    store_candidate(s, ws, best_plan(p, net, ws, nc))
 
 
 def dial_theta(temperature: float, theta: np.ndarray | None = None) -> np.ndarray:
-    """The learned player's vector (default: the installed model's) with the skill dial at
+    """The learned player's vector (default: ``learned_theta()``) with the skill dial at
     `temperature` (``value_model.with_dial``)."""
     return VM.with_dial(learned_theta() if theta is None else theta, T_TEMP, temperature)
 
 
 @njit(cache=True, _nrt=False)
-def choose_soft(s, p, theta, ws, key):
+def choose_soft(s, p, theta, net, ws, key):
     """Plan the turn and store a kept plan drawn by the skill dial (theta[T_TEMP] > 0): plan c with
     probability proportional to exp((value_c - the best value) / T), one number of the decision's
     key. A plan that wins at once has value WIN_VALUE, so it is always taken; a certain loss has
@@ -268,14 +270,14 @@ def choose_soft(s, p, theta, ws, key):
     vals = ws[L_V: L_V + 2 * H.K_CAND].view(np.float64)
     bv = -1.0e300
     for c in range(nc):
-        vals[c] = plan_value(p, theta, ws, c)
+        vals[c] = plan_value(p, net, ws, c)
         if vals[c] > bv:
             bv = vals[c]
     store_candidate(s, ws, VM.softmax_pick(vals, nc, bv, theta[T_TEMP], key))
 
 
 @njit(cache=True, _nrt=False)
-def learned_action(s, p, theta, seat, acts, n, key, ws):
+def learned_action(s, p, theta, net, seat, acts, n, key, ws):
     """The decision of `seat` at s (acts[:n] legal, ascending); `key` is used only by the skill
     dial (theta[T_TEMP] > 0)."""
     a = H.planned_step(s, seat, acts, n, ws)
@@ -286,9 +288,9 @@ def learned_action(s, p, theta, seat, acts, n, key, ws):
         return a if contains(acts, n, a) else acts[0]
     if H.planning_turn(s, seat):
         if theta[T_TEMP] > 0.0:
-            choose_soft(s, p, theta, ws, key)
+            choose_soft(s, p, theta, net, ws, key)
         else:
-            choose(s, p, theta, ws)
+            choose(s, p, theta, net, ws)
         a = ws[H.W_PLAN]
         if ws[H.W_PLAN_N] > 0 and contains(acts, n, a):
             ws[H.W_PLAN_I] = 1
