@@ -5,6 +5,7 @@ not at all), and the docs' state-layout sections true."""
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from simcore import layout as L
@@ -223,3 +224,24 @@ def test_layout_align():
         L.Layout(("A", 1, None, "", 2, 3))
     plain = L.Layout(("A", 3, None, ""), ("F", 4, None, ""))
     assert plain.offsets == {"A": 0, "F": 3} and all(f.align == 1 for f in plain.fields)
+
+
+def _learned_players():
+    from policies.benevolent import expert as VX, heuristic as VH, learned as VL
+    from policies.bethel_woods import expert as BX, heuristic as BH, learned as BL
+    return [pytest.param(BL, BX, BH, id="bethel_woods"), pytest.param(VL, VX, VH, id="benevolent")]
+
+
+@pytest.mark.parametrize("L_, X_, H_", _learned_players())
+def test_the_learned_players_vectors_are_laid_out_by_a_table_and_hold_no_network(L_, X_, H_):
+    """The learned and expert players' float64 parameter vector (issue 44 part 4): one Layout
+    table, its fields the module's T_ constants with no overlap and no gap, THETA_SIZE its size,
+    the heuristic's weights first; the network is an array of its own (NET_SIZE, far longer than
+    the vector), so neither default vector holds one."""
+    own = covered(L_, L_.THETA)
+    assert sorted(own) == list(range(L_.THETA_SIZE)) and all(len(n) == 1 for n in own.values())
+    assert L_.THETA.fields[0].name == "T_WEIGHTS" and L_.T_K == len(H_.THETA_DEFAULT)
+    t, x = L_.learned_theta(), X_.expert_theta()
+    assert len(t) == len(x) == L_.THETA_SIZE and np.array_equal(t[:L_.T_K], H_.THETA_DEFAULT)
+    assert t[L_.T_K] == L_.K_DEFAULT and x[L_.T_M] == X_.M_DEFAULT and x[L_.T_DEPTH] == X_.DEPTH_DEFAULT
+    assert L_.THETA_SIZE < 64 < L_.NET_SIZE == len(L_.learned_net())

@@ -39,7 +39,7 @@ R_OUTCOME, R_TURNS, R_BUILT, R_UNCOVERED, R_FIXED, R_DECISIONS, R_FIRST, R_CHAR0
 N_REC = R_CHAR0 + MAX_PLAYERS
 # the policies that take --budget (rollouts per decision): where it sits in theta and its default
 # (the clairvoyant needs one rollout per plan and takes none)
-BUDGETS = {"search": (_search.T_BUDGET, _search.BUDGET_DEFAULT), "expert": (_learned.T_BUDGET, _expert.BUDGET_DEFAULT)}
+BUDGETS = {"search": (_search.T_BUDGET, _search.BUDGET_DEFAULT), "expert": (_learned.THETA.offsets["T_BUDGET"], _expert.BUDGET_DEFAULT)}
 SEARCH_POLICIES = tuple(BUDGETS)
 MAX_BUDGET = 100_000   # rollouts per decision
 

@@ -48,23 +48,28 @@ from ..plan import contains
 from . import heuristic as H
 from .features import FEATURE_NAMES, NF, features
 
-T_K = H.N_THETA          # plans kept for the value to choose from
-T_LAM = T_K + 1          # the value lost per earlier occurrence of a plan's end in this game
-T_M = T_K + 2            # expert: plans compared by rollouts
-T_REPS = T_K + 3         # expert: rollouts per compared plan
-T_RK = T_K + 4           # expert: plans kept by the rollouts' learned players
-T_RNOISE = T_K + 5       # expert: the rollouts' players play their second plan with probability T_RNOISE / 10
-T_HMAX = T_K + 6         # expert: turns a rollout may last (then it counts as not won)
+# ---- parameter vector layout (float64; a table as the workspace's, simcore/layout.py) -----------------
+# the skill dial (T_TEMP): 0 (the default) plays the plan of the highest value; T > 0 plays kept plan
+# c with probability proportional to exp((value_c - best value) / T), in the value's units (an
+# estimate of the chance of winning, less the repetition penalty), drawn from the decision's key
+# (the policy's own stream); docs/studies.md, "The skill dial"
+THETA = Layout(
+    ("T_WEIGHTS", H.N_THETA, None, "the heuristic's weights (heuristic.THETA_NAMES)"),
+    ("T_K", 1, None, "plans kept for the value to choose from"),
+    ("T_LAM", 1, None, "the value lost per earlier occurrence of a plan's end in this game"),
+    ("T_M", 1, None, "expert: plans compared by rollouts"),
+    ("T_REPS", 1, None, "expert: rollouts per compared plan"),
+    ("T_RK", 1, None, "expert: plans kept by the rollouts' learned players"),
+    ("T_RNOISE", 1, None, "expert: the rollouts' players play their second plan with probability T_RNOISE / 10"),
+    ("T_HMAX", 1, None, "expert: turns a rollout may last (then it counts as not won)"),
+    ("T_TEMP", 1, None, "the skill dial's temperature (0: off)"),
+    ("T_DEPTH", 1, None, "expert: turns a rollout plays before the learned value scores it (0: to the end)"),
+)
+globals().update(THETA.offsets)   # T_WEIGHTS = 0, T_K = H.N_THETA, ...
+THETA_SIZE = THETA.size
 K_DEFAULT = 8
 LAM_DEFAULT = 10.0
 MAX_HIDDEN = 128
-# the skill dial: 0 (the default) plays the plan of the highest value; T > 0 plays kept plan c with
-# probability proportional to exp((value_c - best value) / T), in the value's units (an estimate of
-# the chance of winning, less the repetition penalty), drawn from the decision's key (the policy's
-# own stream); docs/studies.md, "The skill dial"
-T_TEMP = T_K + 7
-T_DEPTH = T_TEMP + 1     # expert: turns a rollout plays before the learned value scores it (0: to the end)
-THETA_SIZE = T_TEMP + 2
 NET_SIZE = VM.packed_size(NF, MAX_HIDDEN)   # the network's array (value_model.pack), any model up to MAX_HIDDEN
 HT = 2048                # repetition table slots (power of two; a game has at most 800 turns)
 

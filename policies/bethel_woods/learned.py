@@ -46,20 +46,25 @@ from ..plan import contains
 from . import heuristic as H
 from .features import FEATURE_NAMES, NF, features
 
-T_K = len(H.THETA_DEFAULT)   # plans the planner keeps for the value to choose from
-T_KTOP = T_K + 1             # stage-1 positions the planner's ability search starts from (heuristic: 6)
-T_M = T_K + 2                # expert: plans compared by rollouts
-T_BUDGET = T_K + 3           # expert: rollouts per decision
+# ---- parameter vector layout (float64; a table as the workspace's, simcore/layout.py) -----------------
+# the skill dial (T_TEMP): 0 (the default) plays the plan of the highest value; T > 0 plays kept plan
+# c with probability proportional to exp((value_c - best value) / T), the values being
+# win-probability estimates, so T is in units of a chance of winning (docs/studies.md, "The skill
+# dial"); drawn from the decision's key (the policy's own stream, never the game's chance)
+THETA = Layout(
+    ("T_WEIGHTS", len(H.THETA_DEFAULT), None, "the heuristic's weights, its planner's (heuristic.THETA_NAMES)"),
+    ("T_K", 1, None, "plans the planner keeps for the value to choose from"),
+    ("T_KTOP", 1, None, "stage-1 positions the planner's ability search starts from (heuristic: 6)"),
+    ("T_M", 1, None, "expert: plans compared by rollouts"),
+    ("T_BUDGET", 1, None, "expert: rollouts per decision"),
+    ("T_TEMP", 1, None, "the skill dial's temperature (0: off)"),
+    ("T_DEPTH", 1, None, "expert: turns a rollout plays before the learned value scores it (0: to the end)"),
+)
+globals().update(THETA.offsets)   # T_WEIGHTS = 0, T_K = 24, ...
+THETA_SIZE = THETA.size
 K_DEFAULT = 16
 KTOP_DEFAULT = 3
 MAX_HIDDEN = 128             # hidden units a model may have (the scratch below is sized for it)
-# the skill dial: 0 (the default) plays the plan of the highest value; T > 0 plays kept plan c with
-# probability proportional to exp((value_c - best value) / T), the values being win-probability
-# estimates, so T is in units of a chance of winning (docs/studies.md, "The skill dial"); drawn
-# from the decision's key (the policy's own stream, never the game's chance)
-T_TEMP = T_K + 4
-T_DEPTH = T_TEMP + 1         # expert: turns a rollout plays before the learned value scores it (0: to the end)
-THETA_SIZE = T_TEMP + 2
 NET_SIZE = VM.packed_size(NF, MAX_HIDDEN)   # the network's array (value_model.pack), any model up to MAX_HIDDEN
 LOSS_VALUE = -1.0e6          # a plan that leaves four machines critical at `end turn`
 WIN_VALUE = 1.0e6
