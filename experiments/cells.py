@@ -67,7 +67,8 @@ def with_model(cell, model: dict | None):
     if cell.net is not None:
         raise UserError("--model cannot be played in a cell that carries a network of its own; leave --model out "
                         "for this study")
-    return dataclasses.replace(cell, net=tuple(float(x) for x in np.ravel(model[cell.game])))
+    m = model[cell.game]
+    return dataclasses.replace(cell, net=m if isinstance(m, tuple) else tuple(float(x) for x in np.ravel(m)))
 
 
 # Bethel Woods: the game's counts and, after them, the length histogram of the won games -----------

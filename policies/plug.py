@@ -1,5 +1,5 @@
 """The policy plug point, written once for every game: ``decide``, ``reset``, ``ws_size``,
-``default_theta`` and ``default_net`` from a game's table of policies (``policies/<game>/decide.py``).
+``default_theta`` and ``seat_nets`` from a game's table of policies (``policies/<game>/decide.py``).
 
 A game lists its policies in id order (the order of ``policies.POLICIES[game]``), each a
 ``Policy``: its compiled action (None for the random player, id 0), its compiled reset
@@ -177,14 +177,16 @@ def plug_point(tag: str, table, theta_size: int, net_size: int) -> PlugPoint:
         elsewhere; one column of zeros when no seat reads one (no model file is read)."""
         with_net = [q for q, pid in enumerate(pols) if 0 <= int(pid) < len(table) and table[int(pid)].net is not None]
         out = np.zeros((len(pols), net_size if with_net else 1), dtype=np.float64)
+        if net is not None:
+            v = np.asarray(net, dtype=np.float64).ravel()
+            if len(v) > net_size:
+                raise UserError(f"a network of {len(v)} floats; allowed at most {net_size} ({tag})")
+        made: dict[int, np.ndarray] = {}   # each policy's default, made (the model file read) once
         for q in with_net:
+            pid = int(pols[q])
             if net is None:
-                out[q] = table[int(pols[q])].net()
-            else:
-                v = np.asarray(net, dtype=np.float64).ravel()
-                if len(v) > net_size:
-                    raise UserError(f"a network of {len(v)} floats; allowed at most {net_size} ({tag})")
-                out[q, :len(v)] = v
+                v = made[pid] if pid in made else made.setdefault(pid, table[pid].net())
+            out[q, :len(v)] = v
         return out
     return PlugPoint(dec, res, wsz, default_theta, seat_nets, max(pol.ws for pol in table), int(net_size),
                      {pid: pol.names for pid, pol in enumerate(table)},

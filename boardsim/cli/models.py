@@ -57,7 +57,7 @@ def _file_game(path: Path) -> str | None:
 
 
 def run_models(paths, plays: dict) -> tuple[dict, dict]:
-    """`experiment run --model` and `report --model`: ({game: network array}, {game: label}) for
+    """`experiment run --model` and `report --model`: ({game: network, a tuple}, {game: label}) for
     the model files `paths` (one per game, each file saying its game), `plays` {game: the players
     the run's studies play}. One-line UserErrors: a model of a game the run does not play, two
     for one game, a run without a learned or expert player, or a file that is not a sound model."""
@@ -70,5 +70,7 @@ def run_models(paths, plays: dict) -> tuple[dict, dict]:
                             f"{' and '.join(GAME_NAMES[g] for g in plays)}: leave it out")
         if game in model:
             raise UserError(f"--model {str(path)!r}: a second {GAME_NAMES[game]} model; give one model per game")
-        model[game], labels[game] = model_net(game, Path(path), plays[game])
+        net, labels[game] = model_net(game, Path(path), plays[game])
+        assert net is not None   # (a path was given)
+        model[game] = tuple(float(x) for x in net)   # a Cell's net, made once for every cell
     return model, labels
