@@ -109,12 +109,33 @@ def rules_hash(rules) -> str:
     return hashlib.sha1(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
 
+INSTALLED = ("learned.json", "tuned.json")   # the files in policies/<game>/ the players read by default
+
+
 @functools.lru_cache(maxsize=1)
 def engine_hash() -> str:
-    """Hash of every compiled source (engines, policies, arena): results of another engine version
-    are never mixed with this one's."""
-    return source_hash([pathlib.Path(m.__file__).resolve().parent for m in (simcore, policies)]  # type: ignore[arg-type]
-                       + [pathlib.Path(__file__).resolve().parent])
+    """Hash of every compiled source (engines, policies, arena) and of the installed files the
+    players read by default (``INSTALLED``: each game's learned model, its tuned weights): results
+    of another engine version, or of a model or weights installed since (``boardsim train``,
+    ``boardsim tune``), are never mixed with this one's. A cell that names its own network or
+    vector keys it by its hash (``cell_dict``)."""
+    src = source_hash([pathlib.Path(m.__file__).resolve().parent for m in (simcore, policies)]  # type: ignore[arg-type]
+                      + [pathlib.Path(__file__).resolve().parent])
+    return src if not installed_digest() else hashlib.sha1(f"{src}\0{installed_digest()}".encode()).hexdigest()[:16]
+
+
+def installed_digest(root=None) -> str:
+    """A hash of the installed model and tuned files (``INSTALLED`` in root/<game>/; root: the
+    policies package) by name and content ("" when there is none)."""
+    root = pathlib.Path(root) if root is not None else pathlib.Path(policies.__file__).resolve().parent
+    files = sorted(f for name in INSTALLED for f in root.glob(f"*/{name}") if f.is_file())
+    if not files:
+        return ""
+    h = hashlib.sha1()
+    for f in files:
+        h.update(f"{f.relative_to(root).as_posix()}\0".encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def cell_dict(cell: Cell) -> dict:

@@ -82,8 +82,8 @@ def test_another_engine_is_refused_and_fresh_starts_over(tmp_path):
     with Store(p) as s:
         s.ask(BW, 100)
         s.record(BW, 0, 10, run_unit(BW, 0, 10))
-    with pytest.raises(UserError, match=r"holds 10 games of 1 cells from engine \w+, not this engine 0+1; "
-                                        r"run with --fresh"):
+    with pytest.raises(UserError, match=r"holds 10 games of 1 cells from engine \w+, not this engine 0+1 \(its "
+                                        r"sources and installed models\); run with --fresh"):
         Store(p, engine="0000000000000001")
     with Store(p) as s:                                   # this engine still opens it, nothing lost
         assert s.totals(BW)[0] == 10

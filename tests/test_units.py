@@ -101,6 +101,35 @@ def test_a_network_is_the_cells_own_array_entering_the_key_only_when_set():
         check_cell(dataclasses.replace(base, net=(0.0,) * (NET_SIZE + 1)))
 
 
+def test_the_engine_hash_covers_the_installed_models_and_weights(tmp_path, monkeypatch):
+    """A results store keeps apart (refuses, as another engine) what was played with another
+    installed model or tuned weights: the engine hash changes with them; the digest reads the
+    INSTALLED files by name and content and nothing else."""
+    import arena.units as U
+    assert U.installed_digest(tmp_path) == ""
+    (tmp_path / "g").mkdir()
+    model = tmp_path / "g" / "learned.json"
+    model.write_text("a")
+    one = U.installed_digest(tmp_path)
+    model.write_text("b")
+    two = U.installed_digest(tmp_path)
+    assert "" != one != two
+    (tmp_path / "g" / "notes.json").write_text("x")
+    assert U.installed_digest(tmp_path) == two
+    (tmp_path / "g" / "tuned.json").write_text("t")
+    assert U.installed_digest(tmp_path) != two
+    assert U.installed_digest() != ""   # the package ships both games' models
+    base = U.engine_hash()
+    U.engine_hash.cache_clear()
+    try:
+        monkeypatch.setattr(U, "installed_digest", lambda root=None: "another model")
+        assert U.engine_hash() != base
+    finally:
+        U.engine_hash.cache_clear()
+        monkeypatch.undo()
+    assert U.engine_hash() == base
+
+
 def _records(cell, games):
     from arena.units import unit_records
     return np.concatenate([r.copy() for r in unit_records(cell, 0, games)])

@@ -15,7 +15,8 @@ its key and its counts, in a transaction of its own, so that
   theta hash, so other rules or parameters are other cells, kept apart; and a store holding
   units of another *engine* version is refused as a whole when opened (``UserError`` asking for
   ``--fresh``), because a study half on one engine and half on another is a mistake to flag, not
-  to keep.
+  to keep. The engine hash covers the installed learned models and tuned weights too
+  (``arena.units.engine_hash``): a model installed by ``boardsim train`` since is another engine.
 
 Only the client (the process that plans the study and collects results) writes; readers (a
 ``status`` from another shell) may read while it writes (WAL). Two writers are safe too
@@ -520,7 +521,8 @@ class Store:
         if other:
             eng, n, g = other[0]
             raise UserError(f"results store {self.path} holds {g:,} games of {n} cells from engine {eng}, not this "
-                            f"engine {self.engine}; run with --fresh to start over (the old results are deleted)")
+                            f"engine {self.engine} (its sources and installed models); run with --fresh to start "
+                            "over (the old results are deleted)")
 
     def problems(self, first: bool = False) -> list[str]:
         """Every way the store's rows break what boardsim writes, one line each ([] when sound):
