@@ -121,7 +121,8 @@ def engine_hash() -> str:
     vector keys it by its hash (``cell_dict``)."""
     src = source_hash([pathlib.Path(m.__file__).resolve().parent for m in (simcore, policies)]  # type: ignore[arg-type]
                       + [pathlib.Path(__file__).resolve().parent])
-    return src if not installed_digest() else hashlib.sha1(f"{src}\0{installed_digest()}".encode()).hexdigest()[:16]
+    files = installed_digest()
+    return src if not files else hashlib.sha1(f"{src}\0{files}".encode()).hexdigest()[:16]
 
 
 def installed_digest(root=None) -> str:

@@ -6,11 +6,10 @@ A game lists its policies in id order (the order of ``policies.POLICIES[game]``)
 (``reset(ws)`` at a game's start; None: nothing to forget), the int32 scratch entries a seat
 needs, how its default parameter vector is made and, for a player that reads a learned value,
 how its default network is made. A seat's parameters are two float arrays: ``theta`` (weights,
-budgets, settings) and ``net`` (a network packed by ``value_model.pack``; all zeros: none). A
-player with a network has the action ``action(s, p, theta, net, seat, acts, n, key, ws)``; one
-without, ``action(s, p, theta, seat, acts, n, key, ws)``, which the plug point calls through a
-small adapter (``_netless``) that drops ``net``. ``plug_point(tag, table, theta_size, net_size)``
-returns the game's ``PlugPoint``. Policies that share an action (the heuristic and the tuned
+budgets, settings) and ``net`` (a network packed by ``value_model.pack``; all zeros: none).
+Every action is ``action(s, p, theta, net, seat, acts, n, key, ws)``; a policy that reads no
+network leaves ``net`` unread (the play loop hands it a row of zeros).
+``plug_point(tag, table, theta_size, net_size)`` returns the game's ``PlugPoint``. Policies that share an action (the heuristic and the tuned
 heuristic) share its branch.
 
 The compiled three are templates below, specialised per game by `simcore.numbacache.specialise`
@@ -61,11 +60,6 @@ class PlugPoint(NamedTuple):
     NET_SIZE: int         # the floats of a network array
     THETA_NAMES: dict     # each id's settable parameter names
     NET_POLICIES: frozenset   # the names of the policies that read a network
-
-
-def _netless(s, p, theta, net, seat, acts, n, key, ws):
-    """A policy that reads no network, called as one that does: F without ``net``."""
-    return F(s, p, theta, seat, acts, n, key, ws)  # noqa: F821 (F: the wrapped action)
 
 
 def _planner(policy_id, s, p, theta, net, seat, acts, n, key, ws):
@@ -140,10 +134,6 @@ def plug_point(tag: str, table, theta_size: int, net_size: int) -> PlugPoint:
         raise ValueError(f"{tag}: policy id 0 is the random player (no action of its own)")
     names: dict[str, Any] = {}
     plans = _branches(table, "action", PLANNERS, tag)   # (the random player, id 0, has none)
-    # an action that reads no network is called through its adapter (one per action)
-    reads_net = {id(pol.action) for pol in table if pol.net is not None}
-    plans = [(ids, f if id(f) in reads_net else
-              specialise(_netless, f"{tag}_{table[ids[0]].name}", {"F": f}, _nrt=False)) for ids, f in plans]
     # the unused branches go before the last (the fallback) and are reached by no id
     plans = plans[:-1] + [([NO_ID], plans[0][1])] * (PLANNERS - len(plans)) + plans[-1:]
     for k, (ids, f) in enumerate(plans):

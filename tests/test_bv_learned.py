@@ -22,6 +22,8 @@ from simcore.common import PLAYER_TERMINAL
 from simcore.errors import UserError
 from simcore.rng import STREAM_CHANCE, stream_key
 
+NO_NET = np.zeros(1)   # the heuristic reads no network (the plug point's signature has one)
+
 
 def _positions(games=3, players=2):
     """Positions at the start of every turn of heuristic self-play games."""
@@ -40,7 +42,7 @@ def _positions(games=3, players=2):
                 turn = s[E.TURN]
                 out.append(s.copy())
             n = E.legal_actions(s, p, acts)
-            E.apply(s, p, H.heuristic_action(s, p, theta, E.current_player(s), acts, n, np.uint64(0), ws))
+            E.apply(s, p, H.heuristic_action(s, p, theta, NO_NET, E.current_player(s), acts, n, np.uint64(0), ws))
     return p, out
 
 

@@ -12,6 +12,8 @@ from simcore.bethel_woods.actions import N_ACTIONS
 from simcore.bethel_woods.face import setup_config
 from simcore.bethel_woods.rules import Rules
 
+NO_NET = np.zeros(1)   # the heuristic reads no network (the plug point's signature has one)
+
 P = Rules().params
 
 
@@ -211,7 +213,7 @@ def test_planner_steps_equal_the_engine():
                     seen["enter"] += 1
             if g % 2:  # the heuristic's own play (stacks, entries, several fixes in one drop)
                 q = E.current_player(s)
-                a = heuristic_action(s, p, THETA_DEFAULT, q, acts, n, np.uint64(0), hws[q])
+                a = heuristic_action(s, p, THETA_DEFAULT, NO_NET, q, acts, n, np.uint64(0), hws[q])
             else:  # random play that enters and fixes whenever it may
                 pick = [a for a in legal if a == A_ENTER or A_FIX <= a < A_STOP_FIXING] or list(legal)
                 a = pick[rng.integers(len(pick))]
@@ -243,7 +245,7 @@ def _decision_positions(seed, games, rng, chars=None):
             yield s, acts, n
             if g % 2:
                 q = E.current_player(s)
-                a = heuristic_action(s, P, THETA_DEFAULT, q, acts, n, np.uint64(0), hws[q])
+                a = heuristic_action(s, P, THETA_DEFAULT, NO_NET, q, acts, n, np.uint64(0), hws[q])
             else:
                 a = acts[rng.integers(n)]
             E.apply(s, P, int(a))

@@ -14,6 +14,8 @@ from simcore.bethel_woods.actions import (
 from simcore.bethel_woods.face import setup_config
 from simcore.bethel_woods.rules import P_SECTION_TYPES, SWITCHES, Rules
 
+NO_NET = np.zeros(1)   # the heuristic reads no network (the plug point's signature has one)
+
 P = Rules().params
 _STOPS = [0] * len(SWITCHES)
 _STOPS[list(SWITCHES).index("long_group")] = 1
@@ -79,7 +81,7 @@ def _positions(games):
             yield s, p, legal
             if g % 2:
                 q = E.current_player(s)
-                a = heuristic_action(s, p, THETA_DEFAULT, q, acts, n, np.uint64(0), hws[q])
+                a = heuristic_action(s, p, THETA_DEFAULT, NO_NET, q, acts, n, np.uint64(0), hws[q])
             else:
                 pick = [a for a in legal if a == A_ENTER or A_FIX <= a < A_STOP_FIXING] or list(legal)
                 a = pick[rng.integers(len(pick))]

@@ -17,6 +17,8 @@ from simcore.common import PLAYER_CHANCE, PLAYER_TERMINAL
 from simcore.errors import UserError
 from simcore.rng import STREAM_CHANCE, stream_key
 
+NO_NET = np.zeros(1)   # the heuristic reads no network (the plug point's signature has one)
+
 
 def turn_starts(players, spies, games, seed=3, every=3):
     """Positions where a player starts a turn, from heuristic games."""
@@ -43,7 +45,7 @@ def turn_starts(players, spies, games, seed=3, every=3):
                 if k % every == 0:
                     out.append(s.copy())
             n = E.legal_actions(s, p, acts)
-            E.apply(s, p, H.heuristic_action(s, p, H.THETA_DEFAULT, q, acts, n, np.uint64(0), ws))
+            E.apply(s, p, H.heuristic_action(s, p, H.THETA_DEFAULT, NO_NET, q, acts, n, np.uint64(0), ws))
     return p, out
 
 

@@ -108,9 +108,9 @@ def test_a_play_loop_needs_every_name_and_no_other():
 @pytest.mark.parametrize("dec", [bw_decide, bv_decide], ids=["bethel_woods", "benevolent"])
 def test_the_plug_point_dispatches_every_policy_to_its_table_entry(dec):
     """decide, reset and ws_size, specialised from the one template, do for each id what the
-    game's table says: the same decision as the policy's own action (with the network where the
-    table gives the policy one, without where it does not), the same workspace after a reset, the
-    widest scratch of the policies seated, each seat's network row."""
+    game's table says: the same decision as the policy's own action (handed the seat's network
+    row: the installed model's where the table gives the policy one, zeros where it does not), the
+    same workspace after a reset, the widest scratch of the policies seated."""
     from policies.random import random_action
     from simcore.common import PLAYER_CHANCE
     table, game = dec.TABLE, dec.GAME
@@ -144,13 +144,12 @@ def test_the_plug_point_dispatches_every_policy_to_its_table_entry(dec):
             pol.reset(ws_b)
         nets = dec.seat_nets(np.array([pid, 0], np.int64))
         net = nets[0]
-        if pol.net is None:   # a policy that reads no network gets no model read for it
+        if pol.net is None:   # a policy that reads no network gets a row of zeros, no model read for it
             assert nets.shape == (2, 1) and not nets.any() and pol.name not in dec.NET_POLICIES, pol.name
-            b = random_action(acts, n, key) if pol.action is None else pol.action(s.copy(), p, theta, q, acts, n, key, ws_b)
         else:                 # the installed model's, and zeros for the random seat beside it
             assert nets.shape == (2, dec.NET_SIZE) and np.array_equal(net, pol.net()) and net[0] > 0, pol.name
             assert not nets[1].any() and pol.name in dec.NET_POLICIES
-            b = pol.action(s.copy(), p, theta, net, q, acts, n, key, ws_b)
+        b = random_action(acts, n, key) if pol.action is None else pol.action(s.copy(), p, theta, net, q, acts, n, key, ws_b)
         a = dec.decide(pid, s.copy(), p, theta, net, q, acts, n, key, ws_a)
         assert a == b and a in legal, pol.name
         assert dec.ws_size(np.array([0, pid], np.int64)) == max(1, pol.ws)

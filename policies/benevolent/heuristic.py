@@ -600,9 +600,10 @@ def play_plan(ws, c):
 
 
 @njit(cache=True, _nrt=False)
-def heuristic_action(s, p, theta, seat, acts, n, key, ws):
+def heuristic_action(s, p, theta, net, seat, acts, n, key, ws):
     """The decision of `seat` at s (acts[:n] legal, ascending). `key` is unused (ties go to the
-    first plan found). ws: this seat's int32 workspace of WS_SIZE entries."""
+    first plan found), and so is `net` (the heuristic reads no network; the plug point's
+    signature). ws: this seat's int32 workspace of WS_SIZE entries."""
     a = planned_action(s, seat, acts, n, ws)
     if a >= 0:
         return a

@@ -114,8 +114,9 @@ def choose(s, p, theta, me, ws, key):
 
 
 @njit(cache=True, _nrt=False)
-def search_action(s, p, theta, seat, acts, n, key, ws):
-    """The decision of `seat` at s (acts[:n] legal, ascending); randomness only from `key`."""
+def search_action(s, p, theta, net, seat, acts, n, key, ws):
+    """The decision of `seat` at s (acts[:n] legal, ascending); randomness only from `key`. `net`
+    is unused (the search reads no network; the plug point's signature)."""
     a = H.planned_action(s, seat, acts, n, ws)
     if a >= 0:
         return a

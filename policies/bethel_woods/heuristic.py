@@ -1079,9 +1079,10 @@ def planning_turn(s, seat):
 
 
 @njit(cache=True, _nrt=False)
-def heuristic_action(s, p, theta, seat, acts, n, key, ws):
+def heuristic_action(s, p, theta, net, seat, acts, n, key, ws):
     """The decision of `seat` at s (acts[:n] legal, ascending). `key` is unused (no ties are
-    broken at random). ws: this seat's int32 workspace of WS_SIZE entries."""
+    broken at random), and so is `net` (the heuristic reads no network; the plug point's
+    signature). ws: this seat's int32 workspace of WS_SIZE entries."""
     a = planned_step(s, seat, acts, n, ws)
     if a >= 0:
         return a

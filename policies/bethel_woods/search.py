@@ -105,7 +105,7 @@ def search_reset(ws):
 
 
 @njit(cache=True, _nrt=False)
-def _rollout(s, p, theta, ws, c, rk):
+def _rollout(s, p, theta, net, ws, c, rk):
     """Play candidate c (index into the heuristic's kept plans) from s, end the turn and play the
     game out with the heuristic, drawing chance from rk. 1 if the players win, else 0."""
     hws = ws[0:HWS]
@@ -128,13 +128,13 @@ def _rollout(s, p, theta, ws, c, rk):
             E.apply_chance_inlined(st, p, E.chance_outcome_inlined(st, p, rk))
         else:
             n = E.legal_actions(st, p, acts)
-            E.apply(st, p, np.int64(heuristic_action(st, p, theta, q, acts, n, rk, rws)))
+            E.apply(st, p, np.int64(heuristic_action(st, p, theta, net, q, acts, n, rk, rws)))
     ws[X_NROLL] = (ws[X_NROLL] + 1) & 0x3FFFFFFF
     return 1 if st[E.OUTCOME] == OUT_WIN else 0
 
 
 @njit(cache=True, _nrt=False)
-def _search(s, p, theta, ws, key, clairvoyant):
+def _search(s, p, theta, net, ws, key, clairvoyant):
     """Choose this turn's plan; store it (ending with `end turn`) at X_PLAN."""
     ws[X_NSEARCH] = (ws[X_NSEARCH] + 1) & 0x3FFFFFFF
     hws = ws[0:HWS]
@@ -165,7 +165,7 @@ def _search(s, p, theta, ws, key, clairvoyant):
         for r in range(per):
             rk = key if clairvoyant else draw(key, r)
             for i in range(nc):
-                ws[X_WINS + i] += _rollout(s, p, theta, ws, ws[X_ORDER + i], rk)
+                ws[X_WINS + i] += _rollout(s, p, theta, net, ws, ws[X_ORDER + i], rk)
         best = 0
         for i in range(1, nc):
             if ws[X_WINS + i] > ws[X_WINS + best]:
@@ -186,21 +186,22 @@ def _search(s, p, theta, ws, key, clairvoyant):
 
 
 @njit(cache=True, _nrt=False)
-def search_action(s, p, theta, seat, acts, n, key, ws):
+def search_action(s, p, theta, net, seat, acts, n, key, ws):
     """The search's decision of `seat` at s (acts[:n] legal, ascending); `key`: this decision's
-    key from the seat's policy stream."""
-    return _decision(s, p, theta, seat, acts, n, key, ws, np.bool_(False))
+    key from the seat's policy stream. `net` is not read (the search and its rollouts' heuristic
+    read no network; the plug point's signature)."""
+    return _decision(s, p, theta, net, seat, acts, n, key, ws, np.bool_(False))
 
 
 @njit(cache=True, _nrt=False)
-def clairvoyant_action(s, p, theta, seat, acts, n, key, ws):
+def clairvoyant_action(s, p, theta, net, seat, acts, n, key, ws):
     """The clairvoyant's decision: the search's, handed the game's chance key as `key` by the
     arena (a measuring stick, not a player)."""
-    return _decision(s, p, theta, seat, acts, n, key, ws, np.bool_(True))
+    return _decision(s, p, theta, net, seat, acts, n, key, ws, np.bool_(True))
 
 
 @njit(cache=True, _nrt=False)
-def _decision(s, p, theta, seat, acts, n, key, ws, clairvoyant):
+def _decision(s, p, theta, net, seat, acts, n, key, ws, clairvoyant):
     """The decision of `seat` at s (acts[:n] legal, ascending). `key`: this decision's key from the
     seat's policy stream (the clairvoyant alone is handed the game's chance key instead)."""
     ph = s[E.PHASE]
@@ -213,7 +214,7 @@ def _decision(s, p, theta, seat, acts, n, key, ws, clairvoyant):
         a = _pay_rule(s, p, ws[0:HWS])
         return a if contains(acts, n, a) else acts[0]
     if s[E.CUR] == seat and (ph == PH_PRE or ph == PH_MOVE or ph == PH_FIX or ph == PH_POST):
-        _search(s, p, theta, ws, key, clairvoyant)
+        _search(s, p, theta, net, ws, key, clairvoyant)
         a = ws[X_PLAN]
         if ws[X_PLAN_N] > 0 and contains(acts, n, a):
             ws[X_PLAN_I] = 1
