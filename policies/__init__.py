@@ -4,11 +4,12 @@ Every policy is compiled and sits behind one plug point per game, dispatched by 
 id (passing a jitted function as an argument would defeat numba's on-disk cache in every new
 process):
 
-    decide(policy_id, s, p, theta, seat, acts, n, key, ws) -> action   (one of acts[:n])
-    reset(policy_id, theta, seat, ws)                                   at the start of every game
+    decide(policy_id, s, p, theta, net, seat, acts, n, key, ws) -> action   (one of acts[:n])
+    reset(policy_id, theta, seat, ws)                                        at the start of every game
 
 ``s`` is the position (it holds only what the players know), ``p`` the rules data, ``theta`` the
-policy's float64 parameter vector, ``seat`` the deciding seat, ``acts[:n]`` the legal actions in
+policy's float64 parameter vector, ``net`` the seat's network (a float64 array of its own, read
+by the learned and expert players only; ``seat_nets``), ``seat`` the deciding seat, ``acts[:n]`` the legal actions in
 ascending order, ``key`` a fresh key for this one decision (number d of the seat's policy
 stream, so a policy that draws many numbers shifts nothing else), ``ws`` the seat's int32 scratch
 memory. No policy ever receives the game's chance key.
