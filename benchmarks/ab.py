@@ -10,16 +10,17 @@ versions on this machine, interleaved, and compares head with base.
 Only the stable command line is used, never an in-process API (engines move between commits):
 each timing is one whole process of
 
-    python -c "from boardsim.cli import _entry; _entry()" <game> simulate ... --json
+    python -c "from boardsim.cli import cli_entry; cli_entry()" <game> simulate ... --json
 
 (``experiments.cli`` in a base from before the command line had its own package: ENTRY picks the
-side's own, by its files, so that a side never runs the other side's command line).
+side's own, by its files, so that a side never runs the other side's command line; a base from
+before issue 44 named the entry point ``_entry``, and ENTRY takes whichever the side has).
 
 run with the same interpreter, the side's folder first on PYTHONPATH and as the working
 directory.
 
 The figure is games per CPU second of the timed call (measured in the process around the second
-`_entry` call, after an untimed warm call on the same row): on this shared machine it moved less
+entry-point call, after an untimed warm call on the same row): on this shared machine it moved less
 than the wall-clock `games_per_second` of the JSON (also kept and shown): A/A standard deviation
 0.051 against 0.064, see docs/benchmarks.md.
 
@@ -91,17 +92,17 @@ FULL_SCALE = 2                 # a full run plays this many times the quick run'
 ENTRY = ("import importlib, os\n"
          "entry = importlib.import_module('boardsim.cli' if os.path.isdir(os.path.join('boardsim', 'cli')) else "
          "'experiments.cli' if os.path.isfile(os.path.join('experiments', 'cli.py')) else 'cli')\n")
-# One process per timed run: the stable entry point `_entry` of the side's command line is called twice, first on
-# a small run (untimed: loads the compiled engine from the cache, starts the threads), then on the
+# One process per timed run: the side's entry point (`cli_entry`; `_entry` before issue 44) is called
+# twice, first on a small run (untimed: loads the compiled engine from the cache, starts the threads), then on the
 # row's run, timed by the process's own CPU clock; its `--json` line gives games/s (wall clock,
 # start-up and compiling excluded).
 RUN_CODE = ENTRY + """
 import json, sys, time
-_entry = entry._entry
+entry_point = getattr(entry, "cli_entry", None) or getattr(entry, "_entry")
 def call(args):
     sys.argv = ["boardsim"] + args
     try:
-        _entry()
+        entry_point()
     except SystemExit as e:
         return e.code or 0
     return 0

@@ -1,4 +1,4 @@
 """`python -m boardsim ...`: the same as the `boardsim` command."""
-from boardsim.cli import _entry
+from boardsim.cli import cli_entry
 
-_entry()
+cli_entry()

@@ -31,7 +31,7 @@ STANDARD = ("difficulty", "characters", "seats", "handicap", "variants", "sensit
             "sensitivity_benevolent", "targets_bethel_woods", "skill_bethel_woods", "skill_benevolent")
 
 
-def _check_out(out: Path) -> None:
+def check_out(out: Path) -> None:
     """UserError unless the folder `out` can be written (made if missing): checked before anything
     is played, so a long run is not lost to a folder it cannot write. A symbolic link is followed
     to a folder; a link that loops or leads nowhere, and a folder that cannot be entered, are
@@ -85,7 +85,7 @@ def run_studies(studies, out, threads=None, show_progress=True, title="boardsim 
     first (``_stage``), never one that holds a file of ``inputs`` (the study, rules and variants
     files; the studies' own files are added)."""
     out = Path(out)
-    _check_out(out)
+    check_out(out)
     from arena.runner import check_threads
     nthreads = check_threads(threads)
     made = not out.exists()
@@ -276,12 +276,12 @@ def skill_players(studies, models=None) -> dict:
     """Per game: "played by X (across skill: W → X → Y)" from the studies (the weaker rung, the
     study player and the stronger one of the skill checks), and the user's model when one was
     played (models: {game: label}, ``--model``)."""
-    from .study.common import _skill_plan, _skill_weaker
+    from .study.common import skill_plan, weaker_rung
     out = {}
     for st in studies:
         games = [st.game]
-        plan = _skill_plan(st)
-        rungs = " → ".join(x for x in (_skill_weaker(st), st.policies[0], plan[1] if plan else None) if x)
+        plan = skill_plan(st)
+        rungs = " → ".join(x for x in (weaker_rung(st), st.policies[0], plan[1] if plan else None) if x)
         for g in games:
             if g in out:
                 continue

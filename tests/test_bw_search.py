@@ -30,7 +30,7 @@ def test_candidates_are_distinct_plans_best_first():
     ws = np.zeros(H.WS_SIZE, np.int32)
     H.heuristic_reset(ws)
     ws[H.W_TOPK] = 6
-    H._plan(s, g.params, H.THETA_DEFAULT, ws)
+    H.plan_turn(s, g.params, H.THETA_DEFAULT, ws)
     nt = ws[H.W_TN]
     assert 2 <= nt <= 6
     ends = [ws[H.W_TST + i * H.S_SIZE: H.W_TST + (i + 1) * H.S_SIZE].copy() for i in range(nt)]

@@ -22,7 +22,7 @@ CELLS, GAMES, UNITS = 18, 20_000, 7
 
 
 def cli(*args, **kw):
-    return subprocess.Popen([sys.executable, "-c", "from boardsim.cli import _entry; _entry()", *map(str, args)],
+    return subprocess.Popen([sys.executable, "-c", "from boardsim.cli import cli_entry; cli_entry()", *map(str, args)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
 

@@ -152,3 +152,66 @@ def test_every_registry_holds_every_game_and_hands_out_its_own_modules(name):
         assert getattr(modules(g.command), leaf) is getattr(MODULES[name], leaf)
     assert modules(g).learned.GAME is g
     assert arena_module(g) is ARENAS[name] and ARENAS[name].__name__ == f"arena.{name}.batch" and ARENAS[name].GAME is g
+
+
+# -- no module reaches into another's private names (issue 44, part 5)
+
+def _private(name):
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _is_module(root, dotted):
+    p = root.joinpath(*dotted.split("."))
+    return p.with_suffix(".py").is_file() or (p / "__init__.py").is_file()
+
+
+def _private_uses(path, root=ROOT):
+    """(file, line, use) of each use in a source of another module's underscore name: `from M import
+    _x` (relative or not) and `M._x` (or `M.sub._x`) where M is a module of the project the file
+    imported. Dunder names are public; a module's own `_x` is its business."""
+    tree = ast.parse(path.read_text())
+    rel = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
+    package = path.relative_to(root).parts[:-1] if path.is_relative_to(root) else ()
+    modules, hits = set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules |= {a.asname or a.name.split(".")[0] for a in node.names if _is_module(root, a.name)}
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join([*package[:len(package) - node.level + 1], *([node.module] if node.module else [])]) \
+                if node.level else node.module or ""
+            for a in node.names:
+                if _private(a.name):
+                    hits.append((rel, node.lineno, f"from {'.' * node.level}{node.module or ''} import {a.name}"))
+                elif _is_module(root, f"{base}.{a.name}" if base else a.name):
+                    modules.add(a.asname or a.name)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private(node.attr):
+            chain, v = [node.attr], node.value
+            while isinstance(v, ast.Attribute):
+                chain.append(v.attr)
+                v = v.value
+            if isinstance(v, ast.Name) and v.id in modules:
+                hits.append((rel, node.lineno, ".".join([v.id, *reversed(chain)])))
+    return hits
+
+
+@pytest.mark.parametrize("layer", ["simcore", "policies", "arena", "experiments", "boardsim", "benchmarks"])
+def test_no_module_imports_another_modules_private_names(layer):
+    """A name with a leading underscore is its module's own: another module that needs it needs a
+    public name (the studies' shared helpers in experiments/study/common.py, Bethel Woods'
+    heuristic's `plan_turn` and `pay_rule` the search, learned and expert players call)."""
+    found = [hit for f in sorted((ROOT / layer).rglob("*.py")) for hit in _private_uses(f)]
+    assert found == []
+
+
+def test_the_check_finds_a_private_name(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helpers.py").write_text("def _own():\n    return 1\n")
+    f = pkg / "probe.py"
+    f.write_text("import json\nimport pkg.helpers as H\nfrom .helpers import _own\nfrom pkg import helpers\n"
+                 "def _mine():\n    return _own() + H._own() + helpers._own() + json.__name__.count('_')\n"
+                 "x = json._default_encoder\ny = _mine()\n")
+    assert sorted(_private_uses(f, tmp_path)) == [("pkg/probe.py", 3, "from .helpers import _own"),
+                                                  ("pkg/probe.py", 6, "H._own"), ("pkg/probe.py", 6, "helpers._own")]

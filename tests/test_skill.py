@@ -113,16 +113,16 @@ def test_robustness_words():
 
 def test_a_study_names_its_stronger_player_and_refuses_its_own(tmp_path, capsys):
     from boardsim.cli import main
-    from experiments.study.common import _skill_plan
+    from experiments.study.common import skill_plan
     from experiments.study import load_study
     from policies import BEST_PLAYER, STUDY_PLAYER
     f = tmp_path / "d.toml"
     f.write_text('kind = "difficulty"\nplayers = [2]\nskill_games = 10\n')
-    assert _skill_plan(load_study(f)) == (STUDY_PLAYER["bethel_woods"], BEST_PLAYER["bethel_woods"], 10)
+    assert skill_plan(load_study(f)) == (STUDY_PLAYER["bethel_woods"], BEST_PLAYER["bethel_woods"], 10)
     f.write_text('kind = "seats"\nplayers = [2]\nskill_games = 10\nskill_policy = "Random"\n')
-    assert _skill_plan(load_study(f))[1] == "random"
+    assert skill_plan(load_study(f))[1] == "random"
     f.write_text('kind = "difficulty"\nplayers = [2]\n')
-    assert _skill_plan(load_study(f)) is None               # no skill_games: no check
+    assert skill_plan(load_study(f)) is None               # no skill_games: no check
     own = STUDY_PLAYER["benevolent"]
     for body, needle in ((f'kind = "seats"\nskill_policy = "{own}"\nskill_games = 5\n', "is the study's own player"),
                          ('kind = "seats"\nskill_policy = "smart"\n', "skill_policy 'smart' is not known"),
@@ -152,10 +152,10 @@ def test_the_weaker_rung_plays_the_checks_seeds_and_leaves_the_check_as_it_was(t
     check's columns (stronger against study player) are those of a study without a weaker rung."""
     from arena.units import as_dict
     from experiments.study import run_study
-    from experiments.study.common import _skill_weaker
+    from experiments.study.common import weaker_rung
     with_w = _tiny_difficulty(tmp_path, "random")
     without = _tiny_difficulty(tmp_path, "none")
-    assert _skill_weaker(with_w) == "random" and _skill_weaker(without) is None
+    assert weaker_rung(with_w) == "random" and weaker_rung(without) is None
     res = run_study(with_w, threads=1)
     a = res.tables
     b = run_study(without, threads=1).tables
@@ -187,18 +187,18 @@ def test_the_weaker_rung_plays_the_checks_seeds_and_leaves_the_check_as_it_was(t
 def test_a_study_names_its_weaker_rung(tmp_path, capsys):
     from boardsim.cli import main
     from experiments.study import load_study
-    from experiments.study.common import WEAKER_PLAYER, _skill_weaker, study_players
+    from experiments.study.common import WEAKER_PLAYER, weaker_rung, study_players
     f = tmp_path / "d.toml"
     f.write_text('kind = "difficulty"\nplayers = [2]\nskill_games = 10\n')
     st = load_study(f)
-    assert _skill_weaker(st) == WEAKER_PLAYER == "heuristic" and "heuristic" in study_players(st)
+    assert weaker_rung(st) == WEAKER_PLAYER == "heuristic" and "heuristic" in study_players(st)
     f.write_text('kind = "difficulty"\nplayers = [2]\nskill_games = 10\nskill_weaker = "None"\n')
-    assert _skill_weaker(load_study(f)) is None
+    assert weaker_rung(load_study(f)) is None
     f.write_text('kind = "seats"\nplayers = [2]\nskill_games = 10\nskill_weaker = "Random"\n')
-    assert _skill_weaker(load_study(f)) == "random"
+    assert weaker_rung(load_study(f)) == "random"
     # the default is left out where it is the study player (or the stronger); a file naming it is refused
     f.write_text('kind = "seats"\npolicy = ["heuristic"]\nplayers = [2]\nskill_games = 10\n')
-    assert _skill_weaker(load_study(f)) is None
+    assert weaker_rung(load_study(f)) is None
     f.write_text('kind = "seats"\npolicy = ["heuristic"]\nplayers = [2]\nskill_games = 10\nskill_weaker = "heuristic"\n')
     assert main(["experiment", "run", str(f), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err

@@ -137,12 +137,12 @@ def test_bad_study_files_are_one_line_exit_2_nothing_written(tmp_path, capsys, b
 
 def test_study_character_names_are_matched_without_case(tmp_path):
     """'nova' in a study file is Nova: the same cell (key, table label) as the rulebook's spelling."""
-    from experiments.study.spec import _chars
+    from experiments.study.spec import study_characters
     from experiments.study import load_study
     body = 'kind = "difficulty"\nplayers = [3]\ncharacters = [%s]\n'
     low = load_study(write(tmp_path, "low.toml", body % '"nova", "HARRIS", "Fenn"'))
     std = load_study(write(tmp_path, "std.toml", body % '"Nova", "Harris", "Fenn"'))
-    assert _chars(low) == _chars(std) == ("Nova", "Harris", "Fenn")
+    assert study_characters(low) == study_characters(std) == ("Nova", "Harris", "Fenn")
 
 
 def test_bad_rules_file_and_bad_out_folder(tmp_path, capsys):
@@ -330,9 +330,9 @@ def test_report_folder_contents(tiny_report):
         cell = seats[(seats.players == r.players) & (seats.leaves.astype(str) == str(r.leaves))].iloc[0]
         assert 1 <= r.seat <= r.players and r.wins == cell[f"seat{r.seat}_wins"]
     # the report prints each seat's share with its simultaneous interval and the counts in one cell
-    from experiments.study.common import _rate_cell
+    from experiments.study.common import rate_cell
     for r in sw.itertuples():
-        assert _rate_cell(r.wins, r.decided, r.ci_low, r.ci_high).replace("\n", "<br>") in md
+        assert rate_cell(r.wins, r.decided, r.ci_low, r.ci_high).replace("\n", "<br>") in md
 
     cand = pd.read_csv(t / "handicap_candidates.csv")
     assert len(cand) == 6 + 1     # 6 candidates up to 2 leaves, plus the printed 1,3
@@ -541,9 +541,9 @@ def test_sequential_stops_at_the_target(tmp_path):
         assert (r.seq_ci_low, r.seq_ci_high) == plan.interval(int(r.wins), int(r.decided), int(r.look))
     caption, shares = res.section.tables[1][:2]
     assert "sequential 95% interval per seat" in caption
-    from experiments.study.common import _rate_cell
+    from experiments.study.common import rate_cell
     for r in res.tables["seats"].itertuples():
-        assert shares[f"seat {r.seat}"].iloc[0] == _rate_cell(r.wins, r.decided, r.seq_ci_low, r.seq_ci_high)
+        assert shares[f"seat {r.seat}"].iloc[0] == rate_cell(r.wins, r.decided, r.seq_ci_low, r.seq_ci_high)
     # the findings quote the seats' sequential intervals, not the Goodman ones
     text = res.section.paragraph
     s = res.tables["seats"].sort_values("rate").iloc[-1]

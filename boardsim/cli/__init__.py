@@ -6,4 +6,4 @@ bethel_woods.py and benevolent.py (`simulate`, `play`, `sensitivity` of each gam
 adapter; the commands' bodies are game_commands.py and sensitivity.py), study.py
 (`experiment run/status/verify`, `report`), bench.py, ladder.py, tune.py and train.py;
 errors.py turns the library's UserError into one line and exit code 2."""
-from .root import _entry, app, main  # noqa: F401
+from .root import app, cli_entry, main  # noqa: F401

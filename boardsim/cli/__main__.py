@@ -1,4 +1,4 @@
 """python -m boardsim.cli ...: the same as `boardsim ...` (and `python -m boardsim`)."""
-from .root import _entry
+from .root import cli_entry
 
-_entry()
+cli_entry()

@@ -145,5 +145,5 @@ def main(argv=None) -> int:
     return 0
 
 
-def _entry():
+def cli_entry():
     sys.exit(main())

@@ -145,7 +145,7 @@ def run(file: Annotated[Path, typer.Argument(help="A study file (TOML), e.g. exp
 
     from arena.outfiles import folder_lock
     from experiments.run.cluster import check_options
-    from experiments.report import _check_out, run_studies
+    from experiments.report import check_out, run_studies
     from experiments.study import load_study
     from arena.runner import check_threads
     check_options(workers, scheduler, connect_timeout=connect_timeout)
@@ -155,7 +155,7 @@ def run(file: Annotated[Path, typer.Argument(help="A study file (TOML), e.g. exp
         check_threads(threads)
     st = load_study(file, quick=quick, seed=seed, allow=allow or ())
     out = out or Path(f"study-{st.name}")
-    _check_out(out)
+    check_out(out)
     check_inputs(st, file, out)
     thetas, labels = _models(model, [st], out)
     command = f"boardsim experiment run {file}" + (" --quick" if quick else "") + (
@@ -264,7 +264,7 @@ def report(out: Annotated[Optional[Path], typer.Option(
 
     from arena.outfiles import folder_lock
     from arena.runner import check_threads
-    from experiments.report import _check_out, run_studies, standard_studies
+    from experiments.report import check_out, run_studies, standard_studies
     from experiments.run.cluster import check_options
     check_options(workers, scheduler, connect_timeout=connect_timeout)
     if connect_timeout is not None and scheduler is None:
@@ -275,7 +275,7 @@ def report(out: Annotated[Optional[Path], typer.Option(
     target = parse_bands(bands) if bands is not None else None
     studies = standard_studies(quick=quick, seed=seed, bands=target)
     out = out or Path("report-quick" if quick else "report")
-    _check_out(out)
+    check_out(out)
     thetas, labels = _models(model, studies, out)
     bar = _progress_wanted()   # a bar per study on a terminal; in a log, a line as each study finishes
     command = ("boardsim report" + (" --quick" if quick else "") + (f" --seed {seed}" if seed is not None else "")

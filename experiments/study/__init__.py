@@ -35,7 +35,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .spec import KINDS, Study, load_study, study_from_dict
-from .common import Result, _games
+from .common import Result, study_games
 from .difficulty import run_difficulty
 from .characters import run_characters
 from .seats import run_seats
@@ -67,7 +67,7 @@ def run_study(st: Study, threads=None, progress=None, chart_dir=None, backend=No
         if not a.first and not a.player:
             a.player = st.policies[0]
     res.meta = {"study": st.name, "kind": st.kind, "policy": ",".join(st.policies),
-                "seed": st.opts["seed"], "games per cell": _games(st)}
+                "seed": st.opts["seed"], "games per cell": study_games(st)}
     return res
 
 

@@ -19,8 +19,8 @@ from ..render import Section
 from ..stats import (adjust_pvalues, against_rest, detectable_difference, detectable_from_interval, plain_pp,
                      rate_text, spies_label)
 from .spec import DIFFICULTY, Study
-from .common import (Result, _bw_frame, _could_find, _csv, _games, _pivot, _play_checks, _rate_cell,
-                     _rungs_named, _skill_plan, _skill_row, _skill_show, _skill_tables, _skill_weaker, _weaker_cols)
+from .common import (Result, bw_frame, could_find, table_csv_path, study_games, pivot, play_checks, rate_cell,
+                     rungs_named, skill_plan, skill_row, skill_show, skill_tables, weaker_rung, weaker_cols)
 
 
 def _effects_fit(sets: pd.DataFrame):
@@ -147,14 +147,14 @@ def fit_effects(sets: pd.DataFrame) -> pd.DataFrame:
 def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:
     from simcore.bethel_woods.rules import CHARACTERS
     o = st.opts
-    n = _games(st)
+    n = study_games(st)
     cells = [Cell(BW.name, pl, spies=sp, characters=tuple(cs), policies=(pol,),
                   rules=st.rules, seed=o["seed"])
              for pol in o["policy"] for pl in o["players"] for sp in o["spies"]
              for cs in itertools.combinations(CHARACTERS, pl)]
     totals = execute([(c, n) for c in cells], threads=threads, progress=progress,
                      **(backend or {}))
-    sets = _bw_frame(cells, totals)
+    sets = bw_frame(cells, totals)
     sets["win_rate"] = sets["wins"] / sets["games"]
     sets = flag_sets(sets)
     effects = fit_effects(sets)
@@ -167,7 +167,7 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backe
     checks: list = []
     counts: list = []
     wcounts: list = []
-    splan = _skill_plan(st)
+    splan = skill_plan(st)
     pol0 = st.policies[0]
     if splan is not None and len(top):
         from ..skill import contrast_change
@@ -189,10 +189,10 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backe
             groups.append((r, mine))
         counts = [None] * len(checks)
         wcounts = [None] * len(checks)
-        weaker = _skill_weaker(st)
+        weaker = weaker_rung(st)
         for r, mine in groups:   # about n_skill seeds per arm and player count, spread over its partner sets
             per = max(1, -(-n_skill // len(mine)))
-            own, twin = _play_checks(st, [checks[i] for i in mine], per, threads, progress, backend)
+            own, twin = play_checks(st, [checks[i] for i in mine], per, threads, progress, backend)
             for k, i in enumerate(mine):
                 counts[i] = own[k]
                 wcounts[i] = twin[k] if twin else None
@@ -202,8 +202,8 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backe
             stat = contrast_change(pooled)
             if weaker:
                 pooled_weaker.append(sum(wcounts[i] for i in mine))
-                stat.update(_weaker_cols(contrast_change(pooled_weaker[-1]), weaker))
-            row = _skill_row(
+                stat.update(weaker_cols(contrast_change(pooled_weaker[-1]), weaker))
+            row = skill_row(
                 {"players": r.players, "spies": sp0, "strongest": r.strongest, "weakest": r.weakest,
                  "partner_sets": len(mine)}, checks[mine[0]][1], pooled, splan,
                 f"{r.strongest}'s teams against {r.weakest}'s, {r.players} players", stat)
@@ -230,7 +230,7 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backe
                          forest_chart(e, g, chart_dir / f"character_forest_{pol}")[0]))
     tables = []
     if len(effects):
-        eff = _pivot(effects, ["policy", "term"], "players",
+        eff = pivot(effects, ["policy", "term"], "players",
                      lambda r: (f"×{r.odds_ratio:.2f} ({r.or_low:.2f}–{r.or_high:.2f})"
                                 + (" *" if r.p_holm < 0.05 else "") + f"\n{int(r.wins):,} of {int(r.games):,}"),
                      lambda pl: f"{pl} players")
@@ -239,16 +239,16 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backe
         eff = eff.sort_values(["policy", "_o"]).drop(columns="_o").rename(columns={"term": "character"})
         tables.append(("Character effects: odds of winning with the character against an average character "
                        "(95% interval; * Holm-adjusted p < 0.05), and the wins of the games its sets played",
-                       eff, _csv(st, "effects")))
+                       eff, table_csv_path(st, "effects")))
     pk = picks.copy()
     pk["difficulty"] = [DIFFICULTY[int(x)] for x in pk["spies"]]
     pk["set"] = [c.replace(",", ", ") + (f" (one of {t} tied)" if t > 1 else "") for c, t in zip(pk["characters"], pk["ties"])]
-    pk["win rate (95% CI)"] = [_rate_cell(w, g) for w, g in zip(pk["wins"], pk["games"])]
+    pk["win rate (95% CI)"] = [rate_cell(w, g) for w, g in zip(pk["wins"], pk["games"])]
     pk["against the rest"] = [_set_vs_rest(r) for r in picks.itertuples()]
     tables.append(("Weakest and strongest set per player count and difficulty (against the other sets of "
                    "its player count and difficulty: Fisher's exact test, Holm-adjusted)",
                    pk[["policy", "players", "difficulty", "which", "set", "win rate (95% CI)", "against the rest"]],
-                   _csv(st, "sets")))
+                   table_csv_path(st, "sets")))
     flagged = sets[sets["significant"]]
     if len(flagged):
         fl = flagged.head(FLAGGED_SHOWN)
@@ -257,18 +257,18 @@ def run_characters(st: Study, threads=None, progress=None, chart_dir=None, backe
                        pd.DataFrame({"policy": fl["policy"], "players": fl["players"],
                                      "difficulty": [DIFFICULTY[int(x)] for x in fl["spies"]],
                                      "set": fl["characters"].str.replace(",", ", "),
-                                     "win rate (95% CI)": [_rate_cell(w, g) for w, g in zip(fl["wins"], fl["games"])],
+                                     "win rate (95% CI)": [rate_cell(w, g) for w, g in zip(fl["wins"], fl["games"])],
                                      "than the rest": fl["vs_rest"], "p (Holm)": fl["p_holm"]}),
-                       _csv(st, "sets")))
+                       table_csv_path(st, "sets")))
     if len(skill_df):
         tables.append((f"Across skill: teams with the strongest character against the same teams with the "
-                       f"weakest, played by {_rungs_named(st)} on the same seeds ({spies_label(o['spies'][0])}; "
+                       f"weakest, played by {rungs_named(st)} on the same seeds ({spies_label(o['spies'][0])}; "
                        "differences of win rates, paired 95% intervals)",
-                       _skill_show(skill_df, ["players", "strongest", "weakest"], diff=True), _csv(st, "skill")))
+                       skill_show(skill_df, ["players", "strongest", "weakest"], diff=True), table_csv_path(st, "skill")))
     text = characters_summary(top) + "\n\n" + characters_findings(sets, effects, picks)
     section = Section(st.title, text, tables=tables, charts=figs, anchor=st.name)
     return Result(st, {"sets": sets, "effects": effects,
-                       **_skill_tables(st, skill_rows, counts, checks, wcounts)}, section,
+                       **skill_tables(st, skill_rows, counts, checks, wcounts)}, section,
                   answers=characters_answers(st, top, skill_df))
 
 
@@ -416,7 +416,7 @@ def characters_findings(sets, effects, picks=None) -> str:
                      + f"{rate_text(w.wins, w.games)} of {int(w.games):,} games, "
                      + ("significantly below the rest" if w.significant else
                         "not significantly different from the rest"
-                        + _could_find(detectable_difference(w.games, w.rest_wins / w.rest_games, w.rest_games,
+                        + could_find(detectable_difference(w.games, w.rest_wins / w.rest_games, w.rest_games,
                                                             alpha=0.05 / w.family, direction=-1),
                                       "a weakness")
                         + f" at Holm's first level, 0.05/{w.family}") + ").")

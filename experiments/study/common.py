@@ -37,7 +37,7 @@ def fixed_games(target: float) -> int:
         n += 1
 
 
-def _games(st: Study) -> int:
+def study_games(st: Study) -> int:
     t = st.opts.get("target_halfwidth")
     return fixed_games(t) if t and st.kind in ("characters", "handicap", "variants") else st.opts["games"]
 
@@ -71,7 +71,7 @@ def run_sequential(cells, st: Study, rate_fn, threads, progress, backend=None, u
     return totals, looks, plan
 
 
-def _seq_columns(df, plan, looks, wins_col="wins", games_col="games"):
+def seq_columns(df, plan, looks, wins_col="wins", games_col="games"):
     lo, hi = [], []
     for w, n, k in zip(df[wins_col], df[games_col], looks):
         a, b = plan.interval(int(w), int(n), int(k))
@@ -95,7 +95,7 @@ class Result:
     answers: list = field(default_factory=list)   # experiments.answers.Answer: the front page's lines
 
 
-def _skill_plan(st: Study):
+def skill_plan(st: Study):
     """(study player, stronger player, games per headline cell) of a study's skill check, or None
     when its file asks for none (skill_games = 0 or absent). The stronger player is the study
     file's skill_policy, else the game's best honest player (policies.BEST_PLAYER)."""
@@ -111,11 +111,11 @@ def _skill_plan(st: Study):
 WEAKER_PLAYER = "heuristic"
 
 
-def _skill_weaker(st: Study) -> str | None:
+def weaker_rung(st: Study) -> str | None:
     """The weaker rung a study's skill check plays on the same seeds: the file's skill_weaker, else
     WEAKER_PLAYER; None when the study has no check, the file says "none", or the default is the
     study player or the stronger one (a file that names either is refused when it is loaded)."""
-    plan = _skill_plan(st)
+    plan = skill_plan(st)
     if plan is None:
         return None
     w = st.opts.get("skill_weaker") or WEAKER_PLAYER
@@ -128,16 +128,16 @@ def study_players(st: Study) -> list[str]:
     from policies import parse_rung
     names = list(st.opts.get("policy") or [])
     names += [parse_rung(r, st.game)[0] for r in st.opts.get("rungs") or []]
-    plan = _skill_plan(st)
+    plan = skill_plan(st)
     if plan:
         names.append(plan[1])
-    weaker = _skill_weaker(st)
+    weaker = weaker_rung(st)
     if weaker:
         names.append(weaker)
     return list(dict.fromkeys(names))
 
 
-def _bw_frame(cells, totals, extra=None) -> pd.DataFrame:
+def bw_frame(cells, totals, extra=None) -> pd.DataFrame:
     """One row per Bethel Woods cell: its settings and every scalar count."""
     rows = []
     for i, (c, t) in enumerate(zip(cells, totals)):
@@ -155,7 +155,7 @@ def _bw_frame(cells, totals, extra=None) -> pd.DataFrame:
                               "loss_six_spies": "six_spies"})
 
 
-def _bw_lengths(cells, totals, extra=None) -> pd.DataFrame:
+def bw_lengths(cells, totals, extra=None) -> pd.DataFrame:
     """One row per cell and game length in turns that occurred: games, and (when the counts carry
     the won games' histogram, LengthsCell) won and lost games of that length."""
     n0 = 14
@@ -177,7 +177,7 @@ def _bw_lengths(cells, totals, extra=None) -> pd.DataFrame:
 
 # report-table cells and skill checks shared by the studies -----------------------------------------
 
-def _rate_cell(k, n, lo=None, hi=None) -> str:
+def rate_cell(k, n, lo=None, hi=None) -> str:
     """A rate in a report table: the rate, its 95% interval (Wilson unless lo/hi are given) and
     the counts: "49% (45–53)" over "294 of 600"."""
     if not n:
@@ -187,14 +187,14 @@ def _rate_cell(k, n, lo=None, hi=None) -> str:
     return f"{plain_pct(k / n)} ({range_text(lo, hi)})\n{int(k):,} of {int(n):,}"
 
 
-def _diff_cell(d, lo, hi) -> str:
+def diff_cell(d, lo, hi) -> str:
     """A difference of rates in a report table: "+6 pp" over "(+3 to +9)"."""
     if not np.isfinite(lo):
         return plain_pp(d)
     return f"{plain_pp(d)}\n({pp_range(lo, hi)})"
 
 
-def _pivot(df: pd.DataFrame, rows: list, col: str, value, header) -> pd.DataFrame:
+def pivot(df: pd.DataFrame, rows: list, col: str, value, header) -> pd.DataFrame:
     """A wide table: one row per value of `rows`, one column per value of `col` (named
     header(value)), cells value(row) (rows sorted, columns in order)."""
     out = []
@@ -207,11 +207,11 @@ def _pivot(df: pd.DataFrame, rows: list, col: str, value, header) -> pd.DataFram
     return pd.DataFrame(out)
 
 
-def _level_header(sp) -> str:
+def level_header(sp) -> str:
     return f"{spies_label(sp)}: {DIFFICULTY[int(sp)]}"
 
 
-def _csv(st: Study, table: str) -> str:
+def table_csv_path(st: Study, table: str) -> str:
     """The path of a study table's CSV inside the report folder (report.md and report.html link it)."""
     return f"tables/{st.name}_{table}.csv"
 
@@ -230,9 +230,9 @@ def _weaker_twin(jc, best: str, weaker: str):
                                   for a in jc.arms))
 
 
-def _play_checks(st: Study, checks: list, n: int, threads, progress, backend) -> tuple[list, list]:
+def play_checks(st: Study, checks: list, n: int, threads, progress, backend) -> tuple[list, list]:
     """(counts, weaker counts): n seeds of every skill check and, when the study has a weaker rung
-    (``_skill_weaker``), of each check's weaker twin (``_weaker_twin``), all in one batch. The
+    (``weaker_rung``), of each check's weaker twin (``_weaker_twin``), all in one batch. The
     checks' own counts are those ``_run_checks`` plays (the same cells, seeds and units: a store
     resumes them); weaker counts is [] without a weaker rung."""
     twins = _weaker_twins(st, checks)
@@ -242,24 +242,24 @@ def _play_checks(st: Study, checks: list, n: int, threads, progress, backend) ->
 
 def _weaker_twins(st: Study, checks: list) -> list:
     """The weaker twins of a study's checks (for their patterns table), [] without a weaker rung."""
-    weaker = _skill_weaker(st)
+    weaker = weaker_rung(st)
     if weaker is None:
         return []
-    best = _skill_plan(st)[1]
+    best = skill_plan(st)[1]
     return [(info, _weaker_twin(jc, best, weaker)) for info, jc in checks]
 
 
-def _rungs_named(st: Study) -> str:
+def rungs_named(st: Study) -> str:
     """The players of a study's skill check, weakest first: "the heuristic, the learned and the
     expert player" (the weaker rung only when it is played)."""
-    plan = _skill_plan(st)
+    plan = skill_plan(st)
     if plan is None:
         return ""
-    names = [n for n in (_skill_weaker(st), plan[0], plan[1]) if n]
+    names = [n for n in (weaker_rung(st), plan[0], plan[1]) if n]
     return "the " + (", the ".join(names[:-1]) + " and the " + names[-1]) + " player"
 
 
-def _weaker_cols(stat: dict, weaker: str | None) -> dict:
+def weaker_cols(stat: dict, weaker: str | None) -> dict:
     """A weaker twin's statistic (the same function as the check's, its "best" arms now the weaker
     rung's) as the skill row's weaker_ columns: the weaker rung's value and interval (and wins,
     where the statistic counts them), and its paired difference weaker minus study player."""
@@ -272,7 +272,7 @@ def _weaker_cols(stat: dict, weaker: str | None) -> dict:
     return out
 
 
-def _skill_row(info: dict, jc, counts, plan, question: str, stat: dict) -> dict:
+def skill_row(info: dict, jc, counts, plan, question: str, stat: dict) -> dict:
     """One row of a study's skill table: the check's setting, both players, the games per arm, each
     arm's description, the statistic (values, paired difference, interval, p) and the word."""
     from ..skill import describe_arms, robustness
@@ -282,7 +282,7 @@ def _skill_row(info: dict, jc, counts, plan, question: str, stat: dict) -> dict:
     return row
 
 
-def _pair_stat(counts) -> dict:
+def pair_stat(counts) -> dict:
     """The two-arm binary check (stronger player, study player) as a skill row's statistic."""
     from ..skill import pair_rates
     r = pair_rates(counts)
@@ -296,10 +296,10 @@ def _pair_stat(counts) -> dict:
             "p_value": r["p_value"]}
 
 
-def _skill_tables(st: Study, rows: list[dict], counts: list, checks: list, weaker_counts=()) -> dict:
+def skill_tables(st: Study, rows: list[dict], counts: list, checks: list, weaker_counts=()) -> dict:
     """The skill check's tables for save_tables: one row per check, and its outcome patterns (and
     the weaker twins' patterns, check i's twin under check i, when the weaker rung was played:
-    ``_play_checks``' weaker counts)."""
+    ``play_checks``' weaker counts)."""
     from ..skill import patterns_frame
     if not rows:
         return {}
@@ -310,7 +310,7 @@ def _skill_tables(st: Study, rows: list[dict], counts: list, checks: list, weake
     return out
 
 
-def _skill_show(rows: pd.DataFrame, keys: list, diff: bool = False) -> pd.DataFrame:
+def skill_show(rows: pd.DataFrame, keys: list, diff: bool = False) -> pd.DataFrame:
     """A skill table as the report prints it: the setting, each player's value on the same seeds
     (the weaker rung's when it was played, the study player's, the stronger player's: a rate, or
     with diff=True a difference in points), the paired difference stronger minus study player and
@@ -325,7 +325,7 @@ def _skill_show(rows: pd.DataFrame, keys: list, diff: bool = False) -> pd.DataFr
                             zip(rows["study_policy"], rows["study_value"], rows["study_low"], rows["study_high"])]
     show["stronger player"] = [f"{p}: {_value_text(v, lo, hi, diff)}" for p, v, lo, hi in
                                zip(rows["best_policy"], rows["best_value"], rows["best_low"], rows["best_high"])]
-    show["difference"] = [_diff_cell(d, lo, hi) for d, lo, hi in zip(rows["diff"], rows["diff_low"], rows["diff_high"])]
+    show["difference"] = [diff_cell(d, lo, hi) for d, lo, hi in zip(rows["diff"], rows["diff_low"], rows["diff_high"])]
     show["with stronger play"] = rows["robust"]
     return show
 
@@ -340,7 +340,7 @@ def _value_text(v, lo, hi, diff: bool = False) -> str:
     return f"{plain_pct(v)} ({range_text(lo, hi)})"
 
 
-def _could_find(effect: float, what: str = "an effect") -> str:
+def could_find(effect: float, what: str = "an effect") -> str:
     """"; the sample had an 80% chance to find a drop of 9 pp or more" (a not-significant finding
     says what its sample could detect; stats.detectable_difference / detectable_from_interval)."""
     if not np.isfinite(effect):
@@ -351,10 +351,10 @@ def _could_find(effect: float, what: str = "an effect") -> str:
 def leaves_order(col: pd.Series) -> pd.Series:
     """A sort key for DataFrame.sort_values: a "leaves" column ("0,9", "0,10") sorts by its
     numbers, not as text; any other column as it is."""
-    return col.map(_leaves_tuple) if col.name == "leaves" else col
+    return col.map(leaves_tuple) if col.name == "leaves" else col
 
 
-def _two_arm_bootstrap(a, b, stat, seed) -> dict:
+def two_arm_bootstrap(a, b, stat, seed) -> dict:
     """One player's contrast of two Benevolent arms (winners, -1 a timeout) on the same seeds, with
     the paired bootstrap interval (skill.bootstrap_change on the two arms' joint counts)."""
     from ..skill import bootstrap_change
@@ -364,6 +364,6 @@ def _two_arm_bootstrap(a, b, stat, seed) -> dict:
     return bootstrap_change(counts, 2, stat, seed)
 
 
-def _leaves_tuple(s) -> tuple:
+def leaves_tuple(s) -> tuple:
     """A leaves name as the tables hold it ("1,3,4,5") as the vector (1, 3, 4, 5)."""
     return tuple(map(int, str(s).split(",")))

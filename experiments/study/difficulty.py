@@ -16,10 +16,10 @@ from ..run.execute import execute
 from ..render import Section
 from ..stats import (bounded_mean_interval, detectable_difference, independent_difference, mean_interval,
                      p_is, prose_pct, plain_pct, plain_pp, rate_text, signed, spies_label, wilson)
-from .spec import DIFFICULTY, Study, _chars
-from .common import (Result, _bw_frame, _bw_lengths, _could_find, _csv, _level_header, _pair_stat, _pivot,
-                     _play_checks, _rate_cell, _rungs_named, _seq_columns, _skill_plan, _skill_row, _skill_show,
-                     _skill_tables, _skill_weaker, _weaker_cols, run_sequential)
+from .spec import DIFFICULTY, Study, study_characters
+from .common import (Result, bw_frame, bw_lengths, could_find, table_csv_path, level_header, pair_stat, pivot,
+                     play_checks, rate_cell, rungs_named, seq_columns, skill_plan, skill_row, skill_show,
+                     skill_tables, weaker_rung, weaker_cols, run_sequential)
 
 
 # difficulty ------------------------------------------------------------------------------------
@@ -29,7 +29,7 @@ PIECES = 6   # the Daydreamer: six Orphanage sections, at most one filled a turn
 
 def run_difficulty(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:
     o = st.opts
-    base = [Cell(BW.name, pl, spies=sp, policies=(pol,), characters=_chars(st),
+    base = [Cell(BW.name, pl, spies=sp, policies=(pol,), characters=study_characters(st),
                  rules=st.rules, seed=o["seed"])
             for pol in o["policy"] for pl in o["players"] for sp in o["spies"]]
     cells = [LengthsCell(c) for c in base]
@@ -40,10 +40,10 @@ def run_difficulty(st: Study, threads=None, progress=None, chart_dir=None, backe
     else:
         totals = execute([(c, o["games"]) for c in cells], threads=threads, progress=progress,
                          unit_fn=cell_unit, **(backend or {}))
-    df = _bw_frame(base, totals)
+    df = bw_frame(base, totals)
     if seq:
-        df = _seq_columns(df, plan, looks)
-    lengths = _bw_lengths(base, totals)
+        df = seq_columns(df, plan, looks)
+    lengths = bw_lengths(base, totals)
     lo, hi = wilson(df["wins"].to_numpy(), df["games"].to_numpy())
     df["win_rate"], df["ci_low"], df["ci_high"] = df["wins"] / df["games"], lo, hi
     df["lost"] = df["games"] - df["wins"]
@@ -66,32 +66,32 @@ def run_difficulty(st: Study, threads=None, progress=None, chart_dir=None, backe
     checks: list = []
     counts: list = []
     wcounts: list = []
-    splan = _skill_plan(st)
+    splan = skill_plan(st)
     if splan is not None:
         pol0, best, n = splan
         for pl in o["players"]:
             for sp in o["spies"]:
-                c = Cell(BW.name, pl, spies=sp, characters=_chars(st), rules=st.rules, seed=o["seed"])
+                c = Cell(BW.name, pl, spies=sp, characters=study_characters(st), rules=st.rules, seed=o["seed"])
                 checks.append(({"players": pl, "spies": sp}, JointCell((replace(c, policies=(best,)),
                                                                         replace(c, policies=(pol0,))), 2)))
-        counts, wcounts = _play_checks(st, checks, n, threads, progress, backend)
-        weaker = _skill_weaker(st)
+        counts, wcounts = play_checks(st, checks, n, threads, progress, backend)
+        weaker = weaker_rung(st)
 
         def stat(i):   # the check's statistic, with its weaker twin's beside it when that was played
             cnt = counts[i] if isinstance(i, int) else sum(counts[j] for j in i)
-            out = _pair_stat(cnt)
+            out = pair_stat(cnt)
             if wcounts:
-                out.update(_weaker_cols(_pair_stat(wcounts[i] if isinstance(i, int) else sum(wcounts[j] for j in i)),
+                out.update(weaker_cols(pair_stat(wcounts[i] if isinstance(i, int) else sum(wcounts[j] for j in i)),
                                         weaker))
             return cnt, out
         for i, (info, jc) in enumerate(checks):
             cnt, s_ = stat(i)
-            skill_rows.append(_skill_row({**info, "difficulty": _level_header(info["spies"])}, jc, cnt, splan,
+            skill_rows.append(skill_row({**info, "difficulty": level_header(info["spies"])}, jc, cnt, splan,
                                          f"win rate, {info['players']} players, {spies_label(info['spies'])}", s_))
         for pl in o["players"]:   # every level of the player count together: the row's answer
             mine = [i for i, (info, _) in enumerate(checks) if info["players"] == pl]
             pooled, s_ = stat(mine)
-            skill_rows.append(_skill_row({"players": pl, "spies": -1, "difficulty": "every level"}, checks[mine[0]][1],
+            skill_rows.append(skill_row({"players": pl, "spies": -1, "difficulty": "every level"}, checks[mine[0]][1],
                                          pooled, splan, f"win rate, {pl} players, every level", s_))
     skill_df = pd.DataFrame(skill_rows)
 
@@ -104,28 +104,28 @@ def run_difficulty(st: Study, threads=None, progress=None, chart_dir=None, backe
                 ("How long won and lost games last",
                  charts.game_length(lengths, chart_dir / "game_length")[0])]
     ci = (lambda r: (r.seq_ci_low, r.seq_ci_high)) if seq else (lambda r: (r.ci_low, r.ci_high))
-    rates = _pivot(df, ["policy", "players"], "spies", lambda r: _rate_cell(r.wins, r.games, *ci(r)),
-                   _level_header)
-    close = _pivot(df, ["policy", "players"], "spies",
+    rates = pivot(df, ["policy", "players"], "spies", lambda r: rate_cell(r.wins, r.games, *ci(r)),
+                   level_header)
+    close = pivot(df, ["policy", "players"], "spies",
                    lambda r: (f"{r.built_per_lost_game:.1f} ({r.built_low:.1f}–{r.built_high:.1f})\n"
-                              f"{int(r.lost):,} lost" if r.lost else "no lost game"), _level_header)
+                              f"{int(r.lost):,} lost" if r.lost else "no lost game"), level_header)
     tables = [(("Win rate by difficulty: each cell the win rate, its "
                 + ("sequential 95% interval (valid under the looks)" if seq else "95% Wilson interval")
-                + ", and wins of games"), rates, _csv(st, "cells")),
+                + ", and wins of games"), rates, table_csv_path(st, "cells")),
               (f"How close the lost games came: Daydreamer pieces built per lost game, of {PIECES} (a lost "
                f"game with k pieces was at least {PIECES} − k turns from a win; a conservative 95% interval), "
-               "and the lost games", close, _csv(st, "cells"))]
+               "and the lost games", close, table_csv_path(st, "cells"))]
     if len(skill_df):
         per = skill_df[skill_df["spies"] >= 0]
-        tables.append((f"Across skill: {_rungs_named(st)} on the same {splan[2]:,} seeds per cell (win rates; the "
+        tables.append((f"Across skill: {rungs_named(st)} on the same {splan[2]:,} seeds per cell (win rates; the "
                        "difference stronger minus study player, paired 95% interval)",
-                       _skill_show(per, ["players", "difficulty"]), _csv(st, "skill")))
+                       skill_show(per, ["players", "difficulty"]), table_csv_path(st, "skill")))
     text = (difficulty_summary(df, seq) + "\n\n" + difficulty_findings(df, seq)
             + first_turn_findings(lengths) + close_findings(df))
     section = Section(st.title, text, tables=tables, charts=figs, anchor=st.name)
     answers = difficulty_answers(st, df, seq, skill_df)
     return Result(st, {"cells": df, "lengths": lengths,
-                       **_skill_tables(st, skill_rows, counts, checks, wcounts)},
+                       **skill_tables(st, skill_rows, counts, checks, wcounts)},
                   section, answers=answers)
 
 
@@ -277,7 +277,7 @@ def difficulty_findings(df: pd.DataFrame, seq=False) -> str:
             f"{100 * drop:.1f} pp (95% CI {num(100 * dlo)} to {num(100 * dhi)}); "
             + ("the difference is significant" if p < 0.05 else "the difference is NOT significant")
             + f" (chi-square {p_is(p)})"
-            + ("" if p < 0.05 else _could_find(detectable_difference(
+            + ("" if p < 0.05 else could_find(detectable_difference(
                 last.games, first.win_rate, first.games, direction=-1), "a drop"))
             + ("" if mono else "; the curve is not monotone at this sample size") + ".")
     parts += loss_findings(df)

@@ -21,17 +21,17 @@ from ..render import Section
 from ..answers import pp_range
 from ..stats import p_is, plain_pp, rate_text
 from .spec import FRESH_SEED_OFFSET, Study
-from .common import (Result, _could_find, _csv, _diff_cell, _games, _leaves_tuple, _play_checks, _rungs_named,
-                     _skill_plan, _skill_row, _skill_show, _skill_tables, _skill_weaker, _two_arm_bootstrap,
-                     _weaker_cols, leaves_order)
-from .seats import (_config_table, _shares_table, _skill_per_players, assumed_components_note,
+from .common import (Result, could_find, table_csv_path, diff_cell, study_games, leaves_tuple, play_checks, rungs_named,
+                     skill_plan, skill_row, skill_show, skill_tables, weaker_rung, two_arm_bootstrap,
+                     weaker_cols, leaves_order)
+from .seats import (config_table, shares_table, skill_per_players, assumed_components_note,
                     seat_frames, seats_from_cells)
 
 
 def _printed(frame: pd.DataFrame) -> list[bool]:
     """For each row of a candidates frame: are its leaves the printed handicap of its player count?"""
     from simcore.benevolent.rules import DEFAULT_LEAVES
-    return [_leaves_tuple(s) == DEFAULT_LEAVES[:p] for s, p in zip(frame["leaves"], frame["players"])]
+    return [leaves_tuple(s) == DEFAULT_LEAVES[:p] for s, p in zip(frame["leaves"], frame["players"])]
 
 
 def candidates(players: int, max_leaves: int) -> list[tuple]:
@@ -46,7 +46,7 @@ def fairest_order(cand: pd.DataFrame) -> pd.DataFrame:
     search, compared exactly (the gap in games over the decided games, a fraction, so equal gaps
     tie), ties to the lower leaves."""
     from fractions import Fraction
-    key = [(Fraction(int(g), int(d)) if d else Fraction(2), _leaves_tuple(lv))
+    key = [(Fraction(int(g), int(d)) if d else Fraction(2), leaves_tuple(lv))
            for g, d, lv in zip(cand["gap_games"], cand["decided"], cand["leaves"])]
     order = sorted(range(len(cand)), key=lambda i: key[i])
     return cand.iloc[order]
@@ -132,18 +132,18 @@ def confirm_frame(sc, counts, names: list, seed: int):
     difference from the printed one (``vs_printed_diff`` and its interval and p; the printed's own
     row 0), ``leaves_changed`` and ``chosen`` (``choose``: exactly one row)."""
     f, fs = _star_frames(sc, counts, names)
-    printed = _leaves_tuple(names[0])
+    printed = leaves_tuple(names[0])
     pairs = [{"leaves": printed, "diff": 0.0, "diff_low": 0.0, "diff_high": 0.0, "p_value": 1.0, "changed": 0}]
     for i, s in enumerate(names[1:]):
         pairs.append({**gap_difference(sc.pair_table(counts, i), sc.base.players, seed + i),
-                      "leaves": _leaves_tuple(s), "changed": changed(_leaves_tuple(s), printed)})
+                      "leaves": leaves_tuple(s), "changed": changed(leaves_tuple(s), printed)})
     pick = tuple(choose(pairs)["leaves"])
     for col in ("diff", "diff_low", "diff_high", "p_value"):
         f[f"vs_printed_{col}"] = [r[col] for r in pairs]
     f["leaves_changed"] = [r["changed"] for r in pairs]
     f["printed"] = _printed(f)
     f["stage"] = "confirm"
-    f["chosen"] = [_leaves_tuple(s) == pick for s in f["leaves"]]
+    f["chosen"] = [leaves_tuple(s) == pick for s in f["leaves"]]
     return f, fs
 
 
@@ -183,7 +183,7 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None, backend
     from ..cells import StarCell, cell_unit
     from simcore.benevolent.rules import DEFAULT_LEAVES
     o = st.opts
-    n = _games(st)
+    n = study_games(st)
     pol = o["policy"][0]
     holdout_games = int(o.get("holdout_games") or o["confirm_games"])
     search = []
@@ -219,17 +219,17 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None, backend
         order = fairest_order(g)
         top = list(order.head(o["confirm_top"])["leaves"])
         best_search.add((pl, top[0]))
-        near = set(map(_name, neighbours(printed, [_leaves_tuple(s) for s in g["leaves"]])))
+        near = set(map(_name, neighbours(printed, [leaves_tuple(s) for s in g["leaves"]])))
         small = [s for s in order["leaves"] if s in near][:1]
         smallest.update((pl, s) for s in small)
-        keep = [s for s in dict.fromkeys(top + small) if _leaves_tuple(s) != printed]
+        keep = [s for s in dict.fromkeys(top + small) if leaves_tuple(s) != printed]
         for i, s in enumerate(keep):
             roles[(pl, s)] = ("search's fairest" if i == 0 and s == top[0] else
                               "runner-up" if s in top else "smallest change")
         roles[(pl, _name(printed))] = "printed" + (" = search's fairest" if _name(printed) == top[0] else "")
         base = Cell(BV.name, pl, leaves=printed, policies=(pol,), rules=st.rules, seed=fresh)
         stars.append((pl, [_name(printed)] + keep,
-                      StarCell(base, tuple(replace(base, leaves=_leaves_tuple(s)) for s in keep), 5, counts=True)))
+                      StarCell(base, tuple(replace(base, leaves=leaves_tuple(s)) for s in keep), 5, counts=True)))
     ctot = execute([(sc, o["confirm_games"]) for _, _, sc in stars], threads=threads, progress=progress,
                    unit_fn=cell_unit, **(backend or {}))
     confs, conf_seats = [], []
@@ -254,7 +254,7 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None, backend
         ch = challenger(g)
         base = Cell(BV.name, pl, leaves=DEFAULT_LEAVES[:pl], policies=(pol,), rules=st.rules, seed=held)
         hstars.append((pl, [_name(DEFAULT_LEAVES[:pl]), ch],
-                       StarCell(base, (replace(base, leaves=_leaves_tuple(ch)),), 5, counts=True)))
+                       StarCell(base, (replace(base, leaves=leaves_tuple(ch)),), 5, counts=True)))
     htot = execute([(sc, holdout_games) for _, _, sc in hstars], threads=threads, progress=progress,
                    unit_fn=cell_unit, **(backend or {}))
     hold = pd.concat([holdout_frame(sc, t, names, held) for (_, names, sc), t in zip(hstars, htot)],
@@ -277,29 +277,29 @@ def run_handicap(st: Study, threads=None, progress=None, chart_dir=None, backend
                  charts.handicap_confirmed(seats_from_cells(conf).merge(conf[["players", "leaves", "printed", "role"]],
                                                                         on=["players", "leaves"]),
                                            chart_dir / "handicap_confirmed")[0])]
-    show = _config_table(conf).drop(columns=["seat 1's edge (95% CI)"])
+    show = config_table(conf).drop(columns=["seat 1's edge (95% CI)"])
     show.insert(2, "role", [r + (" (chosen)" if c else "") for r, c in zip(conf["role"], conf["chosen"])])
     show.insert(3, "gap minus the printed's (95% CI)",
-                [_diff_cell(d, lo, hi) if not p else "—" for d, lo, hi, p in
+                [diff_cell(d, lo, hi) if not p else "—" for d, lo, hi, p in
                  zip(conf["vs_printed_diff"], conf["vs_printed_diff_low"], conf["vs_printed_diff_high"], conf["printed"])])
     tables = [("The decision on the holdout games (fresh seeds that chose nothing): the challenger against the "
-               "printed handicap, paired game by game", _holdout_table(hold), _csv(st, "holdout")),
+               "printed handicap, paired game by game", _holdout_table(hold), table_csv_path(st, "holdout")),
               ("Confirmation on fresh seeds: the search's fairest candidates, the smallest change to the printed "
                "handicap and the printed one, each paired with the printed game by game (shares of the decided "
-               "games; these games choose the challenger)", show, _csv(st, "confirm")),
+               "games; these games choose the challenger)", show, table_csv_path(st, "confirm")),
               ("Confirmation: each seat's share of the decided games (simultaneous 95% Goodman intervals; "
-               "wins of decided games)", _shares_table(conf_seats, conf), _csv(st, "confirm_seats")),
+               "wins of decided games)", shares_table(conf_seats, conf), table_csv_path(st, "confirm_seats")),
               ("The search: how many candidates it cannot tell from its fairest (their gap intervals overlap)",
-               _search_table(cand, n), _csv(st, "candidates"))]
+               _search_table(cand, n), table_csv_path(st, "candidates"))]
     if len(skill_df):
         tables.append((f"Across skill: the challenger's largest seat gap minus the printed handicap's, "
-                       f"played by {_rungs_named(st)} on the same holdout seeds (paired bootstrap 95% intervals)",
-                       _skill_show(skill_df, ["players", "candidate"], diff=True), _csv(st, "skill")))
+                       f"played by {rungs_named(st)} on the same holdout seeds (paired bootstrap 95% intervals)",
+                       skill_show(skill_df, ["players", "candidate"], diff=True), table_csv_path(st, "skill")))
     text = (handicap_summary(hold) + "\n\n" + handicap_findings(cand, conf, hold, n, o)
             + assumed_components_note(st.rules))
     section = Section(st.title, text, tables=tables, charts=figs, anchor=st.name)
     return Result(st, {"candidates": cand, "confirm": conf, "confirm_seats": conf_seats, "holdout": hold,
-                       **_skill_tables(st, skill_rows, counts, checks, wcounts)}, section,
+                       **skill_tables(st, skill_rows, counts, checks, wcounts)}, section,
                   answers=handicap_answers(st, cand, hold, skill_df))
 
 
@@ -323,7 +323,7 @@ def _holdout_table(hold: pd.DataFrame) -> pd.DataFrame:
         rows.append({"players": pl,
                      "printed": f"{p.leaves}\n{_gap_text(p)}",
                      "challenger": f"{c.leaves}\n{_gap_text(c)}",
-                     "challenger minus printed (95% CI)": _diff_cell(c.vs_printed_diff, c.vs_printed_diff_low,
+                     "challenger minus printed (95% CI)": diff_cell(c.vs_printed_diff, c.vs_printed_diff_low,
                                                                      c.vs_printed_diff_high),
                      "p": p_is(c.vs_printed_p_value).replace("p = ", "").replace("p < ", "< "),
                      "games": f"{int(c.games):,}",
@@ -350,7 +350,7 @@ def _handicap_skill(st: Study, hold: pd.DataFrame, held: int, threads, progress,
     on the same holdout seeds; the statistic is how much smaller the challenger's largest seat
     gap is than the printed one's, and its change with stronger play (paired bootstrap)."""
     from ..skill import bootstrap_change, gap_of, per_game
-    splan = _skill_plan(st)
+    splan = skill_plan(st)
     if splan is None:
         return [], [], [], []
     pol0, best, n = splan
@@ -358,11 +358,11 @@ def _handicap_skill(st: Study, hold: pd.DataFrame, held: int, threads, progress,
     for pl, g in hold.groupby("players", sort=True):
         c, p = g[g["challenger"]].iloc[0], g[g["printed"]].iloc[0]
         base = Cell(BV.name, pl, rules=st.rules, seed=held)
-        fair, prn = replace(base, leaves=_leaves_tuple(c.leaves)), replace(base, leaves=_leaves_tuple(p.leaves))
+        fair, prn = replace(base, leaves=leaves_tuple(c.leaves)), replace(base, leaves=leaves_tuple(p.leaves))
         arms = tuple(replace(x, policies=(q,)) for q in (best, pol0) for x in (fair, prn))
         checks.append(({"players": pl, "candidate": c.leaves, "printed": p.leaves}, JointCell(arms, 5)))
-    counts, wcounts = _play_checks(st, checks, n, threads, progress, backend)
-    weaker = _skill_weaker(st)
+    counts, wcounts = play_checks(st, checks, n, threads, progress, backend)
+    weaker = weaker_rung(st)
     rows = []
     seed = st.opts["seed"]
 
@@ -371,16 +371,16 @@ def _handicap_skill(st: Study, hold: pd.DataFrame, held: int, threads, progress,
                                 - (gap_of(sf, pl, axis) - gap_of(sp, pl, axis)), seed)
         g = per_game(cnt, 5, 4) - 1
         for key, (i, j) in (("best", (0, 1)), ("study", (2, 3))):
-            one = _two_arm_bootstrap(g[i], g[j], lambda f, p, axis=-1: gap_of(f, pl, axis) - gap_of(p, pl, axis), seed)
+            one = two_arm_bootstrap(g[i], g[j], lambda f, p, axis=-1: gap_of(f, pl, axis) - gap_of(p, pl, axis), seed)
             stat.update({f"{key}_value": one["diff"], f"{key}_low": one["diff_low"], f"{key}_high": one["diff_high"]})
         return stat
     for k, ((info, jc), cnt) in enumerate(zip(checks, counts)):
         pl = info["players"]
         stat = statistic(cnt, pl)
         if wcounts:
-            stat.update(_weaker_cols(statistic(wcounts[k], pl), weaker))
+            stat.update(weaker_cols(statistic(wcounts[k], pl), weaker))
         q = f"challenger {info['candidate']} against printed {info['printed']}: gap difference, {pl} players"
-        rows.append(_skill_row(info, jc, cnt, splan, q, stat))
+        rows.append(skill_row(info, jc, cnt, splan, q, stat))
     return rows, counts, checks, wcounts
 
 
@@ -444,7 +444,7 @@ def handicap_answers(st, cand, hold, skill_df) -> list:
     mask = None if not len(skill_df) else skill_df["players"].notna()
     return [Answer(BV.name, "Fairest starting leaves (seat gap)",
                    "; ".join(parts) + " pp", grouped(verdicts), st.name,
-                   skill=_skill_per_players(skill_df, mask), detect="; ".join(detect))]
+                   skill=skill_per_players(skill_df, mask), detect="; ".join(detect))]
 
 
 def handicap_findings(cand, conf, hold, n, o) -> str:
@@ -480,7 +480,7 @@ def handicap_findings(cand, conf, hold, n, o) -> str:
                f"{_diff_words(c)}, {p_is(c.vs_printed_p_value)}, so: {_decision_words(c)}")
         if c.decision != ADOPT and not c.vs_printed_diff_low > 0:
             from ..stats import detectable_from_interval
-            txt += _could_find(detectable_from_interval(c.vs_printed_diff_low, c.vs_printed_diff_high),
+            txt += could_find(detectable_from_interval(c.vs_printed_diff_low, c.vs_printed_diff_high),
                                "a gap difference")
         txt += (f"; in the search, {overl} of the other {m} candidates have a gap interval that overlaps its "
                 "fairest's, so the search alone cannot tell them from it")

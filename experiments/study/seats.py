@@ -17,9 +17,9 @@ from ..render import Section
 from ..answers import pp_range
 from ..stats import (balance, detectable_difference, mean_interval, p_is, prose_pct, plain_pct, plain_pp, rate_text,
                      seat_fairness, seat_intervals, seats_verdict, SEATS_ALIKE, wilson)
-from .spec import Study, _leaves_name, leaves_for
-from .common import (Result, _could_find, _csv, _diff_cell, _pivot, _play_checks, _rate_cell, _rungs_named,
-                     _seq_columns, _skill_plan, _skill_row, _skill_show, _skill_tables, _skill_weaker, _weaker_cols,
+from .spec import Study, leaves_name, leaves_for
+from .common import (Result, could_find, table_csv_path, diff_cell, pivot, play_checks, rate_cell, rungs_named,
+                     seq_columns, skill_plan, skill_row, skill_show, skill_tables, weaker_rung, weaker_cols,
                      run_sequential)
 
 
@@ -28,7 +28,7 @@ def _seat_counts(t, players):
     return [d.get(f"seat{q}_wins", 0) for q in range(players)], d.get("timeouts", 0)
 
 
-def _gap(counts):
+def seat_share_gap(counts):
     """Largest seat gap over the decided games (the games some seat won) and a 95% interval from
     the simultaneous (Goodman) intervals of the seats' shares of them: the intervals hold
     together, so max_i hi_i - min_j lo_j bounds the gap from above and max(0, max_i lo_i - min_j
@@ -52,7 +52,7 @@ def _bv_cells(st, specs=None):
                 if isinstance(spec, list) and len(spec) != pl:
                     continue
                 lv = leaves_for(spec, pl)
-                out.append((_leaves_name(spec, lv), Cell(BV.name, pl, leaves=lv,
+                out.append((leaves_name(spec, lv), Cell(BV.name, pl, leaves=lv,
                                                          policies=(pol,), rules=st.rules,
                                                          seed=o["seed"])))
     return out
@@ -72,7 +72,7 @@ def seat_frames(named_cells, totals):
         decided = g - to
         fair = seat_fairness(wins)
         ci, chi, rates = fair.ci, fair.chi2, fair.shares
-        gap, glo, ghi = _gap(wins)
+        gap, glo, ghi = seat_share_gap(wins)
         e_lo, e_hi = wilson(wins[0], decided) if decided else (np.nan, np.nan)
         c_lo, c_hi = wilson(decided, g) if g else (np.nan, np.nan)
         mt, mt_lo, mt_hi = mean_interval(d.get("turns", 0), d.get("turns_sq", 0), g)
@@ -125,13 +125,13 @@ def _edge_p(wins1: int, decided: int, players: int) -> float:
     return float(binomtest(int(wins1), int(decided), 1.0 / players).pvalue) if decided else 1.0
 
 
-def _config_table(cdf: pd.DataFrame) -> pd.DataFrame:
+def config_table(cdf: pd.DataFrame) -> pd.DataFrame:
     """The per-configuration outcome table: seat 1's edge, the gap, Balance, completion, duration,
     the chi-square: key columns first, counts inside the cells."""
     return pd.DataFrame({
         "players": cdf["players"],
         "leaves": [_leaves_text(n, b) for n, b in zip(cdf["leaves"], cdf["leaves_by_seat"])],
-        "seat 1's edge (95% CI)": [_diff_cell(e, lo, hi) if d else "no decided game" for e, lo, hi, d in
+        "seat 1's edge (95% CI)": [diff_cell(e, lo, hi) if d else "no decided game" for e, lo, hi, d in
                                    zip(cdf["first_seat_edge"], cdf["first_seat_edge_low"],
                                        cdf["first_seat_edge_high"], cdf["decided"])],
         "largest seat gap (95% CI)": [f"{plain_pp(g, sign=False)}\n({pp_range(lo, hi).replace('+', '')})"
@@ -139,7 +139,7 @@ def _config_table(cdf: pd.DataFrame) -> pd.DataFrame:
                                       for g, lo, hi in zip(cdf["max_gap"], cdf["gap_low"], cdf["gap_high"])],
         "Balance (95% CI)": [f"{b:.2f}\n({lo:.2f}–{hi:.2f})" if np.isfinite(b) else "n/a"
                              for b, lo, hi in zip(cdf["balance"], cdf["balance_low"], cdf["balance_high"])],
-        "completion (95% CI)": [_rate_cell(d, g, lo, hi) for d, g, lo, hi in
+        "completion (95% CI)": [rate_cell(d, g, lo, hi) for d, g, lo, hi in
                                 zip(cdf["decided"], cdf["games"], cdf["completion_low"], cdf["completion_high"])],
         "duration, turns (95% CI)": [f"{m:.1f}\n({lo:.1f}–{hi:.1f})" if np.isfinite(lo) else f"{m:.1f}"
                                      for m, lo, hi in zip(cdf["mean_turns"], cdf["mean_turns_low"], cdf["mean_turns_high"])],
@@ -147,14 +147,14 @@ def _config_table(cdf: pd.DataFrame) -> pd.DataFrame:
                                       for p in cdf["chi2_p"]]})
 
 
-def _shares_table(sdf: pd.DataFrame, cdf: pd.DataFrame, seq: bool = False) -> pd.DataFrame:
+def shares_table(sdf: pd.DataFrame, cdf: pd.DataFrame, seq: bool = False) -> pd.DataFrame:
     """The seats' shares of the decided games, one row per configuration, one column per seat:
     the share, its interval (simultaneous Goodman, or the sequential one) and the wins."""
     lo_col, hi_col = ("seq_ci_low", "seq_ci_high") if seq else ("ci_low", "ci_high")
     by = {(r.players, str(r.leaves)): _leaves_text(r.leaves, r.leaves_by_seat) for r in cdf.itertuples()}
     d = sdf.assign(config=[by[(p, str(lv))] for p, lv in zip(sdf["players"], sdf["leaves"])])
-    return _pivot(d, ["players", "config"], "seat",
-                  lambda r: _rate_cell(r.wins, r.decided, r[lo_col], r[hi_col]) if r.decided else "n/a",
+    return pivot(d, ["players", "config"], "seat",
+                  lambda r: rate_cell(r.wins, r.decided, r[lo_col], r[hi_col]) if r.decided else "n/a",
                   lambda q: f"seat {q}").rename(columns={"config": "leaves"})
 
 
@@ -162,7 +162,7 @@ def _seat_skill(st: Study, named, threads, progress, backend, fresh_seed=None) -
     """The seats study's check: each configuration's seat 1 edge, played by both players on the
     same seeds (5-level outcomes: the winner's seat), its change by the paired bootstrap."""
     from ..skill import bootstrap_change, edge_of
-    splan = _skill_plan(st)
+    splan = skill_plan(st)
     if splan is None:
         return [], [], [], []
     pol0, best, n = splan
@@ -172,8 +172,8 @@ def _seat_skill(st: Study, named, threads, progress, backend, fresh_seed=None) -
             continue
         checks.append(({"players": c.players, "leaves": name, "leaves_by_seat": ",".join(map(str, c.leaves))},
                        JointCell((replace(c, policies=(best,)), replace(c, policies=(pol0,))), 5)))
-    counts, wcounts = _play_checks(st, checks, n, threads, progress, backend)
-    weaker = _skill_weaker(st)
+    counts, wcounts = play_checks(st, checks, n, threads, progress, backend)
+    weaker = weaker_rung(st)
 
     def statistic(cnt, pl: int) -> dict:
         stat = bootstrap_change(cnt, 2, lambda b, s, axis=-1: edge_of(b, pl, axis) - edge_of(s, pl, axis),
@@ -193,8 +193,8 @@ def _seat_skill(st: Study, named, threads, progress, backend, fresh_seed=None) -
         pl = info["players"]
         stat = statistic(cnt, pl)
         if wcounts:
-            stat.update(_weaker_cols(statistic(wcounts[i], pl), weaker))
-        rows.append(_skill_row(info, jc, cnt, splan, f"seat 1's edge, {pl} players, {info['leaves']} leaves", stat))
+            stat.update(weaker_cols(statistic(wcounts[i], pl), weaker))
+        rows.append(skill_row(info, jc, cnt, splan, f"seat 1's edge, {pl} players, {info['leaves']} leaves", stat))
     return rows, counts, checks, wcounts
 
 
@@ -214,7 +214,7 @@ def run_seats(st: Study, threads=None, progress=None, chart_dir=None, backend=No
         cdf["look"] = looks
         # each seat's interval at its cell's stopping look (the level the stopping rule spent
         # there), valid however the stopping depended on the data; the Goodman columns are not
-        sdf = _seq_columns(sdf, plan, np.repeat(np.asarray(looks), [c.players for c in cells]),
+        sdf = seq_columns(sdf, plan, np.repeat(np.asarray(looks), [c.players for c in cells]),
                            games_col="decided")
     skill_rows, counts, checks, wcounts = _seat_skill(st, named, threads, progress, backend)
     skill_df = pd.DataFrame(skill_rows)
@@ -225,17 +225,17 @@ def run_seats(st: Study, threads=None, progress=None, chart_dir=None, backend=No
                  charts.seat_bars(sdf, chart_dir / "seat_bars")[0])]
     tables = [("Per configuration: seat 1's edge over the fair share, the largest seat gap and Balance (all "
                "of the decided games), completion (games some seat won, of all games), duration (turns of all "
-               "players, all games) and the chi-square test of equal seats", _config_table(cdf), _csv(st, "cells")),
+               "players, all games) and the chi-square test of equal seats", config_table(cdf), table_csv_path(st, "cells")),
               ("Each seat's share of the decided games ("
                + ("sequential 95% interval per seat, valid under the looks" if seq else
                   "simultaneous 95% Goodman intervals") + "; wins of decided games)",
-               _shares_table(sdf, cdf, bool(seq)), _csv(st, "seats"))]
+               shares_table(sdf, cdf, bool(seq)), table_csv_path(st, "seats"))]
     if len(skill_df):
-        tables.append((f"Across skill: seat 1's edge with {_rungs_named(st)} on the same seeds (the difference: paired "
-                       "bootstrap 95% interval)", _skill_show(skill_df, ["players", "leaves"], diff=True), _csv(st, "skill")))
+        tables.append((f"Across skill: seat 1's edge with {rungs_named(st)} on the same seeds (the difference: paired "
+                       "bootstrap 95% interval)", skill_show(skill_df, ["players", "leaves"], diff=True), table_csv_path(st, "skill")))
     section = Section(st.title, seats_summary(cdf) + "\n\n" + seats_findings(cdf, sdf) + assumed_components_note(st.rules),
                       tables=tables, charts=figs, anchor=st.name)
-    return Result(st, {"cells": cdf, "seats": sdf, **_skill_tables(st, skill_rows, counts, checks, wcounts)}, section,
+    return Result(st, {"cells": cdf, "seats": sdf, **skill_tables(st, skill_rows, counts, checks, wcounts)}, section,
                   answers=seats_answers(st, cdf, skill_df))
 
 
@@ -276,7 +276,7 @@ def _edge_answer(g: pd.DataFrame):
     return "; ".join(parts) + " pp", grouped(verdicts), "; ".join(detect), "; ".join(notice) + " decided games"
 
 
-def _skill_per_players(skill_df, mask) -> str:
+def skill_per_players(skill_df, mask) -> str:
     """The stronger-play cell of a row that covers several player counts."""
     from ..answers import skills_text
     if not len(skill_df):
@@ -293,7 +293,7 @@ def seats_answers(st: Study, cdf: pd.DataFrame, skill_df: pd.DataFrame) -> list:
         ans, verdict, detect, notice = _edge_answer(g)
         mask = (skill_df["leaves"].astype(str) == str(name)) if len(skill_df) else None
         out.append(Answer(BV.name, f"Seat 1's edge, {name} leaves",
-                          ans, verdict, st.name, skill=_skill_per_players(skill_df, mask), detect=detect,
+                          ans, verdict, st.name, skill=skill_per_players(skill_df, mask), detect=detect,
                           playtests=notice))
     return out
 
@@ -345,7 +345,7 @@ def seats_findings(cdf, sdf) -> str:
             return f"{prose_pct(s.rate)}, {prose_pct(s[lo_col])} to {prose_pct(s[hi_col])}"
         equal = seats_verdict(r.chi2_p)
         if equal == SEATS_ALIKE:
-            equal += _could_find(detectable_difference(r.decided, 1 / r.players, None, direction=1),
+            equal += could_find(detectable_difference(r.decided, 1 / r.players, None, direction=1),
                                  "an edge of seat 1")
         parts.append(
             f"{r.players} players, {r.leaves} leaves ({r.leaves_by_seat}): {equal} "

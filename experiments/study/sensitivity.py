@@ -17,8 +17,8 @@ from ..render import Section
 from ..answers import pp_range
 from ..stats import detectable_from_interval, plain_pct, plain_pp, signed, spies_label
 from .spec import Study
-from .common import (Result, _csv, _diff_cell, _play_checks, _rungs_named, _skill_plan, _skill_row, _skill_show,
-                     _skill_tables, _skill_weaker, _two_arm_bootstrap, _weaker_cols)
+from .common import (Result, table_csv_path, diff_cell, play_checks, rungs_named, skill_plan, skill_row, skill_show,
+                     skill_tables, weaker_rung, two_arm_bootstrap, weaker_cols)
 
 
 # sensitivity: experiments/sensitivity.py as a study --------------------------------------------
@@ -54,20 +54,20 @@ def run_sensitivity(st: Study, threads=None, progress=None, chart_dir=None, back
             row["largest seat gap: defaults, with it"] = f"{plain_pp(r.default, sign=False)}, {plain_pp(r.value, sign=False)}"
             row["games"] = int(r.games)
             row["timeouts (defaults, with it)"] = f"{int(r.default_timeouts):,}, {int(r.variant_timeouts):,}"
-        row["difference (95% CI)"] = _diff_cell(r["diff"], r.ci_low, r.ci_high)
+        row["difference (95% CI)"] = diff_cell(r["diff"], r.ci_low, r.ci_high)
         row["p (Holm)"] = f"{r.p_holm:.2g}"
         row["setups whose interval excludes 0"] = f"{int(g['excl'].sum())} of {len(g)}"
         rows.append(row)
     show = pd.DataFrame(rows)
     metric = "win rate, 3 players" if bw else "largest seat gap, printed leaves"
     tables = [(f"Every reading against the defaults ({metric}): one row per reading, its largest effect "
-               "(a Holm-significant setup's when it has one); every setup in the CSV", show, _csv(st, "rows"))]
+               "(a Holm-significant setup's when it has one); every setup in the CSV", show, table_csv_path(st, "rows"))]
     if len(skill_df):
-        tables.append((f"Across skill: the headline reading's effect with {_rungs_named(st)} on the same seeds",
-                       _skill_show(skill_df, ["reading", "setup"], diff=True), _csv(st, "skill")))
+        tables.append((f"Across skill: the headline reading's effect with {rungs_named(st)} on the same seeds",
+                       skill_show(skill_df, ["reading", "setup"], diff=True), table_csv_path(st, "skill")))
     section = Section(st.title, sensitivity_summary(df) + "\n\n" + sensitivity_findings(df),
                       tables=tables, charts=figs, anchor=st.name)
-    return Result(st, {"rows": df, **_skill_tables(st, skill_rows, counts, checks, wcounts)}, section,
+    return Result(st, {"rows": df, **skill_tables(st, skill_rows, counts, checks, wcounts)}, section,
                   answers=sensitivity_answers(st, df, skill_df))
 
 
@@ -82,7 +82,7 @@ def _headline_reading(df: pd.DataFrame):
 def _sensitivity_skill(st: Study, df: pd.DataFrame, threads, progress, backend):
     from ..sensitivity import seat_gap, variants
     from ..skill import bootstrap_change, contrast_change
-    splan = _skill_plan(st)
+    splan = skill_plan(st)
     if splan is None or not len(df):
         return [], [], [], []
     pol0, best, n = splan
@@ -98,7 +98,7 @@ def _sensitivity_skill(st: Study, df: pd.DataFrame, threads, progress, backend):
     if not bw:
         info["spies"] = -1
     checks = [(info, JointCell(arms, 2 if bw else 5))]
-    counts, wcounts = _play_checks(st, checks, n, threads, progress, backend)
+    counts, wcounts = play_checks(st, checks, n, threads, progress, backend)
 
     def statistic(c) -> dict:
         if bw:
@@ -109,15 +109,15 @@ def _sensitivity_skill(st: Study, df: pd.DataFrame, threads, progress, backend):
         from ..skill import per_game
         g = per_game(c, 5, 4) - 1
         for key, (i, j) in (("best", (0, 1)), ("study", (2, 3))):
-            one = _two_arm_bootstrap(g[i], g[j], lambda v, d, axis=-1: seat_gap(v, pl, axis) - seat_gap(d, pl, axis),
+            one = two_arm_bootstrap(g[i], g[j], lambda v, d, axis=-1: seat_gap(v, pl, axis) - seat_gap(d, pl, axis),
                                      st.opts["seed"])
             stat.update({f"{key}_value": one["diff"], f"{key}_low": one["diff_low"], f"{key}_high": one["diff_high"]})
         return stat
     stat = statistic(counts[0])
     if wcounts:
-        stat.update(_weaker_cols(statistic(wcounts[0]), _skill_weaker(st)))
+        stat.update(weaker_cols(statistic(wcounts[0]), weaker_rung(st)))
     q = f"{info['reading']}: its effect at {info['setup']}"
-    return [_skill_row(info, checks[0][1], counts[0], splan, q, stat)], counts, checks, wcounts
+    return [skill_row(info, checks[0][1], counts[0], splan, q, stat)], counts, checks, wcounts
 
 
 def sensitivity_summary(df: pd.DataFrame) -> str:

@@ -39,8 +39,8 @@ from ..answers import pp_range, range_text
 from ..render import Section
 from ..run.execute import execute
 from ..stats import games_to_notice, games_to_notice_edge, plain_pct, plain_pp, spies_label, wilson
-from .common import Result, _csv, _diff_cell, _rate_cell
-from .spec import DIFFICULTY, Study, _leaves_name, leaves_for, rung_cell
+from .common import Result, table_csv_path, diff_cell, rate_cell
+from .spec import DIFFICULTY, Study, leaves_name, leaves_for, rung_cell
 
 PIECES = 6            # Daydreamer pieces: a won game built all six
 ACROSS = "this row is every rung"   # the front page's stronger-play cell of a row across skill
@@ -79,7 +79,7 @@ def _bv_setups(st: Study):
                 continue
             lv = leaves_for(spec, pl)
             yield (Cell(BV.name, pl, leaves=lv, rules=st.rules, seed=o["seed"]),
-                   {"leaves": _leaves_name(spec, lv)})
+                   {"leaves": leaves_name(spec, lv)})
 
 
 def with_adopted(st: Study, adopted: dict) -> Study:
@@ -126,15 +126,15 @@ def run_skill(st: Study, threads=None, progress=None, chart_dir=None, backend=No
     bands = o["bands"]
     tests = m.finish(df, bands)
     figs = [m.chart(st, df, chart_dir, bands)] if chart_dir is not None else []
-    tables = [(m.caption(st), m.show(df), _csv(st, "rungs")),
+    tables = [(m.caption(st), m.show(df), table_csv_path(st, "rungs")),
               ("Playtests to notice: how many games a group would have to play at each of two setups to see the "
-               "difference each rung measures (80% power, 5% level, independent games)", tests, _csv(st, "playtests"))]
+               "difference each rung measures (80% power, 5% level, independent games)", tests, table_csv_path(st, "playtests"))]
     extra_tables = {}
     if len(mixed_df):
         tables.insert(1, (f"Mixed tables: each rung in seat 1 against the study player ({st.policies[0]}) in every "
                           "other seat; seat 1's share of the decided games and its difference from the study player's "
                           "own seat-1 share on the same seeds (paired bootstrap)", _mixed_show(mixed_df),
-                          _csv(st, "mixed")))
+                          table_csv_path(st, "mixed")))
         extra_tables["mixed"] = mixed_df
     text = skill_findings(st, df) + mixed_findings(st, mixed_df)
     section = Section(st.title, text, tables=tables, charts=figs, anchor=st.name)
@@ -178,9 +178,9 @@ def _mixed_show(m: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "players": m["players"], "leaves": m["leaves"],
         "seat 1 / the others": [f"{a} / {b}" for a, b in zip(m["seat1"], m["others"])],
-        "seat 1's share (95% CI)": [_rate_cell(w, d) for w, d in zip(m["seat1_wins"], m["decided"])],
+        "seat 1's share (95% CI)": [rate_cell(w, d) for w, d in zip(m["seat1_wins"], m["decided"])],
         "fair share": [plain_pct(f) for f in m["fair_share"]],
-        "minus the study player's own": [_diff_cell(d, lo, hi) if i else "—" for d, lo, hi, i in
+        "minus the study player's own": [diff_cell(d, lo, hi) if i else "—" for d, lo, hi, i in
                                          zip(m["vs_selfplay"], m["vs_selfplay_low"], m["vs_selfplay_high"],
                                              m["seat1"] != m["others"])]})
 
@@ -238,13 +238,13 @@ def _bw_row(own, players: int = 0) -> dict:
 
 
 def _bv_row(own, players: int) -> dict:
-    from .seats import _gap
+    from .seats import seat_share_gap
     d = as_dict(BV.name, own)
     g, to = d.get("games", 0), d.get("timeouts", 0)
     wins = [d.get(f"seat{q}_wins", 0) for q in range(players)]
     dec = g - to
     e_lo, e_hi = wilson(wins[0], dec) if dec else (np.nan, np.nan)
-    gap, glo, ghi = _gap(wins)
+    gap, glo, ghi = seat_share_gap(wins)
     return {"games": g, "timeouts": to, "decided": dec, **{f"seat{q + 1}_wins": wins[q] for q in range(players)},
             "edge": (wins[0] / dec if dec else np.nan) - 1 / players, "edge_low": e_lo - 1 / players,
             "edge_high": e_hi - 1 / players, "max_gap": gap, "gap_low": glo, "gap_high": ghi}
@@ -363,11 +363,11 @@ def _bw_show(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "players": df["players"], "difficulty": [f"{spies_label(s)}: {d}" for s, d in zip(df["spies"], df["difficulty"])],
         "rung": df["rung"],
-        "win rate (95% CI)": [_rate_cell(w, g) for w, g in zip(df["wins"], df["games"])],
-        "minus the study player's": [_diff_cell(d, lo, hi) if r != s else "—" for d, lo, hi, r, s in
+        "win rate (95% CI)": [rate_cell(w, g) for w, g in zip(df["wins"], df["games"])],
+        "minus the study player's": [diff_cell(d, lo, hi) if r != s else "—" for d, lo, hi, r, s in
                                      zip(df["vs_study"], df["vs_study_low"], df["vs_study_high"], df["rung"],
                                          df["study_player"])],
-        "lost on the first turn": [_rate_cell(f, g) for f, g in zip(df["first_turn_losses"], df["games"])],
+        "lost on the first turn": [rate_cell(f, g) for f, g in zip(df["first_turn_losses"], df["games"])],
         "pieces built per lost game (of 6)": [f"{b:.1f}\n({lo:.1f}–{hi:.1f})" if np.isfinite(b) else "no loss"
                                               for b, lo, hi in zip(df["built_per_lost_game"], df["built_low"],
                                                                    df["built_high"])],
@@ -377,8 +377,8 @@ def _bw_show(df: pd.DataFrame) -> pd.DataFrame:
 def _bv_show(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({
         "players": df["players"], "leaves": df["leaves"], "rung": df["rung"],
-        "seat 1's edge (95% CI)": [_diff_cell(e, lo, hi) for e, lo, hi in zip(df["edge"], df["edge_low"], df["edge_high"])],
-        "minus the study player's": [_diff_cell(d, lo, hi) if r != s else "—" for d, lo, hi, r, s in
+        "seat 1's edge (95% CI)": [diff_cell(e, lo, hi) for e, lo, hi in zip(df["edge"], df["edge_low"], df["edge_high"])],
+        "minus the study player's": [diff_cell(d, lo, hi) if r != s else "—" for d, lo, hi, r, s in
                                      zip(df["vs_study"], df["vs_study_low"], df["vs_study_high"], df["rung"],
                                          df["study_player"])],
         "largest seat gap (95% CI)": [f"{plain_pp(g, sign=False)}\n({pp_range(lo, hi).replace('+', '')})"

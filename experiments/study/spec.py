@@ -591,7 +591,7 @@ def leaves_for(spec, players) -> tuple:
     return tuple(parse_leaves(list(spec), players))
 
 
-def _leaves_name(spec, leaves) -> str:
+def leaves_name(spec, leaves) -> str:
     return spec if isinstance(spec, str) else ",".join(map(str, leaves))
 
 
@@ -601,7 +601,7 @@ def _cells_to_check(st: Study):
         for pl in o["players"]:
             if st.game == BW.name:
                 yield Cell(BW.name, pl, spies=o.get("spies", [0])[0], policies=(pol,),
-                           characters=_chars(st), rules=st.rules, seed=o["seed"])
+                           characters=study_characters(st), rules=st.rules, seed=o["seed"])
             else:
                 specs = o.get("leaves", ["printed"])
                 ok = [s for s in specs if not isinstance(s, list) or len(s) == pl]
@@ -610,6 +610,6 @@ def _cells_to_check(st: Study):
                                rules=st.rules, seed=o["seed"])
 
 
-def _chars(st):
+def study_characters(st):
     c = st.opts.get("characters")
     return tuple(c) if c else None

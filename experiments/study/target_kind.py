@@ -21,7 +21,7 @@ from arena.units import as_dict
 
 from ..render import Section
 from ..run.execute import execute
-from .common import Result, _csv
+from .common import Result, table_csv_path
 from .spec import Study, players_arg
 
 
@@ -64,8 +64,8 @@ def run_target_study(st: Study, threads=None, progress=None, chart_dir=None, bac
     section = Section(st.title, text, tables=[
         ("The recommendation, the nearest value on the other side of the target and the printed value, each "
          "on the same fresh games (Wilson 95% intervals); answer marks the value to play", confirmed,
-         _csv(st, "confirmed")),
-        ("The search: each batch, in order (games at one knob value on one seed)", path, _csv(st, "path"))],
+         table_csv_path(st, "confirmed")),
+        ("The search: each batch, in order (games at one knob value on one seed)", path, table_csv_path(st, "path"))],
         anchor=st.name)
     return Result(st, {"confirmed": confirmed, "path": path}, section, answers=[answer])
 
@@ -122,7 +122,7 @@ def _run_several(st: Study, g, threads, progress, backend) -> Result:
     section = Section(st.title, text, tables=[
         ("The Pareto set (distance to the target against rules changed), the smallest change that gets there and "
          "a different change, each on the same fresh games (95% intervals; count0, count1 the outcome's counts)",
-         pareto, _csv(st, "pareto")),
+         pareto, table_csv_path(st, "pareto")),
         ("The search: each trial, in order (games at one setting on the visit's seed; count0, count1 the "
-         "outcome's counts)", trials, _csv(st, "trials"))], anchor=st.name)
+         "outcome's counts)", trials, table_csv_path(st, "trials"))], anchor=st.name)
     return Result(st, {"pareto": pareto, "trials": trials}, section, answers=[answer])

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..render import Section
-from .common import Result, _csv
+from .common import Result, table_csv_path
 from .spec import Study, target_problems
 from .target_kind import run_target_study
 
@@ -114,7 +114,7 @@ def run_targets(st: Study, threads=None, progress=None, chart_dir=None, backend=
         "player": [r["player"] for r in rows]})
     section = Section(st.title, text, tables=[
         ("To reach the targets: per band and player count, the printed rules and the smallest change that "
-         "gets into the band (or the closest), on fresh games (95% intervals)", shown, _csv(st, "summary")),
+         "gets into the band (or the closest), on fresh games (95% intervals)", shown, table_csv_path(st, "summary")),
         ("Each problem's Pareto set (distance to the band's middle against rules changed), on the same fresh "
-         "games", pareto, _csv(st, "pareto"))], anchor=st.name)
+         "games", pareto, table_csv_path(st, "pareto"))], anchor=st.name)
     return Result(st, {"summary": summary, "pareto": pareto}, section, answers=answers)

@@ -19,15 +19,15 @@ from ..run.execute import execute
 from ..render import Section
 from ..stats import (adjust_pvalues, detectable_from_interval, paired_difference, p_is, plain_pp, rate_text,
                      signed, spies_label)
-from .spec import Study, _leaves_name, leaves_for
-from .common import (Result, _could_find, _csv, _diff_cell, _games, _play_checks, _rate_cell, _rungs_named,
-                     _skill_plan, _skill_row, _skill_show, _skill_tables, _skill_weaker, _weaker_cols)
+from .spec import Study, leaves_name, leaves_for
+from .common import (Result, could_find, table_csv_path, diff_cell, study_games, play_checks, rate_cell, rungs_named,
+                     skill_plan, skill_row, skill_show, skill_tables, weaker_rung, weaker_cols)
 
 
 def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend=None) -> Result:
     from ..glossary import rules_file_title
     o = st.opts
-    n = _games(st)
+    n = study_games(st)
     titles = {Path(f).stem: rules_file_title(f) for f in st.files}
     pairs = []
     for name, rules in st.variants:
@@ -45,7 +45,7 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
                         base = Cell(BV.name, pl, leaves=lv, policies=(pol,), seed=o["seed"],
                                     rules=st.rules)
                         pairs.append(({"variant": name, "policy": pol, "players": pl,
-                                       "leaves": _leaves_name(spec, lv)},
+                                       "leaves": leaves_name(spec, lv)},
                                       PairedCell(replace(base, rules=rules), base)))
     totals = execute([(pc, n) for _, pc in pairs], threads=threads, progress=progress,
                      unit_fn=paired_unit, **(backend or {}))
@@ -77,7 +77,7 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
     checks: list = []
     counts: list = []
     wcounts: list = []
-    splan = _skill_plan(st)
+    splan = skill_plan(st)
     if splan is not None:
         from ..skill import contrast_change
         pol0, best, n_skill = splan
@@ -86,14 +86,14 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
                 continue
             arms = tuple(replace(c, policies=(p,)) for p in (best, pol0) for c in (pc.a, pc.b))
             checks.append(({k: v for k, v in info.items() if k != "policy"}, JointCell(arms, 2)))
-        counts, wcounts = _play_checks(st, checks, n_skill, threads, progress, backend)
-        weaker = _skill_weaker(st)
+        counts, wcounts = play_checks(st, checks, n_skill, threads, progress, backend)
+        weaker = weaker_rung(st)
         for i, ((info, jc), c) in enumerate(zip(checks, counts)):
             setting = spies_label(info["spies"]) if "spies" in info else f"leaves {info['leaves']}"
             stat = contrast_change(c)
             if wcounts:
-                stat.update(_weaker_cols(contrast_change(wcounts[i]), weaker))
-            skill_rows.append(_skill_row({**info, "setting": f"{info['players']} players, {setting}",
+                stat.update(weaker_cols(contrast_change(wcounts[i]), weaker))
+            skill_rows.append(skill_row({**info, "setting": f"{info['players']} players, {setting}",
                                           "title": titles.get(info["variant"], info["variant"])}, jc, c, splan,
                                          f"{titles.get(info['variant'], info['variant'])}: change of the {outcome}, "
                                          f"{info['players']} players, {setting}", stat))
@@ -108,20 +108,20 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
                                                  "the defaults")[0])]
     show = pd.DataFrame({
         "variant": df["title"], "setting": df["label"],
-        f"defaults: {outcome} (95% CI)": [_rate_cell(w, g) for w, g in zip(df["wins_default"], df["games"])],
-        "with the variant (95% CI)": [_rate_cell(w, g) for w, g in zip(df["wins_variant"], df["games"])],
-        "difference (95% CI)": [_diff_cell(d, lo, hi) for d, lo, hi in zip(df["diff"], df["diff_low"], df["diff_high"])],
+        f"defaults: {outcome} (95% CI)": [rate_cell(w, g) for w, g in zip(df["wins_default"], df["games"])],
+        "with the variant (95% CI)": [rate_cell(w, g) for w, g in zip(df["wins_variant"], df["games"])],
+        "difference (95% CI)": [diff_cell(d, lo, hi) for d, lo, hi in zip(df["diff"], df["diff_low"], df["diff_high"])],
         "significant? (Holm)": [("yes" if s_ else "no") + f", p = {p:.2g}"
                                 + ("" if s_ else f"; could find {plain_pp(m, sign=False)}")
                                 for s_, p, m in zip(df["significant"], df["p_holm"], df["detectable"])]})
     tables = [(f"Rule variants against the defaults on the same {n:,} seeds ({outcome}; the difference "
                "variant minus defaults, paired; 'could find': the smallest difference the sample had an 80% "
-               "chance to find after Holm's correction)", show, _csv(st, "pairs"))]
+               "chance to find after Holm's correction)", show, table_csv_path(st, "pairs"))]
     if len(skill_df):
-        tables.append((f"Across skill: each variant's effect with {_rungs_named(st)} on the same "
+        tables.append((f"Across skill: each variant's effect with {rungs_named(st)} on the same "
                        f"{splan[2]:,} seeds (the change of the effect: t interval over the seeds)",
-                       _skill_show(skill_df, ["title", "setting"], diff=True).rename(columns={"title": "variant"}),
-                       _csv(st, "skill")))
+                       skill_show(skill_df, ["title", "setting"], diff=True).rename(columns={"title": "variant"}),
+                       table_csv_path(st, "skill")))
     parts = []
     for _, r in df.iterrows():
         where = (f"{r.players} players, {spies_label(r.spies)}" if st.game == BW.name
@@ -133,14 +133,14 @@ def run_variants(st: Study, threads=None, progress=None, chart_dir=None, backend
                      + ("significant" if r.p_holm < 0.05 else "not significant")
                      + f" after Holm's correction over the {len(df)} comparisons (McNemar, "
                      f"adjusted {p_is(r.p_holm)})"
-                     + ("" if r.p_holm < 0.05 else _could_find(r.detectable, "a difference")) + ".")
+                     + ("" if r.p_holm < 0.05 else could_find(r.detectable, "a difference")) + ".")
     parts.append(f"Each variant played the same {n:,} seeds as the defaults (paired); the "
                  "intervals are per comparison, the significance calls are Holm-adjusted.")
     summary = "In short: " + " ".join(
         f"{t}: {', '.join(plain_pp(d) + ' at ' + lab for d, lab in zip(g['diff'], g['label']))}."
         for t, g in df.groupby("title", sort=False))
     section = Section(st.title, summary + "\n\n" + "\n\n".join(parts), tables=tables, charts=figs, anchor=st.name)
-    return Result(st, {"pairs": df, **_skill_tables(st, skill_rows, counts, checks, wcounts)}, section,
+    return Result(st, {"pairs": df, **skill_tables(st, skill_rows, counts, checks, wcounts)}, section,
                   answers=variants_answers(st, df, skill_df, outcome))
 
 

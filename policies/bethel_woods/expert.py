@@ -189,7 +189,7 @@ def expert_action(s, p, theta, net, seat, acts, n, key, ws):
     if a >= 0:
         return a
     if s[E.PHASE] == PH_PAY:
-        a = H._pay_rule(s, p, lws)
+        a = H.pay_rule(s, p, lws)
         return a if contains(acts, n, a) else acts[0]
     if H.planning_turn(s, seat):
         _choose(s, p, theta, net, ws, key)

@@ -10,7 +10,7 @@ race the heuristic's linear score cannot weigh: how many malfunctions the bag st
 the pieces still to build, each seat's closeness to the next piece in turn order, the effects
 face up, the characters at the table.
 
-``features(s, p, ws, out)`` needs the tables the planner makes once per plan (``heuristic._plan``
+``features(s, p, ws, out)`` needs the tables the planner makes once per plan (``heuristic.plan_turn``
 makes W_SECB, W_ENDS and the risk table W_RISK) in ``ws``; it overwrites the scratch at W_USE
 and W_HAVE as ``evaluate`` does. tests/test_bw_heuristic.py::test_features_equal_the_plain_reference
 checks every feature, bit for bit, against the plain reference (tests/bw_heuristic_reference.py).

@@ -7,7 +7,7 @@ plans the whole turn and then plays the plan's steps one decision at a time:
    order of the drops (one child per distinct worker type in hand), and with the last worker
    either the drop or the Orphanage entry (Nova's entry only when the plain one is illegal).
    Fixing is greedy (a dropped worker fixes all it can: fixing always lowers a machine and gains
-   knowledge) and every payment uses one canonical rule (``_pay_rule``: the token of the type
+   knowledge) and every payment uses one canonical rule (``pay_rule``: the token of the type
    worth least to the payer), so order-free choices add no branches. At the end of the moves
    each plan is scored as is and after each legal spy uncover (plain, Fenn, Fare either side).
    Harris alone may first move a worker (``_harris_first``): only when he holds the next piece's
@@ -173,9 +173,9 @@ WS = Layout(
     ("W_TPL", K_CAND, None, "their lengths"),
     ("W_TPATH", K_CAND * PATH_MAX, None, "their paths"),
     ("W_UNDO", N_SLOTS * U_SIZE, None, "what undoes the drop made at each depth"),
-    ("W_SECB", 6, None, "the types Orphanage section i accepts, as bits (set by _plan)"),
+    ("W_SECB", 6, None, "the types Orphanage section i accepts, as bits (set by plan_turn)"),
     ("W_ENDS", 36, None, "at 6j + (g - 1) % 6, the (section, type) bits (bit 4i + t) a group of g on "
-                         "machine j can enter, either way (set by _plan)"),
+                         "machine j can enter, either way (set by plan_turn)"),
     ("W_TST", K_CAND * S_SIZE, None, "the kept plans' end positions (before `end turn`)"),
     ("W_KTOP", 1, None, "stage-1 positions for the ability search, 1 to K_TOP (0: K_TOP); heuristic_reset "
                         "leaves it as the caller set it (the learned player)"),
@@ -222,7 +222,7 @@ def _keep_value(h, usable):
 
 
 @njit(cache=True, _nrt=False)
-def _pay_rule(s, p, ws):
+def pay_rule(s, p, ws):
     """The canonical payment step: of the tokens that may be paid now (the payment can still be
     completed), the one of the type worth least to the payer, then the lowest kind. This is
     the legal PAY action with the smallest (keep value of its type, kind); it is computed per
@@ -233,7 +233,7 @@ def _pay_rule(s, p, ws):
 
 @njit(cache=True, _nrt=False)
 def _pay_step(s, ws):
-    """``_pay_rule`` with the usable types already at ws[W_USE:] (``_usable`` of this position)."""
+    """``pay_rule`` with the usable types already at ws[W_USE:] (``_usable`` of this position)."""
     q = s[E.PAYER]
     if s[E.ANY_N] == 0 and s[E.SUB] == 0:
         return _pay_step_exact(s, ws, q)
@@ -509,7 +509,7 @@ def evaluation_features(s, p, ws, want_next2, want_self):
     ``evaluate`` asks for them only when their weight is not 0).
 
     One pass over the Orphanage and one over the machines give what ``_usable``, ``_reach`` and
-    ``E.orphanage_count`` would, with the tables W_SECB and W_ENDS that ``_plan`` makes through
+    ``E.orphanage_count`` would, with the tables W_SECB and W_ENDS that ``plan_turn`` makes through
     ``_risk_table`` (and its risk table W_RISK where the draws are the turn's). Inlined into its
     two callers (numba ``inline="always"``), so the tuple is never built in memory and what
     ``evaluate`` does not use is not computed."""
@@ -1030,7 +1030,7 @@ def _harris_first(ws, p, theta):
 
 
 @njit(cache=True, _nrt=False)
-def _plan(s, p, theta, ws):
+def plan_turn(s, p, theta, ws):
     """Search the rest of the current player's turn from s; store the best plan in ws."""
     ws[W_NPLAN] = (ws[W_NPLAN] + 1) & 0x3FFFFFFF
     _risk_table(s, p, ws)
@@ -1087,10 +1087,10 @@ def heuristic_action(s, p, theta, net, seat, acts, n, key, ws):
     if a >= 0:
         return a
     if s[E.PHASE] == PH_PAY:
-        a = _pay_rule(s, p, ws)
+        a = pay_rule(s, p, ws)
         return a if contains(acts, n, a) else acts[0]
     if planning_turn(s, seat):
-        _plan(s, p, theta, ws)
+        plan_turn(s, p, theta, ws)
         a = ws[W_PLAN]
         if ws[W_PLAN_N] > 0 and contains(acts, n, a):
             ws[W_PLAN_I] = 1

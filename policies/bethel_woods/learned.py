@@ -2,7 +2,7 @@
 
 Once per turn (and whenever the position is not the one its plan expects) it
 
-1. runs the heuristic's whole-turn planner (``heuristic._plan``) keeping its K best plans with
+1. runs the heuristic's whole-turn planner (``heuristic.plan_turn``) keeping its K best plans with
    distinct end positions (W_TOPK = theta[T_K], default 16), each with its end position;
 2. scores each end position with a learned value (``policies/value_model.py``: a network of one
    hidden layer over ``features.FEATURE_NAMES``, trained by ``boardsim train bethel-woods`` on
@@ -225,7 +225,7 @@ def plan_candidates(s, p, theta, ws):
     ability search after the theta[T_KTOP] best stage-1 positions; their number."""
     ws[H.W_TOPK] = int(theta[T_K])
     ws[H.W_KTOP] = int(theta[T_KTOP])
-    H._plan(s, p, theta, ws)
+    H.plan_turn(s, p, theta, ws)
     ws[H.W_TOPK] = 0
     ws[H.W_KTOP] = 0
     return ws[H.W_TN]
@@ -253,7 +253,7 @@ def choose(s, p, theta, net, ws):
     ``best_plan``)."""
     nc = plan_candidates(s, p, theta, ws)
     if nc == 0:
-        return  # the heuristic's own plan (_plan stored it) stays
+        return  # the heuristic's own plan (plan_turn stored it) stays
     store_candidate(s, ws, best_plan(p, net, ws, nc))
 
 
@@ -289,7 +289,7 @@ def learned_action(s, p, theta, net, seat, acts, n, key, ws):
     if a >= 0:
         return a
     if s[E.PHASE] == PH_PAY:
-        a = H._pay_rule(s, p, ws)
+        a = H.pay_rule(s, p, ws)
         return a if contains(acts, n, a) else acts[0]
     if H.planning_turn(s, seat):
         if theta[T_TEMP] > 0.0:

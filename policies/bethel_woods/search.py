@@ -2,7 +2,7 @@
 
 At the start of its turn (or whenever the position is not the one its plan expects) the policy
 
-1. asks the heuristic's turn planner (``heuristic._plan`` with ``W_TOPK`` set) for its best few
+1. asks the heuristic's turn planner (``heuristic.plan_turn`` with ``W_TOPK`` set) for its best few
    whole-turn plans with distinct end positions (at most ``candidates``, theta[T_CANDIDATES], and
    at most ``budget``; with a budget of 0 or 1 it plays the heuristic's own plan);
 2. plays each candidate plan on a copy of the position, ends the turn, and plays the game out to
@@ -56,7 +56,7 @@ from simcore.rng import draw
 from ..plan import contains, forget_plan, keep_plan, next_step
 from .heuristic import (
     K_CAND, PATH_MAX, THETA_DEFAULT as H_THETA, THETA_NAMES as H_NAMES, W_PLAN, W_PLAN_N, W_TOPK, W_TN, W_TPATH, W_TPL,
-    W_TSC, WS_SIZE as HWS, _pay_rule, _plan, heuristic_action, heuristic_reset,
+    W_TSC, WS_SIZE as HWS, pay_rule, plan_turn, heuristic_action, heuristic_reset,
 )
 
 T_BUDGET = len(H_THETA)        # rollouts per decision (over all candidates)
@@ -144,7 +144,7 @@ def _search(s, p, theta, net, ws, key, clairvoyant):
     if not clairvoyant:
         k = max(1, min(k, budget))  # a budget below the candidates compares the best `budget` plans once each
     hws[W_TOPK] = k
-    _plan(s, p, theta, hws)
+    plan_turn(s, p, theta, hws)
     hws[W_TOPK] = 0
     nc = hws[W_TN]
     # the candidates by the heuristic's score, best first (insertion sort; ties keep their order)
@@ -211,7 +211,7 @@ def _decision(s, p, theta, net, seat, acts, n, key, ws, clairvoyant):
         if a >= 0:
             return a
     if ph == PH_PAY:
-        a = _pay_rule(s, p, ws[0:HWS])
+        a = pay_rule(s, p, ws[0:HWS])
         return a if contains(acts, n, a) else acts[0]
     if s[E.CUR] == seat and (ph == PH_PRE or ph == PH_MOVE or ph == PH_FIX or ph == PH_POST):
         _search(s, p, theta, net, ws, key, clairvoyant)
