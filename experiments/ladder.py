@@ -179,7 +179,7 @@ def ladder_benevolent(players=2, games=1000, seed=7, threads=None, budgets=BV_BU
     from arena.units import theta_hash
     check_run(games, seed)
     nthreads = check_threads(threads)
-    from arena.benevolent.batch import NET_POLICIES, seat_nets
+    from arena.benevolent.batch import played_nets, seat_nets
     from policies import policy_id
     rungs = bv_rungs(budgets, model=net is not None)
     labels = [r[0] for r in rungs]
@@ -187,8 +187,8 @@ def ladder_benevolent(players=2, games=1000, seed=7, threads=None, budgets=BV_BU
     bud = {r[0]: r[2] for r in rungs}
     th = {r[0]: _bv_theta(r[1], r[2]) for r in rungs}
     # the network each rung plays (None: it reads none), for its theta hash
-    nets = {r[0]: seat_nets(np.array([policy_id(r[1], BV.name)]), net)[0] if r[1] in NET_POLICIES else None
-            for r in rungs}
+    ids = {r[0]: np.array([policy_id(r[1], BV.name)]) for r in rungs}
+    nets = {a: played_nets(ids[a], seat_nets(ids[a], net))[0] for a in labels}
     ref = reference if reference in labels else None
     pair = {}
 

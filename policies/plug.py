@@ -56,6 +56,7 @@ class PlugPoint(NamedTuple):
     ws_size: Any          # ws_size(pols) -> the int32 scratch entries a seat needs
     default_theta: Callable[[int], np.ndarray]    # a policy's default vector, THETA_SIZE floats
     seat_nets: Callable[..., np.ndarray]          # seat_nets(pols, net=None): each seat's network row
+    played_nets: Callable[..., list]              # played_nets(pols, nets): the network each seat plays, or None
     WS_SIZE: int          # the widest scratch
     NET_SIZE: int         # the floats of a network array
     THETA_NAMES: dict     # each id's settable parameter names
@@ -178,6 +179,13 @@ def plug_point(tag: str, table, theta_size: int, net_size: int) -> PlugPoint:
                 v = made[pid] if pid in made else made.setdefault(pid, table[pid].net())
             out[q, :len(v)] = v
         return out
-    return PlugPoint(dec, res, wsz, default_theta, seat_nets, max(pol.ws for pol in table), int(net_size),
+
+    def played_nets(pols, nets) -> list:
+        """The network each seat plays: a copy of its row of `nets` (seat_nets' rows) where its
+        policy reads one, None where it reads none. What a seat's theta hash covers after its
+        vector (`arena.cell.theta_hash`), so a hash names the model a learned player played."""
+        return [nets[q].copy() if 0 <= int(pid) < len(table) and table[int(pid)].net is not None else None
+                for q, pid in enumerate(pols)]
+    return PlugPoint(dec, res, wsz, default_theta, seat_nets, played_nets, max(pol.ws for pol in table), int(net_size),
                      {pid: pol.names for pid, pol in enumerate(table)},
                      frozenset(pol.name for pol in table if pol.net is not None))

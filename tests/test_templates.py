@@ -144,11 +144,14 @@ def test_the_plug_point_dispatches_every_policy_to_its_table_entry(dec):
             pol.reset(ws_b)
         nets = dec.seat_nets(np.array([pid, 0], np.int64))
         net = nets[0]
+        played = dec.played_nets(np.array([pid, 0], np.int64), nets)   # what each seat's theta hash covers
         if pol.net is None:   # a policy that reads no network gets a row of zeros, no model read for it
             assert nets.shape == (2, 1) and not nets.any() and pol.name not in dec.NET_POLICIES, pol.name
+            assert played == [None, None], pol.name
         else:                 # the installed model's, and zeros for the random seat beside it
             assert nets.shape == (2, dec.NET_SIZE) and np.array_equal(net, pol.net()) and net[0] > 0, pol.name
             assert not nets[1].any() and pol.name in dec.NET_POLICIES
+            assert played[1] is None and np.array_equal(played[0], net) and played[0] is not net, pol.name
         b = random_action(acts, n, key) if pol.action is None else pol.action(s.copy(), p, theta, net, q, acts, n, key, ws_b)
         a = dec.decide(pid, s.copy(), p, theta, net, q, acts, n, key, ws_a)
         assert a == b and a in legal, pol.name

@@ -12,7 +12,7 @@ from numba import njit
 
 from policies import policy_id as _policy_id
 from policies.benevolent.decide import (NET_POLICIES, NET_SIZE, THETA_SIZE, WS_SIZE, decide,  # noqa: F401 (WS_SIZE, NET_SIZE: re-exported)
-                                        default_theta, reset, seat_nets, ws_size)
+                                        default_theta, played_nets, reset, seat_nets, ws_size)
 from simcore.benevolent import GAME, engine as E
 from simcore.benevolent.actions import N_ACTIONS, OUT_WIN
 from simcore.benevolent.face import check_players, setup_config
@@ -136,12 +136,12 @@ def simulate(players=4, leaves=None, policy="random", games=1000, seed=0, thread
     cell = Cell(GAME.name, players, leaves=tuple(lv), policies=tuple(names), seat_thetas=seat_thetas,
                 rules=rules, seed=seed, policy_seed=policy_seed,
                 net=None if net is None else tuple(float(x) for x in np.ravel(net)))
-    _, _, _, played, nets = prepared(cell, cell_setup)   # the policies and the seats' vectors, checked
+    _, _, pols, played, nets = prepared(cell, cell_setup)   # the policies and the seats' vectors, checked
     threads = check_threads(threads)
     check_run(games, seed)
     check_run(1, seed if policy_seed is None else policy_seed)
     summary = Summary(players, lv, names, seed, threads, thetas=played[:players].copy(),
-                      nets=[nets[q].copy() if n in NET_POLICIES else None for q, n in enumerate(names)])
+                      nets=played_nets(pols[:players], nets))
     frame = (lambda rec, start: records_frame(rec, start, players)) if keep_records else None
     return run_cell(cell, games, summary, cell_setup=cell_setup, play_chunk=play_chunk, n_rec=N_REC,
                     frame=frame, chunk=chunk, threads=threads, progress=progress)

@@ -20,7 +20,7 @@ from simcore.errors import UserError
 from ..cell import theta_hash
 from ..trace import (check_decision, check_end, check_policy_decision, check_position, check_weights,
                                   first_difference, replayed_steps, trace_lines)
-from .batch import MAX_PLAYERS, NET_POLICIES, WS_SIZE, parse_policies, play_game, seat_nets
+from .batch import MAX_PLAYERS, WS_SIZE, parse_policies, play_game, played_nets, seat_nets
 
 MAX_LOG = 1 << 16  # steps a trace can hold (a 200-round timeout takes far fewer)
 
@@ -52,7 +52,7 @@ def record_game(players=4, leaves=None, policy="random", seed=0, game_index=0, r
     n = len(log)
     lines = [{"type": "setup", "game": GAME.name, "seed": seed, "game_index": game_index, "players": players,
               "leaves": list(g.leaves), "policies": names,
-              "theta_hashes": _hashes(names, thetas, nets),
+              "theta_hashes": _hashes(names, pols, thetas, nets),
               "rules": g.rules.to_dict(), "position": g.to_dict()}]
     if model is not None:
         lines[0]["model"] = model
@@ -66,9 +66,9 @@ def _gifts(pd):
     return ", ".join(f"{n} {g}" for g, n in pd["gifts"].items() if n) or "no gifts"
 
 
-def _hashes(names, thetas, nets):
+def _hashes(names, pols, thetas, nets):
     """Each seat's theta hash (its network's numbers included where its policy reads one)."""
-    return [theta_hash(thetas[q], nets[q] if name in NET_POLICIES else None) for q, name in enumerate(names)]
+    return [theta_hash(thetas[q], net) for q, net in enumerate(played_nets(pols[:len(names)], nets))]
 
 
 def replay_lines(lines, source="trace", numbers=None, legal_only=False, model_net=None):
@@ -90,7 +90,7 @@ def replay_lines(lines, source="trace", numbers=None, legal_only=False, model_ne
     if not legal_only:  # the decisions the seats' policies make in this game, played again from the seed
         names, pols, thetas = parse_policies(None, head["policies"], head["players"])
         nets = seat_nets(pols, model_net)      # replay --model
-        _check_theta_hashes(tl[0], _hashes(names, thetas, nets))
+        _check_theta_hashes(tl[0], _hashes(names, pols, thetas, nets))
         log, _ = _play_logged(g, head["seed"], head["game_index"], pols, thetas, nets)
         moves = [a for _, _, a in log.tolist()]
     k = 0  # decisions checked so far

@@ -20,7 +20,7 @@ from numba import njit
 
 from policies import policy_id as _policy_id
 from policies.bethel_woods.decide import (CLAIRVOYANT, NET_POLICIES, NET_SIZE, THETA_SIZE, WS_SIZE, decide,  # noqa: F401 (WS_SIZE, NET_SIZE: re-exported)
-                                          default_theta, reset, seat_nets, ws_size)
+                                          default_theta, played_nets, reset, seat_nets, ws_size)
 from simcore.bethel_woods import GAME, engine as E
 from simcore.bethel_woods.actions import N_ACTIONS, OUTCOMES, OUT_WIN
 from simcore.bethel_woods.face import check_setup_args, parse_characters, setup_config
@@ -253,13 +253,13 @@ def simulate(players=3, spies=0, characters=None, policy="random", games=1000, s
                 policies=(policy,), theta=None if theta is None else tuple(float(x) for x in np.ravel(theta)),
                 rules=rules, seed=seed, policy_seed=policy_seed, budget=budget,
                 net=None if net is None else tuple(float(x) for x in np.ravel(net)))
-    _, _, _, thetas, nets = prepared(cell, cell_setup)   # the policy and the budget, checked
+    _, _, pols, thetas, nets = prepared(cell, cell_setup)   # the policy and the budget, checked
     threads = check_threads(threads)
     check_run(games, seed)
     check_run(1, seed if policy_seed is None else policy_seed)
     summary = Summary(players, spies, chars and [CHARACTERS[c] for c in chars], policy, seed, threads)
     summary.theta = thetas[0].copy()
-    summary.net = nets[0].copy() if policy in NET_POLICIES else None
+    summary.net = played_nets(pols, nets)[0]
     frame = (lambda rec, start: records_frame(rec, start, players)) if keep_records else None
     return run_cell(cell, games, summary, cell_setup=cell_setup, play_chunk=play_chunk, n_rec=N_REC,
                     frame=frame, chunk=chunk, threads=threads, progress=progress)

@@ -37,7 +37,7 @@ from simcore.errors import UserError
 from ..cell import theta_hash
 from ..trace import (check_decision, check_end, check_policy_decision, check_position, check_weights,
                      first_difference, replayed_steps, trace_lines)
-from .batch import LOG_CHANCE, NET_POLICIES, WS_SIZE, play_game, played_budget, policy_label, seat_nets, seat_policies
+from .batch import LOG_CHANCE, WS_SIZE, play_game, played_budget, played_nets, policy_label, seat_nets, seat_policies
 
 MAX_LOG = 1 << 16  # steps a trace can hold (a game ends within 79 turns, far fewer steps)
 
@@ -119,7 +119,7 @@ def describe_decision(before, after, a):
 def _hash(policy, players, theta, budget, net):
     """The theta hash of the policy as it plays (its network's numbers included where it reads one)."""
     pols, thetas = seat_policies(policy, players, theta, budget=budget)
-    return theta_hash(thetas[0], seat_nets(pols, net)[0] if policy in NET_POLICIES else None)
+    return theta_hash(thetas[0], played_nets(pols, seat_nets(pols, net))[0])
 
 
 def replay_lines(lines, source="trace", numbers=None, legal_only=False, model_net=None):

@@ -44,4 +44,4 @@ assert tuple(pol.name for pol in TABLE) == POLICIES[GAME.name]
 # WS_SIZE: int32 scratch entries per seat (the widest); NET_SIZE: a network array's floats; THETA_NAMES:
 # each policy's settable parameters; NET_POLICIES: the policies that read a network (policies/plug.py)
 PLUG = plug_point(GAME.name, TABLE, THETA_SIZE, _l.NET_SIZE)
-decide, reset, ws_size, default_theta, seat_nets, WS_SIZE, NET_SIZE, THETA_NAMES, NET_POLICIES = PLUG
+decide, reset, ws_size, default_theta, seat_nets, played_nets, WS_SIZE, NET_SIZE, THETA_NAMES, NET_POLICIES = PLUG
