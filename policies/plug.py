@@ -176,7 +176,9 @@ def plug_point(tag: str, table, theta_size: int, net_size: int) -> PlugPoint:
         for q in with_net:
             pid = int(pols[q])
             if net is None:
-                v = made[pid] if pid in made else made.setdefault(pid, table[pid].net())
+                if pid not in made:
+                    made[pid] = table[pid].net()
+                v = made[pid]
             out[q, :len(v)] = v
         return out
 

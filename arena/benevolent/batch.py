@@ -11,7 +11,7 @@ import pandas as pd
 from numba import njit
 
 from policies import policy_id as _policy_id
-from policies.benevolent.decide import (NET_POLICIES, NET_SIZE, THETA_SIZE, WS_SIZE, decide,  # noqa: F401 (WS_SIZE, NET_SIZE: re-exported)
+from policies.benevolent.decide import (NET_POLICIES, NET_SIZE, THETA_SIZE, WS_SIZE, decide,  # noqa: F401 (WS_SIZE, NET_SIZE, NET_POLICIES: re-exported)
                                         default_theta, played_nets, reset, seat_nets, ws_size)
 from simcore.benevolent import GAME, engine as E
 from simcore.benevolent.actions import N_ACTIONS, OUT_WIN
